@@ -1,0 +1,168 @@
+//! Retrieval evaluation: recall@k, nDCG@10, MRR and search latency over labelled queries.
+//!
+//! Query lines are `{"id", "query", "relevant": [names]}` with optional
+//! `relevant_groups: [[names]]`; a group counts as found when any member is retrieved.
+//! Labels name tools by `name`, native name or id (see [`Catalog::resolve`]).
+
+use crate::{Catalog, CatalogError, Resolved, SearchOptions};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// One labelled query.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LabelledQuery {
+    /// Query id.
+    #[serde(default)]
+    pub id: serde_json::Value,
+    /// The query text.
+    pub query: String,
+    /// Relevant tool names.
+    #[serde(default)]
+    pub relevant: Vec<String>,
+    /// Groups of interchangeable relevant tools.
+    #[serde(default)]
+    pub relevant_groups: Option<Vec<Vec<String>>>,
+}
+
+impl LabelledQuery {
+    fn groups(&self) -> Vec<Vec<String>> {
+        match &self.relevant_groups {
+            Some(g) if !g.is_empty() => g.clone(),
+            _ => self.relevant.iter().map(|r| vec![r.clone()]).collect(),
+        }
+    }
+}
+
+/// Parses query lines; a bad line is an error naming it.
+///
+/// # Errors
+/// [`CatalogError::InvalidTool`] naming the first malformed line.
+pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, CatalogError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| CatalogError::InvalidTool {
+                location: format!("query line {}", i + 1),
+                message: format!("malformed query: {e}"),
+            })
+        })
+        .collect()
+}
+
+/// Aggregate figures; [`EvalReport::to_json`] gives the shape `toolsearch eval` prints.
+#[derive(Debug, Clone)]
+pub struct EvalReport {
+    /// Queries scored (those with at least one resolvable label).
+    pub queries: usize,
+    /// Queries skipped because no label named a catalog tool.
+    pub skipped: usize,
+    /// Mean share of relevant groups found in the top k.
+    pub recall_at_k: f64,
+    /// The k of `recall@k`.
+    pub k: usize,
+    /// Mean nDCG over the top 10 (binary gains, one per group).
+    pub ndcg_at_10: f64,
+    /// Mean reciprocal rank of the first relevant hit.
+    pub mrr: f64,
+    /// Median search time, microseconds.
+    pub search_p50_us: f64,
+    /// 95th percentile search time, microseconds.
+    pub search_p95_us: f64,
+    /// Time to build the catalog index from loaded tools, milliseconds.
+    pub index_build_ms: f64,
+}
+
+/// Scores `queries` against `catalog`, searching with `opts` (limit raised to cover k and 10).
+pub fn evaluate(
+    catalog: &Catalog,
+    queries: &[LabelledQuery],
+    k: usize,
+    opts: &SearchOptions,
+    index_build_ms: f64,
+) -> EvalReport {
+    let depth = k.max(10).min(crate::MAX_LIMIT);
+    let opts = SearchOptions { limit: Some(depth), ..opts.clone() };
+    let (mut recall, mut ndcg, mut mrr) = (0.0, 0.0, 0.0);
+    let mut times = Vec::with_capacity(queries.len());
+    let (mut scored, mut skipped) = (0usize, 0usize);
+    for q in queries {
+        // Map each group to the ids of its members present in the catalog.
+        let groups: Vec<Vec<String>> = q
+            .groups()
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|name| match catalog.resolve(name, &|_| true) {
+                        Resolved::One(t) => Some(t.id.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g| !g.is_empty())
+            .collect();
+        if groups.is_empty() {
+            skipped += 1;
+            continue;
+        }
+        let start = Instant::now();
+        let result = catalog.search(&q.query, &opts);
+        times.push(start.elapsed().as_secs_f64() * 1e6);
+        let ranked: Vec<&str> = result.hits.iter().map(|h| h.id.as_str()).collect();
+        let rank_of = |g: &Vec<String>| ranked.iter().position(|id| g.iter().any(|m| m == id));
+        let ranks: Vec<Option<usize>> = groups.iter().map(rank_of).collect();
+        let found_k = ranks.iter().filter(|r| r.is_some_and(|r| r < k)).count();
+        recall += found_k as f64 / groups.len() as f64;
+        let dcg: f64 = ranks
+            .iter()
+            .flatten()
+            .filter(|&&r| r < 10)
+            .map(|&r| 1.0 / ((r + 2) as f64).log2())
+            .sum();
+        let ideal: f64 = (0..groups.len().min(10)).map(|r| 1.0 / ((r + 2) as f64).log2()).sum();
+        ndcg += dcg / ideal;
+        if let Some(first) = ranks.iter().flatten().min() {
+            mrr += 1.0 / (first + 1) as f64;
+        }
+        scored += 1;
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        if times.is_empty() {
+            0.0
+        } else {
+            times[((times.len() - 1) as f64 * p).round() as usize]
+        }
+    };
+    let n = scored.max(1) as f64;
+    let r3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    EvalReport {
+        queries: scored,
+        skipped,
+        recall_at_k: r3(recall / n),
+        k,
+        ndcg_at_10: r3(ndcg / n),
+        mrr: r3(mrr / n),
+        search_p50_us: r3(pct(0.5)),
+        search_p95_us: r3(pct(0.95)),
+        index_build_ms: r3(index_build_ms),
+    }
+}
+
+impl EvalReport {
+    /// `{"queries", "recall@K", "ndcg@10", "mrr", "search_p50_us", "search_p95_us", "index_build_ms", ...}`.
+    pub fn to_json(&self) -> Value {
+        let mut v = json!({
+            "queries": self.queries,
+            "skipped": self.skipped,
+            "ndcg@10": self.ndcg_at_10,
+            "mrr": self.mrr,
+            "search_p50_us": self.search_p50_us,
+            "search_p95_us": self.search_p95_us,
+            "index_build_ms": self.index_build_ms,
+        });
+        v[format!("recall@{}", self.k)] = json!(self.recall_at_k);
+        v
+    }
+}

@@ -1,0 +1,245 @@
+//! The inverted index behind search: BM25F postings per field, plus a vocabulary of
+//! name parts (with a trigram index) for the exact-part, prefix and infix tiers.
+
+use crate::text;
+use crate::tool::Tool;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Indexed fields, in decreasing order of weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Field {
+    Name = 0,
+    Server = 1,
+    Description = 2,
+    ParamName = 3,
+    ParamText = 4,
+}
+
+pub(crate) const FIELDS: usize = 5;
+/// How much a term occurrence in each field counts (name parts > server > description >
+/// parameter names > parameter descriptions).
+pub(crate) const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.7, 0.4];
+/// BM25 length normalisation per field; short fields (names) barely normalise.
+const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75];
+pub(crate) const K1: f32 = 1.2;
+/// Parameter text beyond this many bytes per tool is not indexed (keeps huge schemas cheap).
+const MAX_PARAM_TEXT: usize = 4096;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Posting {
+    pub doc: u32,
+    pub tf: [u8; FIELDS],
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    pub n_docs: u32,
+    /// Stemmed term -> term id.
+    pub terms: HashMap<String, u32>,
+    /// Postings per term id, sorted by doc.
+    pub postings: Vec<Vec<Posting>>,
+    pub field_len: Vec<[u16; FIELDS]>,
+    pub avg_len: [f32; FIELDS],
+    /// Distinct lower-case name parts (unstemmed), sorted, and the docs having each.
+    pub parts: Vec<String>,
+    pub part_docs: Vec<Vec<u32>>,
+    /// Three-char window -> indexes into `parts` containing it (for infix matches).
+    pub trigrams: HashMap<[char; 3], Vec<u32>>,
+}
+
+/// The words of a tool's fields, before stemming.
+fn field_words(tool: &Tool) -> [Vec<String>; FIELDS] {
+    let mut param_names = Vec::new();
+    let mut param_text = String::new();
+    collect_params(&tool.input_schema, 0, &mut param_names, &mut param_text);
+    [
+        text::words(tool.short_name()),
+        tool.server.as_deref().map(text::words).unwrap_or_default(),
+        text::words(&tool.description),
+        param_names.iter().flat_map(|n| text::words(n)).collect(),
+        text::words(crate::tool::truncate_at_boundary(&param_text, MAX_PARAM_TEXT)),
+    ]
+}
+
+/// Property names and descriptions (and string enum values) of a schema, a few levels deep.
+fn collect_params(schema: &Value, depth: usize, names: &mut Vec<String>, text: &mut String) {
+    if depth > 3 || text.len() > MAX_PARAM_TEXT {
+        return;
+    }
+    let Some(obj) = schema.as_object() else { return };
+    if let Some(Value::Object(props)) = obj.get("properties") {
+        for (name, prop) in props {
+            names.push(name.clone());
+            if let Some(Value::String(d)) = prop.get("description") {
+                text.push_str(d);
+                text.push(' ');
+            }
+            if let Some(Value::Array(values)) = prop.get("enum") {
+                for v in values.iter().filter_map(Value::as_str).take(16) {
+                    text.push_str(v);
+                    text.push(' ');
+                }
+            }
+            collect_params(prop, depth + 1, names, text);
+        }
+    }
+    if let Some(items) = obj.get("items") {
+        collect_params(items, depth + 1, names, text);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(variants)) = obj.get(key) {
+            for v in variants.iter().take(8) {
+                collect_params(v, depth + 1, names, text);
+            }
+        }
+    }
+}
+
+impl Index {
+    pub(crate) fn build(tools: &[Tool]) -> Index {
+        let mut ix = Index { n_docs: tools.len() as u32, ..Default::default() };
+        let mut stems: HashMap<String, u32> = HashMap::new();
+        let mut part_ids: HashMap<String, u32> = HashMap::new();
+        let mut parts: Vec<String> = Vec::new();
+        let mut part_docs: Vec<Vec<u32>> = Vec::new();
+        let mut totals = [0f64; FIELDS];
+        for (doc, tool) in tools.iter().enumerate() {
+            let doc = doc as u32;
+            let fields = field_words(tool);
+            let mut tfs: HashMap<u32, [u8; FIELDS]> = HashMap::new();
+            let mut lens = [0u16; FIELDS];
+            for (f, words) in fields.iter().enumerate() {
+                for w in words {
+                    if f == Field::Name as usize {
+                        let pid = *part_ids.entry(w.clone()).or_insert_with(|| {
+                            parts.push(w.clone());
+                            part_docs.push(Vec::new());
+                            (parts.len() - 1) as u32
+                        });
+                        let docs = &mut part_docs[pid as usize];
+                        if docs.last() != Some(&doc) {
+                            docs.push(doc);
+                        }
+                    }
+                    if text::is_stopword(w) {
+                        continue;
+                    }
+                    let next = ix.terms.len() as u32;
+                    let tid = match stems.get(w.as_str()) {
+                        Some(&t) => t,
+                        None => {
+                            let term = text::stem(w);
+                            let tid = *ix.terms.entry(term).or_insert(next);
+                            if tid == next {
+                                ix.postings.push(Vec::new());
+                            }
+                            stems.insert(w.clone(), tid);
+                            tid
+                        }
+                    };
+                    let tf = tfs.entry(tid).or_insert([0; FIELDS]);
+                    tf[f] = tf[f].saturating_add(1);
+                    lens[f] = lens[f].saturating_add(1);
+                }
+            }
+            for (f, len) in lens.iter().enumerate() {
+                totals[f] += f64::from(*len);
+            }
+            ix.field_len.push(lens);
+            for (tid, tf) in tfs {
+                ix.postings[tid as usize].push(Posting { doc, tf });
+            }
+        }
+        let n = f64::from(ix.n_docs.max(1));
+        for f in 0..FIELDS {
+            ix.avg_len[f] = ((totals[f] / n) as f32).max(1.0);
+        }
+        // Sort the part vocabulary so prefix matches are one binary-searched range.
+        let mut order: Vec<u32> = (0..parts.len() as u32).collect();
+        order.sort_by(|a, b| parts[*a as usize].cmp(&parts[*b as usize]));
+        ix.parts = order.iter().map(|&i| std::mem::take(&mut parts[i as usize])).collect();
+        ix.part_docs = order.iter().map(|&i| std::mem::take(&mut part_docs[i as usize])).collect();
+        for (pid, part) in ix.parts.iter().enumerate() {
+            let chars: Vec<char> = part.chars().collect();
+            for w in chars.windows(3) {
+                let list = ix.trigrams.entry([w[0], w[1], w[2]]).or_default();
+                if list.last() != Some(&(pid as u32)) {
+                    list.push(pid as u32);
+                }
+            }
+        }
+        ix
+    }
+
+    /// Inverse document frequency; never negative, even for a word in every tool.
+    pub(crate) fn idf(&self, df: usize) -> f32 {
+        let n = self.n_docs as f32;
+        let df = df as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// The BM25F term-frequency component for one posting, in `[0, K1 + 1)`.
+    pub(crate) fn saturated_tf(&self, p: &Posting) -> f32 {
+        let lens = &self.field_len[p.doc as usize];
+        let mut tf = 0.0;
+        for f in 0..FIELDS {
+            if p.tf[f] > 0 {
+                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * f32::from(lens[f]) / self.avg_len[f];
+                tf += FIELD_WEIGHT[f] * f32::from(p.tf[f]) / norm;
+            }
+        }
+        tf * (K1 + 1.0) / (K1 + tf)
+    }
+
+    /// Weighted term frequency of each field, for `--explain`.
+    pub(crate) fn field_shares(&self, p: &Posting) -> [f32; FIELDS] {
+        let lens = &self.field_len[p.doc as usize];
+        let mut out = [0.0; FIELDS];
+        for f in 0..FIELDS {
+            if p.tf[f] > 0 {
+                let norm = 1.0 - FIELD_B[f] + FIELD_B[f] * f32::from(lens[f]) / self.avg_len[f];
+                out[f] = FIELD_WEIGHT[f] * f32::from(p.tf[f]) / norm;
+            }
+        }
+        out
+    }
+
+    pub(crate) fn posting(&self, tid: u32, doc: u32) -> Option<&Posting> {
+        let list = &self.postings[tid as usize];
+        list.binary_search_by_key(&doc, |p| p.doc).ok().map(|i| &list[i])
+    }
+
+    /// Indexes into `parts` that start with `word` (the word itself included when present).
+    pub(crate) fn parts_with_prefix(&self, word: &str) -> std::ops::Range<usize> {
+        let start = self.parts.partition_point(|p| p.as_str() < word);
+        let end = start + self.parts[start..].partition_point(|p| p.starts_with(word));
+        start..end
+    }
+
+    /// Indexes into `parts` containing `word` somewhere after their first character.
+    pub(crate) fn parts_with_infix(&self, word: &str) -> Vec<u32> {
+        let chars: Vec<char> = word.chars().collect();
+        if chars.len() < 3 {
+            return Vec::new();
+        }
+        let mut best: Option<&Vec<u32>> = None;
+        for w in chars.windows(3) {
+            match self.trigrams.get(&[w[0], w[1], w[2]]) {
+                None => return Vec::new(),
+                Some(list) if best.is_none_or(|b| list.len() < b.len()) => best = Some(list),
+                Some(_) => {}
+            }
+        }
+        best.map(|list| {
+            list.iter()
+                .copied()
+                .filter(|&pid| {
+                    let p = &self.parts[pid as usize];
+                    p.find(word).is_some_and(|at| at > 0)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+}

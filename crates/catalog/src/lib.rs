@@ -1,0 +1,231 @@
+//! Tool catalogs and tool-aware search for toolsearch.
+//!
+//! A [`Catalog`] is an immutable, cheaply cloned snapshot of tools with a content
+//! fingerprint and a search index built once. Search is lexical, deterministic and
+//! client-side: BM25F over name parts, server, description and parameters, with tiers
+//! for exact names, name parts, prefixes and infixes, a coverage rule and a top band.
+//!
+//! ```
+//! use toolsearch_catalog::{Catalog, SearchOptions, Source, Tool};
+//! use serde_json::json;
+//!
+//! let catalog = Catalog::new(vec![
+//!     Tool::new(Source::Mcp, Some("github"), "create_issue", "Open a new issue", json!({"type": "object"})),
+//!     Tool::new(Source::Mcp, Some("slack"), "send_message", "Post a message", json!({"type": "object"})),
+//! ])?;
+//! let found = catalog.search("open an issue on github", &SearchOptions::default());
+//! assert_eq!(found.hits[0].id, "mcp:github:create_issue");
+//! # Ok::<(), toolsearch_catalog::CatalogError>(())
+//! ```
+#![deny(missing_docs)]
+
+mod error;
+pub mod eval;
+mod index;
+pub mod listing;
+pub mod load;
+pub mod query;
+mod search;
+pub mod text;
+mod tool;
+pub mod ts;
+
+pub use error::CatalogError;
+pub use listing::{Listing, ListingKind};
+pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
+pub use search::{
+    clamp_limit, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
+    DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERIES,
+};
+pub use tool::{make_id, Annotations, Deferrable, Source, Tool};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// An immutable snapshot of tools with its search index. Clones share the data.
+#[derive(Clone)]
+pub struct Catalog {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tools: Vec<Tool>,
+    by_id: HashMap<String, u32>,
+    /// Lower-cased name, native name and id -> docs, ordered by id.
+    exact: HashMap<String, Vec<u32>>,
+    index: index::Index,
+    fingerprint: String,
+}
+
+impl std::fmt::Debug for Catalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Catalog")
+            .field("tools", &self.len())
+            .field("fingerprint", &self.fingerprint())
+            .finish()
+    }
+}
+
+/// How a name given by a caller resolved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Resolved<'a> {
+    /// Exactly one tool.
+    One(&'a Tool),
+    /// Several tools share that bare name; use an id.
+    Ambiguous(usize),
+    /// No tool.
+    None,
+}
+
+/// Everything about one tool, for describe: the record plus a TypeScript declaration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Description {
+    /// The tool record (schemas verbatim).
+    #[serde(flatten)]
+    pub tool: Tool,
+    /// `declare function name(args: {...}): Promise<...>;`
+    pub typescript: String,
+}
+
+impl Catalog {
+    /// Builds a snapshot and its index.
+    ///
+    /// # Errors
+    /// [`CatalogError::DuplicateId`] when two tools share an id;
+    /// [`CatalogError::InvalidTool`] when an input schema is not a JSON object.
+    pub fn new(tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
+        let mut by_id = HashMap::with_capacity(tools.len());
+        for (i, t) in tools.iter().enumerate() {
+            if !t.input_schema.is_object() {
+                return Err(CatalogError::InvalidTool {
+                    location: format!("tool `{}`", t.name),
+                    message: "input_schema must be a JSON Schema object".into(),
+                });
+            }
+            if by_id.insert(t.id.clone(), i as u32).is_some() {
+                return Err(CatalogError::DuplicateId { id: t.id.clone() });
+            }
+        }
+        let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, t) in tools.iter().enumerate() {
+            let keys = [Some(&t.name), t.native_name.as_ref(), Some(&t.id)];
+            for key in keys.into_iter().flatten() {
+                let list = exact.entry(key.to_lowercase()).or_default();
+                if !list.contains(&(i as u32)) {
+                    list.push(i as u32);
+                }
+            }
+        }
+        for list in exact.values_mut() {
+            list.sort_by(|a, b| tools[*a as usize].id.cmp(&tools[*b as usize].id));
+        }
+        let fingerprint = fingerprint(&tools);
+        let index = index::Index::build(&tools);
+        Ok(Catalog { inner: Arc::new(Inner { tools, by_id, exact, index, fingerprint }) })
+    }
+
+    /// The embedded demo catalog: a few dozen realistic built-in and MCP tools, so demos
+    /// and examples need no files.
+    pub fn demo() -> Catalog {
+        let text = include_str!("../demo/catalog.jsonl");
+        let loaded = load::load_jsonl(text, &LoadOptions { strict: true, ..Default::default() })
+            .expect("the embedded demo catalog is valid");
+        loaded.catalog
+    }
+
+    /// An empty catalog.
+    pub fn empty() -> Catalog {
+        Catalog::new(Vec::new()).expect("an empty catalog is valid")
+    }
+
+    /// The tools, in insertion order.
+    pub fn tools(&self) -> &[Tool] {
+        &self.inner.tools
+    }
+
+    /// Number of tools.
+    pub fn len(&self) -> usize {
+        self.inner.tools.len()
+    }
+
+    /// True when there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.inner.tools.is_empty()
+    }
+
+    /// Hex SHA-256 of the tools' canonical JSON; equal catalogs have equal fingerprints.
+    pub fn fingerprint(&self) -> &str {
+        &self.inner.fingerprint
+    }
+
+    /// The tool with this id.
+    pub fn get(&self, id: &str) -> Option<&Tool> {
+        self.inner.by_id.get(id).map(|&i| &self.inner.tools[i as usize])
+    }
+
+    /// Resolves an id, or a name / native name (case-insensitive) that only one visible
+    /// tool has.
+    pub fn resolve(&self, name_or_id: &str, allow: &dyn Fn(&Tool) -> bool) -> Resolved<'_> {
+        if let Some(t) = self.get(name_or_id).filter(|t| allow(t)) {
+            return Resolved::One(t);
+        }
+        let mut docs: Vec<&Tool> = self
+            .inner
+            .exact
+            .get(&name_or_id.to_lowercase())
+            .into_iter()
+            .flatten()
+            .map(|&d| &self.inner.tools[d as usize])
+            .filter(|t| allow(t))
+            .collect();
+        // A tool whose own name is exactly this beats case-folded and native-name matches.
+        if docs.len() > 1 {
+            if let [t] = docs.iter().filter(|t| t.name == name_or_id).collect::<Vec<_>>()[..] {
+                return Resolved::One(t);
+            }
+            docs.dedup_by_key(|t| t.id.clone());
+        }
+        match docs.len() {
+            0 => Resolved::None,
+            1 => Resolved::One(docs[0]),
+            n => Resolved::Ambiguous(n),
+        }
+    }
+
+    /// The full record and TypeScript declaration of a tool, by id.
+    pub fn describe(&self, id: &str) -> Option<Description> {
+        let tool = self.get(id)?.clone();
+        let typescript = ts::declaration(
+            tool.short_name(),
+            &tool.description,
+            &tool.input_schema,
+            tool.output_schema.as_ref(),
+        );
+        Some(Description { tool, typescript })
+    }
+
+    /// Distinct servers with their tool counts, sorted by name.
+    pub fn servers(&self) -> Vec<(String, usize)> {
+        let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+        for t in self.tools() {
+            *counts.entry(t.server.clone().unwrap_or_else(|| listing::NO_SERVER.into())).or_insert(0) += 1;
+        }
+        counts.into_iter().collect()
+    }
+}
+
+fn fingerprint(tools: &[Tool]) -> String {
+    let mut order: Vec<&Tool> = tools.iter().collect();
+    order.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut hasher = Sha256::new();
+    for t in order {
+        hasher.update(serde_json::to_vec(t).expect("tools serialize"));
+        hasher.update(b"\n");
+    }
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,353 @@
+//! Loading catalogs from JSON Lines and from OpenAI / Anthropic / MCP tool-definition JSON.
+//!
+//! Every record is untrusted: text is sanitised by [`Tool::new`], and a bad record is
+//! reported with its line or position. In lenient mode (the default) bad records are
+//! skipped and reported as problems; in strict mode the first one fails the load.
+
+use crate::tool::{Annotations, Deferrable, Source, Tool, MAX_DESCRIPTION_BYTES, MAX_NAME_BYTES};
+use crate::{Catalog, CatalogError};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// How to load.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Fail on the first bad record instead of skipping it. Default: false.
+    pub strict: bool,
+    /// Source for records that name none and have no server. Default: [`Source::Client`].
+    pub default_source: Source,
+    /// Deferrable policy for records that name none. Default: [`Deferrable::Automatic`].
+    pub default_deferrable: Deferrable,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            strict: false,
+            default_source: Source::Client,
+            default_deferrable: Deferrable::Automatic,
+        }
+    }
+}
+
+/// A record that was skipped or altered while loading.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadProblem {
+    /// `line 12`, `definition 3`.
+    pub location: String,
+    /// The tool's name when it could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// What was wrong.
+    pub message: String,
+    /// True when the record was dropped, false when it was kept after a fix (e.g. a cut).
+    pub skipped: bool,
+}
+
+/// A loaded catalog and what was wrong with its input.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The catalog of every good record.
+    pub catalog: Catalog,
+    /// Problems, in input order.
+    pub problems: Vec<LoadProblem>,
+}
+
+/// Loads a file: JSON Lines, or one JSON document holding tool definitions.
+///
+/// # Errors
+/// I/O errors, and in strict mode the first bad record.
+pub fn load_path(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Loaded, CatalogError> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    load_str(&text, opts)
+}
+
+/// Loads text that is JSON Lines or a JSON tool-definition document (detected).
+///
+/// # Errors
+/// In strict mode the first bad record; in any mode input that is neither format.
+pub fn load_str(text: &str, opts: &LoadOptions) -> Result<Loaded, CatalogError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(doc @ (Value::Array(_) | Value::Object(_))) if is_definition_document(&doc) => {
+            load_definitions(doc, opts)
+        }
+        _ => load_jsonl(text, opts),
+    }
+}
+
+fn is_definition_document(doc: &Value) -> bool {
+    match doc {
+        Value::Array(_) => true,
+        Value::Object(map) => map.get("tools").is_some_and(Value::is_array),
+        _ => false,
+    }
+}
+
+/// Loads JSON Lines, one tool record per line (the format of the shared data sets).
+///
+/// # Errors
+/// In strict mode the first bad line.
+pub fn load_jsonl(text: &str, opts: &LoadOptions) -> Result<Loaded, CatalogError> {
+    let mut records = Vec::new();
+    let mut builder = Builder::new(opts);
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let location = format!("line {}", i + 1);
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) => records.push((location, v)),
+            Err(e) => builder.problem(location, None, format!("malformed JSON: {e}"), true)?,
+        }
+    }
+    for (location, v) in records {
+        builder.add(location, &v)?;
+    }
+    builder.finish()
+}
+
+/// Loads a JSON array of OpenAI (Chat or Responses), Anthropic or MCP tool definitions,
+/// or an MCP `tools/list` result (`{"tools": [...]}`).
+///
+/// # Errors
+/// In strict mode the first bad definition.
+pub fn load_definitions(doc: Value, opts: &LoadOptions) -> Result<Loaded, CatalogError> {
+    let items = match doc {
+        Value::Array(items) => items,
+        Value::Object(mut map) => match map.remove("tools") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(CatalogError::Format("expected a `tools` array".into())),
+        },
+        _ => return Err(CatalogError::Format("expected an array of tool definitions".into())),
+    };
+    let mut builder = Builder::new(opts);
+    for (i, v) in items.iter().enumerate() {
+        builder.add(format!("definition {}", i + 1), v)?;
+    }
+    builder.finish()
+}
+
+struct Builder<'a> {
+    opts: &'a LoadOptions,
+    tools: Vec<Tool>,
+    ids: HashSet<String>,
+    problems: Vec<LoadProblem>,
+}
+
+impl<'a> Builder<'a> {
+    fn new(opts: &'a LoadOptions) -> Self {
+        Builder { opts, tools: Vec::new(), ids: HashSet::new(), problems: Vec::new() }
+    }
+
+    fn problem(
+        &mut self,
+        location: String,
+        tool: Option<String>,
+        message: String,
+        skipped: bool,
+    ) -> Result<(), CatalogError> {
+        if self.opts.strict {
+            let location = match &tool {
+                Some(t) => format!("{location} (tool `{t}`)"),
+                None => location,
+            };
+            return Err(CatalogError::InvalidTool { location, message });
+        }
+        self.problems.push(LoadProblem { location, tool, message, skipped });
+        Ok(())
+    }
+
+    fn add(&mut self, location: String, v: &Value) -> Result<(), CatalogError> {
+        match record_to_tool(v, self.opts) {
+            Ok((tool, warnings)) => {
+                for w in warnings {
+                    self.problem(location.clone(), Some(tool.name.clone()), w, false)?;
+                }
+                if !self.ids.insert(tool.id.clone()) {
+                    let msg = format!("duplicate tool id `{}`; the first one is kept", tool.id);
+                    return self.problem(location, Some(tool.name), msg, true);
+                }
+                self.tools.push(tool);
+                Ok(())
+            }
+            Err((name, message)) => self.problem(location, name, message, true),
+        }
+    }
+
+    fn finish(self) -> Result<Loaded, CatalogError> {
+        Ok(Loaded { catalog: Catalog::new(self.tools)?, problems: self.problems })
+    }
+}
+
+fn str_field<'v>(obj: &'v Map<String, Value>, keys: &[&str]) -> Result<Option<&'v str>, String> {
+    for key in keys {
+        match obj.get(*key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::String(s)) => return Ok(Some(s)),
+            Some(_) => return Err(format!("`{key}` must be a string")),
+        }
+    }
+    Ok(None)
+}
+
+fn schema_field(obj: &Map<String, Value>, keys: &[&str]) -> Result<Option<Value>, String> {
+    for key in keys {
+        match obj.get(*key) {
+            None | Some(Value::Null) => continue,
+            Some(v @ Value::Object(_)) => return Ok(Some(v.clone())),
+            Some(_) => return Err(format!("`{key}` is not a JSON Schema object")),
+        }
+    }
+    Ok(None)
+}
+
+/// Turns one record into a tool, or says why not (with the name when it was readable).
+fn record_to_tool(
+    v: &Value,
+    opts: &LoadOptions,
+) -> Result<(Tool, Vec<String>), (Option<String>, String)> {
+    let outer = v.as_object().ok_or((None, "record is not a JSON object".to_string()))?;
+    // OpenAI Chat Completions nests the definition under `function`.
+    let obj = match outer.get("function") {
+        Some(Value::Object(inner)) => inner,
+        _ => outer,
+    };
+    let raw_name = str_field(obj, &["name"])
+        .map_err(|e| (None, e))?
+        .ok_or((None, "missing `name`".to_string()))?;
+    let named = |e: String| (Some(raw_name.to_string()), e);
+    let description = str_field(obj, &["description"]).map_err(named)?.unwrap_or("");
+    let server = str_field(outer, &["server"]).map_err(named)?;
+    let input_schema = schema_field(obj, &["input_schema", "inputSchema", "parameters"])
+        .map_err(named)?
+        .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+    let output_schema = schema_field(obj, &["output_schema", "outputSchema"]).map_err(named)?;
+    let source = match str_field(outer, &["source"]).map_err(named)?.and_then(Source::parse) {
+        Some(s) => s,
+        None if server.is_some() => Source::Mcp,
+        None => opts.default_source,
+    };
+    let deferrable = match str_field(outer, &["deferrable"]).map_err(named)? {
+        None => opts.default_deferrable,
+        Some(s) => serde_json::from_value(Value::String(s.to_ascii_lowercase()))
+            .map_err(|_| named(format!("`deferrable` is `{s}`; use never, automatic or always")))?,
+    };
+    let annotations = match obj.get("annotations") {
+        None | Some(Value::Null) => None,
+        Some(a) => Some(
+            serde_json::from_value::<Annotations>(a.clone())
+                .map_err(|e| named(format!("bad `annotations`: {e}")))?,
+        ),
+    };
+
+    let mut warnings = Vec::new();
+    if raw_name.len() > MAX_NAME_BYTES {
+        warnings.push(format!("name longer than {MAX_NAME_BYTES} bytes was cut"));
+    }
+    if description.len() > MAX_DESCRIPTION_BYTES {
+        warnings.push(format!(
+            "description of {} bytes was cut to {MAX_DESCRIPTION_BYTES}",
+            description.len()
+        ));
+    }
+    let mut tool = Tool::new(source, server, raw_name, description, input_schema);
+    if tool.name.is_empty() {
+        return Err((None, "`name` is empty after removing control characters".into()));
+    }
+    if let Some(native) = str_field(outer, &["tool_name"]).map_err(named)? {
+        let native = crate::tool::clean_line(native, MAX_NAME_BYTES);
+        if !native.is_empty() && native != tool.name {
+            tool.native_name = Some(native);
+        }
+    }
+    tool.output_schema = output_schema;
+    tool.annotations = annotations.map(|mut a| {
+        a.title = a.title.map(|t| crate::tool::clean_line(&t, MAX_NAME_BYTES));
+        a
+    });
+    tool.deferrable = deferrable;
+    Ok((tool, warnings))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jsonl_skips_bad_lines_and_names_them() {
+        let text = r#"{"name": "a", "description": "first", "input_schema": {"type": "object"}}
+not json
+{"name": "b", "input_schema": "nope"}
+{"name": "c", "description": "third", "server": "srv"}
+{"name": "a", "description": "again"}
+"#;
+        let loaded = load_jsonl(text, &LoadOptions::default()).unwrap();
+        let ids: Vec<_> = loaded.catalog.tools().iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["client::a", "mcp:srv:c"]);
+        let locs: Vec<_> = loaded.problems.iter().map(|p| p.location.as_str()).collect();
+        assert_eq!(locs, ["line 2", "line 3", "line 5"]);
+        assert!(loaded.problems[1].message.contains("not a JSON Schema object"));
+        assert_eq!(loaded.problems[1].tool.as_deref(), Some("b"));
+        assert!(loaded.problems[2].message.contains("duplicate tool id"));
+    }
+
+    #[test]
+    fn strict_mode_fails_on_first_bad_line() {
+        let text = "{\"name\": \"a\"}\n{\"name\": 5}\n";
+        let err = load_jsonl(text, &LoadOptions { strict: true, ..Default::default() }).unwrap_err();
+        assert!(err.to_string().starts_with("line 2:"), "{err}");
+    }
+
+    #[test]
+    fn huge_description_is_cut_with_a_warning() {
+        let desc = "x".repeat(MAX_DESCRIPTION_BYTES * 3);
+        let text = serde_json::json!({"name": "big", "description": desc}).to_string();
+        let loaded = load_jsonl(&text, &LoadOptions::default()).unwrap();
+        assert_eq!(loaded.catalog.len(), 1);
+        assert!(!loaded.problems[0].skipped);
+        assert!(loaded.problems[0].message.contains("was cut"));
+        let strict = LoadOptions { strict: true, ..Default::default() };
+        assert!(load_jsonl(&text, &strict).is_err());
+    }
+
+    #[test]
+    fn loads_openai_anthropic_and_mcp_shapes() {
+        let doc = r#"[
+          {"type": "function", "function": {"name": "chat_fn", "description": "d", "parameters": {"type": "object"}}},
+          {"type": "function", "name": "resp_fn", "parameters": {"type": "object"}},
+          {"name": "claude_fn", "input_schema": {"type": "object"}},
+          {"name": "mcp_fn", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object"},
+           "annotations": {"destructiveHint": true, "title": "T"}}
+        ]"#;
+        let loaded = load_str(doc, &LoadOptions::default()).unwrap();
+        assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+        let names: Vec<_> = loaded.catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["chat_fn", "resp_fn", "claude_fn", "mcp_fn"]);
+        let mcp = &loaded.catalog.tools()[3];
+        assert!(mcp.is_destructive());
+        assert!(mcp.output_schema.is_some());
+        let listed = load_str(r#"{"tools": [{"name": "x"}]}"#, &LoadOptions::default()).unwrap();
+        assert_eq!(listed.catalog.len(), 1);
+    }
+
+    #[test]
+    fn source_deferrable_and_native_name_are_read() {
+        let text = r#"{"name": "gh__create_issue", "tool_name": "create_issue", "server": "gh", "deferrable": "Never", "source": "builtin"}"#;
+        let loaded = load_jsonl(text, &LoadOptions::default()).unwrap();
+        let t = &loaded.catalog.tools()[0];
+        assert_eq!(t.source, Source::Builtin);
+        assert_eq!(t.deferrable, Deferrable::Never);
+        assert_eq!(t.native_name.as_deref(), Some("create_issue"));
+        assert_eq!(t.id, "builtin:gh:gh__create_issue");
+        let bad = r#"{"name": "x", "deferrable": "sometimes"}"#;
+        let loaded = load_jsonl(bad, &LoadOptions::default()).unwrap();
+        assert!(loaded.problems[0].message.contains("never, automatic or always"));
+    }
+}

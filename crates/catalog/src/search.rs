@@ -1,0 +1,511 @@
+//! Ranking: BM25F over tool fields, name-part tiers, the coverage rule and the top band.
+
+use crate::index::{Field, Index, FIELDS};
+use crate::listing::{self, Listing};
+use crate::query::{self, Keywords, Query};
+use crate::tool::{Source, Tool};
+use crate::{Catalog, CatalogError};
+use serde::Serialize;
+
+/// Results returned when the caller names no limit.
+pub const DEFAULT_LIMIT: usize = 8;
+/// The most results one query may return (also the most `select:` names honoured).
+pub const MAX_LIMIT: usize = 20;
+/// The most queries one call may carry.
+pub const MAX_QUERIES: usize = 7;
+/// Default top band: hits scoring under this share of the best score are dropped.
+pub const DEFAULT_BAND: f32 = 0.5;
+/// Default cap on a hit's one-line description, in bytes.
+pub const DEFAULT_SUMMARY_BYTES: usize = 160;
+
+/// Weight of the name-part tiers relative to a term's BM25F score (both scaled by IDF).
+const TIER_EXACT_PART: f32 = 0.6;
+const TIER_PREFIX: f32 = 0.45;
+const TIER_INFIX: f32 = 0.3;
+/// Added to a tool whose exact name or id is the query, so it ranks first.
+const EXACT_NAME_BONUS: f32 = 100.0;
+/// Fuzzy matches below this share of the best fuzzy score are dropped.
+const FUZZY_BAND: f32 = 0.6;
+
+/// How to search. `Default` gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct SearchOptions {
+    /// Results wanted; `None` means [`DEFAULT_LIMIT`]; clamped to `1..=MAX_LIMIT`.
+    pub limit: Option<usize>,
+    /// Keep hits scoring at least this share of the top score. Default [`DEFAULT_BAND`];
+    /// 0 keeps every eligible hit.
+    pub band: f32,
+    /// Attach the score of each rule that fired to every hit.
+    pub explain: bool,
+    /// Cap on each hit's description, in bytes.
+    pub summary_bytes: usize,
+    /// Byte budget of the browse listing given for an empty query or no match.
+    pub listing_bytes: usize,
+    /// Try typo-tolerant name matching when lexical search finds nothing. Default true.
+    pub fuzzy: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limit: None,
+            band: DEFAULT_BAND,
+            explain: false,
+            summary_bytes: DEFAULT_SUMMARY_BYTES,
+            listing_bytes: listing::DEFAULT_LISTING_BYTES,
+            fuzzy: true,
+        }
+    }
+}
+
+/// How the hits were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchedBy {
+    /// Ranked keyword search (possibly with an exact-name hit first).
+    Lexical,
+    /// `select:` by exact name.
+    Select,
+    /// Typo-tolerant name matching, after lexical search found nothing.
+    Fuzzy,
+    /// Nothing matched (or nothing was asked): see the listing.
+    Listing,
+}
+
+/// One rule's share of a hit's score, for `--explain`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleScore {
+    /// `exact_name`, `bm25:name`, `bm25:description`, `name_part_exact`, `name_prefix`, ...
+    pub rule: String,
+    /// The query term, when the rule is per term.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub term: Option<String>,
+    /// Its contribution.
+    pub score: f64,
+}
+
+/// One search result, compact enough to go back into a prompt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// Stable id (use it with describe and call).
+    pub id: String,
+    /// Tool name.
+    pub name: String,
+    /// Server, when the tool has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Where the tool comes from.
+    pub source: Source,
+    /// First line of the description, capped.
+    pub description: String,
+    /// Relevance (rounded to 4 decimals so output is byte-stable).
+    pub score: f64,
+    /// Per-rule scores, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<RuleScore>>,
+}
+
+/// The answer to one search call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchResult {
+    /// How the hits were found.
+    pub matched_by: MatchedBy,
+    /// Ranked hits, at most `limit` (20 for `select:`).
+    pub hits: Vec<Hit>,
+    /// Eligible tools before the limit was applied.
+    pub total: usize,
+    /// The limit used.
+    pub limit: usize,
+    /// Set when the requested limit was out of range and clamped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_note: Option<String>,
+    /// `select:` names that matched no visible tool.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_found: Vec<String>,
+    /// A browse listing when there were no hits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub listing: Option<Listing>,
+    /// How to refine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Clamps a requested limit; the note says what happened when it was out of range.
+pub fn clamp_limit(requested: Option<usize>) -> (usize, Option<String>) {
+    match requested {
+        None => (DEFAULT_LIMIT, None),
+        Some(n) if (1..=MAX_LIMIT).contains(&n) => (n, None),
+        Some(n) => {
+            let used = n.clamp(1, MAX_LIMIT);
+            (used, Some(format!("limit {n} is out of range 1..={MAX_LIMIT}; used {used}")))
+        }
+    }
+}
+
+fn round4(x: f32) -> f64 {
+    (f64::from(x) * 10_000.0).round() / 10_000.0
+}
+
+/// Per-query scratch: scores and which terms matched, per doc.
+struct Scores {
+    score: Vec<f32>,
+    matched: Vec<u32>,
+    strong: Vec<bool>,
+    touched: Vec<u32>,
+}
+
+impl Scores {
+    fn new(n: usize) -> Self {
+        Scores { score: vec![0.0; n], matched: vec![0; n], strong: vec![false; n], touched: Vec::new() }
+    }
+
+    fn add(&mut self, doc: u32, term_bit: u32, score: f32, strong: bool) {
+        let d = doc as usize;
+        if self.matched[d] == 0 && self.score[d] == 0.0 {
+            self.touched.push(doc);
+        }
+        self.score[d] += score;
+        self.matched[d] |= term_bit;
+        self.strong[d] |= strong;
+    }
+}
+
+/// The name-part tier of one term for every doc it reaches: (doc, tier weight, rule).
+fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
+    let mut out: Vec<(u32, f32, &'static str)> = Vec::new();
+    let mut push = |docs: &[u32], w: f32, rule: &'static str| {
+        out.extend(docs.iter().map(|&d| (d, w, rule)));
+    };
+    if word.chars().count() < 3 {
+        if let Ok(pid) = ix.parts.binary_search_by(|p| p.as_str().cmp(word)) {
+            push(&ix.part_docs[pid], TIER_EXACT_PART, "name_part_exact");
+        }
+    } else {
+        for pid in ix.parts_with_prefix(word) {
+            let exact = ix.parts[pid] == word;
+            let (w, rule) =
+                if exact { (TIER_EXACT_PART, "name_part_exact") } else { (TIER_PREFIX, "name_prefix") };
+            push(&ix.part_docs[pid], w, rule);
+        }
+        if word.chars().count() >= 4 {
+            for pid in ix.parts_with_infix(word) {
+                push(&ix.part_docs[pid as usize], TIER_INFIX, "name_infix");
+            }
+        }
+    }
+    // Keep the best tier per doc.
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    out.dedup_by_key(|m| m.0);
+    out
+}
+
+impl Catalog {
+    /// Searches every tool. See [`Catalog::search_scoped`].
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> SearchResult {
+        self.search_scoped(query, opts, &|_| true)
+    }
+
+    /// Searches the tools `allow` admits; the others are invisible (never listed, never
+    /// counted in `not_found` differently from missing tools).
+    pub fn search_scoped(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> SearchResult {
+        let (limit, limit_note) = clamp_limit(opts.limit);
+        let mut result = SearchResult {
+            matched_by: MatchedBy::Lexical,
+            hits: Vec::new(),
+            total: 0,
+            limit,
+            limit_note,
+            not_found: Vec::new(),
+            listing: None,
+            hint: None,
+        };
+        match query::parse(query) {
+            Query::Empty => self.browse(&mut result, opts, allow, None),
+            Query::Server { name, page } => {
+                result.matched_by = MatchedBy::Listing;
+                result.listing = Some(listing::server_page(self, &name, page, allow));
+            }
+            Query::Select(names) => self.select(&mut result, &names, opts, allow),
+            Query::Keywords(kw) => {
+                let ranked = self.rank(&kw, opts.band, allow);
+                // A mistyped tool name (`get_forcast`): close names go before word matches.
+                let whole = query.trim();
+                let typo = opts.fuzzy
+                    && query::is_identifier_like(whole)
+                    && !whole.contains(char::is_whitespace)
+                    && self.exact_docs(whole).is_empty();
+                let fuzzy = if opts.fuzzy && (ranked.is_empty() || typo) {
+                    self.fuzzy(query, allow)
+                } else {
+                    Vec::new()
+                };
+                if ranked.is_empty() && fuzzy.is_empty() {
+                    self.browse(&mut result, opts, allow, Some(query));
+                    return result;
+                }
+                let mut hits: Vec<Hit> = Vec::new();
+                // Keep scores monotone: close names sit above the best word match.
+                let above = ranked.first().map_or(0.0, |r| r.1);
+                for &(doc, s) in &fuzzy {
+                    hits.push(self.hit(doc, above + s, opts, None));
+                }
+                for &(doc, s) in &ranked {
+                    if !fuzzy.iter().any(|f| f.0 == doc) {
+                        let explain = opts.explain.then(|| self.explain(doc, &kw));
+                        hits.push(self.hit(doc, s, opts, explain));
+                    }
+                }
+                if !fuzzy.is_empty() {
+                    result.matched_by = MatchedBy::Fuzzy;
+                    result.hint = Some("no tool has that exact name; these names are close to it".into());
+                }
+                result.total = hits.len();
+                hits.truncate(limit);
+                result.hits = hits;
+            }
+        }
+        result
+    }
+
+    /// Runs up to [`MAX_QUERIES`] queries (one per step of a task) and merges their hits
+    /// in query order without duplicates; each query contributes up to the limit.
+    ///
+    /// # Errors
+    /// [`CatalogError::TooManyQueries`] past [`MAX_QUERIES`].
+    pub fn search_many(
+        &self,
+        queries: &[&str],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> Result<SearchResult, CatalogError> {
+        if queries.len() > MAX_QUERIES {
+            return Err(CatalogError::TooManyQueries { given: queries.len(), max: MAX_QUERIES });
+        }
+        let mut results = queries.iter().map(|q| self.search_scoped(q, opts, allow));
+        let Some(mut merged) = results.next() else {
+            return Ok(self.search_scoped("", opts, allow));
+        };
+        for r in results {
+            if merged.hits.is_empty() && !r.hits.is_empty() {
+                merged.matched_by = r.matched_by;
+                merged.listing = None;
+                merged.hint = None;
+            }
+            merged.total += r.total;
+            for hit in r.hits {
+                if !merged.hits.iter().any(|h| h.id == hit.id) {
+                    merged.hits.push(hit);
+                }
+            }
+            for name in r.not_found {
+                if !merged.not_found.contains(&name) {
+                    merged.not_found.push(name);
+                }
+            }
+        }
+        Ok(merged)
+    }
+
+    fn hit(&self, doc: u32, score: f32, opts: &SearchOptions, explain: Option<Vec<RuleScore>>) -> Hit {
+        let t = &self.tools()[doc as usize];
+        Hit {
+            id: t.id.clone(),
+            name: t.name.clone(),
+            server: t.server.clone(),
+            source: t.source,
+            description: t.summary(opts.summary_bytes),
+            score: round4(score),
+            explain,
+        }
+    }
+
+    fn browse(
+        &self,
+        result: &mut SearchResult,
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+        unmatched: Option<&str>,
+    ) {
+        result.matched_by = MatchedBy::Listing;
+        result.listing = Some(listing::overview(self, opts.listing_bytes, allow));
+        result.hint = Some(match unmatched {
+            Some(q) => format!(
+                "no tool matched `{}`; try other words from a tool's name or purpose, \
+                 `server:NAME` to list one server's tools, or `select:name1,name2`",
+                crate::tool::truncate_with_ellipsis(q, 80)
+            ),
+            None => "search with words from a tool's name or purpose; `server:NAME` lists \
+                     one server's tools; `select:name1,name2` picks tools by name"
+                .into(),
+        });
+    }
+
+    fn select(
+        &self,
+        result: &mut SearchResult,
+        names: &[String],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) {
+        result.matched_by = MatchedBy::Select;
+        result.limit = MAX_LIMIT;
+        result.limit_note = None;
+        for name in names.iter().take(MAX_LIMIT) {
+            let found = self.exact_docs(name).into_iter().find(|&d| allow(&self.tools()[d as usize]));
+            match found {
+                Some(doc) if !result.hits.iter().any(|h| h.id == self.tools()[doc as usize].id) => {
+                    result.hits.push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
+                }
+                Some(_) => {}
+                None => result.not_found.push(name.clone()),
+            }
+        }
+        if names.len() > MAX_LIMIT {
+            result.limit_note =
+                Some(format!("select: takes at most {MAX_LIMIT} names; {} ignored", names.len() - MAX_LIMIT));
+        }
+        result.total = result.hits.len();
+        if !result.not_found.is_empty() {
+            result.hint = Some("names are matched exactly (name or id); search by keyword to find the right name".into());
+        }
+    }
+
+    /// Docs whose name, native name or id equals `s` (case-insensitive), by id.
+    fn exact_docs(&self, s: &str) -> Vec<u32> {
+        self.inner.exact.get(&s.to_lowercase()).cloned().unwrap_or_default()
+    }
+
+    /// Ranked (doc, score) of every eligible tool, best first, ties by id.
+    fn rank(&self, kw: &Keywords, band: f32, allow: &dyn Fn(&Tool) -> bool) -> Vec<(u32, f32)> {
+        let ix = &self.inner.index;
+        let tools = self.tools();
+        let mut s = Scores::new(tools.len());
+        for (qi, term) in kw.terms.iter().enumerate() {
+            let bit = 1u32 << qi;
+            if let Some(&tid) = ix.terms.get(&term.stem) {
+                let list = &ix.postings[tid as usize];
+                let idf = ix.idf(list.len());
+                for p in list {
+                    let strong = p.tf[Field::Name as usize] > 0 || p.tf[Field::Server as usize] > 0;
+                    s.add(p.doc, bit, idf * ix.saturated_tf(p), strong);
+                }
+            }
+            let tiers = tier_matches(ix, &term.word);
+            if !tiers.is_empty() {
+                let idf = ix.idf(tiers.len());
+                for (doc, w, _) in tiers {
+                    s.add(doc, bit, idf * w, true);
+                }
+            }
+        }
+        let required: u32 = kw
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.required)
+            .fold(0, |acc, (i, _)| acc | (1 << i));
+        // Coverage: with three or more terms, a tool matching one of them only in prose
+        // (an incidental word) is not a result; a name or server match is intent.
+        let need = if kw.terms.len() >= 3 { 2 } else { 1 };
+        let mut ranked: Vec<(u32, f32, bool)> = s
+            .touched
+            .iter()
+            .map(|&d| d as usize)
+            .filter(|&d| {
+                let m = s.matched[d];
+                m & required == required
+                    && (m.count_ones() >= need || s.strong[d])
+                    && allow(&tools[d])
+            })
+            .map(|d| (d as u32, s.score[d], false))
+            .collect();
+        for name in &kw.exact {
+            for doc in self.exact_docs(name) {
+                if !allow(&tools[doc as usize]) {
+                    continue;
+                }
+                match ranked.iter_mut().find(|r| r.0 == doc) {
+                    Some(r) => r.2 = true,
+                    None => ranked.push((doc, 0.0, true)),
+                }
+            }
+        }
+        let top = ranked.iter().filter(|r| !r.2).map(|r| r.1).fold(0.0f32, f32::max);
+        ranked.retain(|r| r.2 || r.1 >= top * band);
+        let mut out: Vec<(u32, f32)> = ranked
+            .into_iter()
+            .map(|(d, sc, exact)| (d, if exact { sc + EXACT_NAME_BONUS } else { sc }))
+            .collect();
+        out.sort_by(|a, b| {
+            b.1.total_cmp(&a.1).then_with(|| tools[a.0 as usize].id.cmp(&tools[b.0 as usize].id))
+        });
+        out
+    }
+
+    /// The score of each rule for one doc, recomputed the way [`Catalog::rank`] adds it.
+    fn explain(&self, doc: u32, kw: &Keywords) -> Vec<RuleScore> {
+        const FIELD_NAMES: [&str; FIELDS] =
+            ["name", "server", "description", "param_name", "param_text"];
+        let ix = &self.inner.index;
+        let mut out = Vec::new();
+        if kw.exact.iter().any(|e| self.exact_docs(e).contains(&doc)) {
+            out.push(RuleScore { rule: "exact_name".into(), term: None, score: f64::from(EXACT_NAME_BONUS) });
+        }
+        for term in &kw.terms {
+            if let Some(&tid) = ix.terms.get(&term.stem) {
+                if let Some(p) = ix.posting(tid, doc) {
+                    let total = ix.idf(ix.postings[tid as usize].len()) * ix.saturated_tf(p);
+                    let shares = ix.field_shares(p);
+                    let sum: f32 = shares.iter().sum();
+                    for (f, share) in shares.iter().enumerate().filter(|(_, s)| **s > 0.0) {
+                        out.push(RuleScore {
+                            rule: format!("bm25:{}", FIELD_NAMES[f]),
+                            term: Some(term.word.clone()),
+                            score: round4(total * share / sum),
+                        });
+                    }
+                }
+            }
+            let tiers = tier_matches(ix, &term.word);
+            let idf = ix.idf(tiers.len());
+            if let Some((_, w, rule)) = tiers.iter().find(|m| m.0 == doc) {
+                out.push(RuleScore { rule: (*rule).into(), term: Some(term.word.clone()), score: round4(idf * w) });
+            }
+        }
+        out
+    }
+
+    /// Typo-tolerant matching of the query against tool names (fzf-style, via nucleo).
+    fn fuzzy(&self, query: &str, allow: &dyn Fn(&Tool) -> bool) -> Vec<(u32, f32)> {
+        use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+        use nucleo_matcher::{Config, Matcher, Utf32Str};
+        let needle: String = query.chars().filter(|c| !c.is_control()).take(64).collect();
+        if needle.trim().chars().count() < 3 {
+            return Vec::new();
+        }
+        let pattern = Pattern::parse(&needle, CaseMatching::Ignore, Normalization::Smart);
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut buf = Vec::new();
+        let mut out: Vec<(u32, f32)> = Vec::new();
+        for (doc, tool) in self.tools().iter().enumerate() {
+            if !allow(tool) {
+                continue;
+            }
+            let hay = Utf32Str::new(tool.short_name(), &mut buf);
+            if let Some(score) = pattern.score(hay, &mut matcher) {
+                out.push((doc as u32, score as f32));
+            }
+        }
+        let top = out.iter().map(|o| o.1).fold(0.0, f32::max);
+        out.retain(|o| o.1 >= top * FUZZY_BAND);
+        let tools = self.tools();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tools[a.0 as usize].id.cmp(&tools[b.0 as usize].id)));
+        // Report on the same scale as lexical scores would be meaningless; normalise to 0..1.
+        out.into_iter().map(|(d, s)| (d, if top > 0.0 { s / top } else { 0.0 })).collect()
+    }
+}

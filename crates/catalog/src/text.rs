@@ -1,0 +1,181 @@
+//! Tokenising tool names and prose into search terms.
+//!
+//! Names split on `_`, `__`, `-`, `.`, `/`, spaces, camelCase and letter/digit
+//! boundaries; everything is lower-cased; alphabetic ASCII words are stemmed
+//! (Snowball English). Runs of CJK characters become overlapping bigrams, since
+//! those scripts put no spaces between words.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::sync::OnceLock;
+
+/// Words too common in English prose to carry intent in a query or a description.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
+    "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can",
+    "could", "did", "do", "does", "doing", "during", "each", "either", "etc", "few", "for",
+    "from", "further", "given", "had", "has", "have", "having", "he", "her", "here", "hers",
+    "him", "his", "how", "i", "if", "im", "in", "into", "is", "it", "its", "itself", "just",
+    "let", "like", "may", "me", "might", "more", "most", "must", "my", "myself", "need", "no",
+    "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out",
+    "over", "own", "please", "same", "shall", "she", "should", "so", "some", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "us", "use", "using", "very", "via", "want",
+    "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", "yours", "yourself", "ll", "ve", "re", "s",
+    "t", "d", "m",
+];
+
+/// True for English function words that carry no intent.
+pub fn is_stopword(word: &str) -> bool {
+    static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    SET.get_or_init(|| STOPWORDS.iter().copied().collect())
+        .contains(word)
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// The stem of one lower-case word; words with non-ASCII letters or digits are kept as they are.
+pub fn stem(word: &str) -> String {
+    if word.len() > 3 && word.bytes().all(|b| b.is_ascii_lowercase()) {
+        stemmer().stem(word).into_owned()
+    } else {
+        word.to_string()
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xAC00..=0xD7AF
+        | 0x20000..=0x2FFFF)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Lower,
+    Upper,
+    Digit,
+    Other,
+}
+
+fn class(c: char) -> Class {
+    if c.is_numeric() {
+        Class::Digit
+    } else if c.is_uppercase() {
+        Class::Upper
+    } else {
+        Class::Other
+    }
+}
+
+/// Splits text into lower-case words (no stemming, no stopword removal).
+///
+/// `"getHTMLPage_v2"` gives `get`, `html`, `page`, `v`, `2`; `"搜索关键词"` gives the bigrams
+/// `搜索`, `索关`, `关键`, `键词`.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cjk_run: Vec<char> = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    let flush = |cur: &mut String, out: &mut Vec<String>| {
+        if !cur.is_empty() {
+            out.push(std::mem::take(cur));
+        }
+    };
+    let flush_cjk = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        match run.len() {
+            0 => {}
+            1 => out.push(run[0].to_string()),
+            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
+        }
+        run.clear();
+    };
+    let mut prev = Class::Other;
+    for (i, &c) in chars.iter().enumerate() {
+        if is_cjk(c) {
+            flush(&mut cur, &mut out);
+            cjk_run.push(c);
+            prev = Class::Other;
+            continue;
+        }
+        flush_cjk(&mut cjk_run, &mut out);
+        if !c.is_alphanumeric() {
+            flush(&mut cur, &mut out);
+            prev = Class::Other;
+            continue;
+        }
+        let mut cls = class(c);
+        if cls == Class::Other {
+            cls = Class::Lower;
+        }
+        let boundary = match (prev, cls) {
+            (Class::Lower, Class::Upper) => true,
+            (Class::Digit, Class::Lower | Class::Upper) => true,
+            (Class::Lower | Class::Upper, Class::Digit) => true,
+            // "HTMLParser": the last capital of a run starts the next word.
+            (Class::Upper, Class::Upper) => chars
+                .get(i + 1)
+                .is_some_and(|n| n.is_lowercase() && !is_cjk(*n)),
+            _ => false,
+        };
+        if boundary {
+            flush(&mut cur, &mut out);
+        }
+        cur.extend(c.to_lowercase());
+        prev = cls;
+    }
+    flush(&mut cur, &mut out);
+    flush_cjk(&mut cjk_run, &mut out);
+    out
+}
+
+/// Search terms of a text: words without stopwords, stemmed.
+pub fn terms(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !is_stopword(w))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_separators_camel_case_and_digits() {
+        assert_eq!(words("mcp__slack__send_message"), ["mcp", "slack", "send", "message"]);
+        assert_eq!(words("NotebookEdit"), ["notebook", "edit"]);
+        assert_eq!(words("getHTMLPage_v2"), ["get", "html", "page", "v", "2"]);
+        assert_eq!(words("a-b.c/d e"), ["a", "b", "c", "d", "e"]);
+        assert_eq!(words("s3Bucket"), ["s", "3", "bucket"]);
+    }
+
+    #[test]
+    fn empty_and_punctuation_only_give_nothing() {
+        assert!(words("").is_empty());
+        assert!(words("__--..//  ").is_empty());
+        assert!(terms("the of and").is_empty());
+    }
+
+    #[test]
+    fn unicode_letters_are_lowercased_and_kept() {
+        assert_eq!(words("ÉCOLE_Straße"), ["école", "straße"]);
+        assert_eq!(words("Ωmega"), ["ωmega"]);
+    }
+
+    #[test]
+    fn chinese_becomes_bigrams() {
+        assert_eq!(words("搜索关键词"), ["搜索", "索关", "关键", "键词"]);
+        assert_eq!(words("用bing搜"), ["用", "bing", "搜"]);
+    }
+
+    #[test]
+    fn stems_english_plurals_and_verbs() {
+        assert_eq!(terms("Lists the issues"), ["list", "issu"]);
+        assert_eq!(stem("searching"), stem("search"));
+        assert_eq!(stem("x2"), "x2");
+    }
+}

@@ -1,0 +1,155 @@
+//! `toolsearch bench`: search latency and index build time, against a plain-BM25
+//! scan baseline measured in the same run.
+
+use crate::common::{load_catalog, print_json};
+use anyhow::Result;
+use serde_json::json;
+use std::process::ExitCode;
+use std::time::Instant;
+use toolsearch_catalog::{text, SearchOptions, Tool};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Catalog file; the embedded demo catalog when omitted.
+    #[arg(long)]
+    catalog: Option<std::path::PathBuf>,
+    /// Times each query is run.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Snippet runs per sandbox latency figure.
+    #[arg(long, default_value_t = 200)]
+    sandbox_runs: usize,
+    /// Only the search figures.
+    #[arg(long)]
+    search_only: bool,
+}
+
+/// Task-style queries of varied length and shape (keywords, names, syntax).
+const QUERIES: &[&str] = &[
+    "create a github issue",
+    "send a message to a slack channel",
+    "weather forecast for a city",
+    "read_file",
+    "select:read_file,write_file",
+    "+github pull request merge",
+    "search the web for recent news about rust",
+    "convert currency exchange rate",
+    "list files in a directory recursively",
+    "query a postgres database table",
+    "translate text to french",
+    "get stock price history",
+    "notebook",
+    "calendar event tomorrow at 3pm",
+    "geocode an address to coordinates",
+    "kubernetes pod logs",
+];
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// Plain BM25 over name + description + parameter names, scanning every tool per query
+/// (what a simple implementation without an inverted index does).
+struct PlainBm25 {
+    docs: Vec<Vec<String>>,
+    avg_len: f64,
+}
+
+impl PlainBm25 {
+    fn new(tools: &[Tool]) -> Self {
+        let docs: Vec<Vec<String>> = tools
+            .iter()
+            .map(|t| {
+                let params = t.input_schema.get("properties").and_then(|p| p.as_object());
+                let names = params.map(|p| p.keys().cloned().collect::<Vec<_>>().join(" ")).unwrap_or_default();
+                text::terms(&format!("{} {} {}", t.name, t.description, names))
+            })
+            .collect();
+        let avg_len = docs.iter().map(Vec::len).sum::<usize>() as f64 / docs.len().max(1) as f64;
+        PlainBm25 { docs, avg_len }
+    }
+
+    fn search(&self, query: &str) -> Vec<usize> {
+        let terms = text::terms(query);
+        let n = self.docs.len() as f64;
+        let dfs: Vec<f64> =
+            terms.iter().map(|t| self.docs.iter().filter(|d| d.contains(t)).count() as f64).collect();
+        let mut scored: Vec<(usize, f64)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let len = d.len() as f64;
+                let s: f64 = terms
+                    .iter()
+                    .zip(&dfs)
+                    .map(|(t, df)| {
+                        let tf = d.iter().filter(|w| *w == t).count() as f64;
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)))
+                    })
+                    .sum();
+                (i, s)
+            })
+            .filter(|(_, s)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(8);
+        scored.into_iter().map(|(i, _)| i).collect()
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_catalog(args.catalog.as_deref(), false)?;
+    let catalog = &loaded.catalog;
+    let opts = SearchOptions::default();
+    let mut ours = Vec::new();
+    let mut hits = 0usize;
+    for _ in 0..args.rounds.max(1) {
+        for q in QUERIES {
+            let t = Instant::now();
+            let r = catalog.search(q, &opts);
+            ours.push(t.elapsed().as_secs_f64() * 1e6);
+            hits += r.hits.len();
+        }
+    }
+    let t = Instant::now();
+    let plain = PlainBm25::new(catalog.tools());
+    let plain_build_ms = t.elapsed().as_secs_f64() * 1e3;
+    let mut base = Vec::new();
+    for q in QUERIES {
+        let t = Instant::now();
+        hits += plain.search(q).len();
+        base.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    ours.sort_by(f64::total_cmp);
+    base.sort_by(f64::total_cmp);
+    let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
+    let base_p50 = percentile(&base, 0.5);
+    let sandbox = if args.search_only { serde_json::Value::Null } else { crate::bench_sandbox::run(args.sandbox_runs)? };
+    print_json(json!({
+        "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+        "sandbox": sandbox,
+        "catalog_tools": catalog.len(),
+        "queries": ours.len(),
+        "index_build_ms": round3(loaded.build_ms),
+        "search_p50_us": round3(p50),
+        "search_p95_us": round3(p95),
+        "baseline": {
+            "what": "plain BM25, linear scan over every tool per query",
+            "build_ms": round3(plain_build_ms),
+            "search_p50_us": round3(base_p50),
+            "search_p95_us": round3(percentile(&base, 0.95)),
+        },
+        "speedup_p50": round3(base_p50 / p50.max(1e-9)),
+        "hits_seen": hits,
+    }))?;
+    Ok(ExitCode::SUCCESS)
+}

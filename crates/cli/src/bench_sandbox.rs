@@ -1,0 +1,110 @@
+//! Sandbox figures for `toolsearch bench`: latency of a search → describe → call
+//! snippet with a warm pool and cold, and throughput of fresh-runtime executions,
+//! each with and without the startup snapshot (the baseline: a cold deno_core
+//! bootstrap per runtime) in the same run.
+
+use anyhow::{ensure, Result};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
+use toolsearch_catalog::Catalog;
+use toolsearch_sandbox::{Bridge, Pool, PoolConfig};
+
+pub const SNIPPET: &str = r#"
+const hits = await openclaw.tools.search("open a github issue", {limit: 3});
+const tool = await openclaw.tools.describe(hits[0].id);
+return await openclaw.tools.call(tool.id, {owner: "acme", repo: "app", title: "Crash on start"});
+"#;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn r3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn pool(workers: usize, prewarm: bool, snapshot: bool) -> Result<Pool> {
+    Ok(Pool::new(PoolConfig { workers, queue: 4096, prewarm, snapshot, ..PoolConfig::default() })?)
+}
+
+/// Sequential latency in ms; with `pause`, waits between requests so the worker
+/// can pre-warm the next isolate (a warm pool).
+fn latency(rt: &tokio::runtime::Runtime, pool: &Pool, bridge: &Arc<dyn Bridge>, n: usize, pause: Duration) -> Result<(Value, f64)> {
+    let mut ms = Vec::with_capacity(n);
+    let mut startup = Vec::with_capacity(n);
+    for _ in 0..n {
+        std::thread::sleep(pause);
+        let t = Instant::now();
+        let r = rt.block_on(pool.execute(SNIPPET, bridge.clone()));
+        ms.push(t.elapsed().as_secs_f64() * 1e3);
+        ensure!(r.ok, "benchmark snippet failed: {:?}", r.error);
+        startup.push(r.stats.startup_us as f64 / 1e3);
+    }
+    ms.sort_by(f64::total_cmp);
+    startup.sort_by(f64::total_cmp);
+    let p50 = percentile(&ms, 0.5);
+    Ok((
+        json!({"runs": n, "p50_ms": r3(p50), "p95_ms": r3(percentile(&ms, 0.95)), "runtime_creation_p50_ms": r3(percentile(&startup, 0.5))}),
+        p50,
+    ))
+}
+
+/// Fresh-runtime executions per second with every worker busy.
+fn throughput(rt: &tokio::runtime::Runtime, pool: &Pool, bridge: &Arc<dyn Bridge>, n: usize) -> Result<f64> {
+    let t = Instant::now();
+    let results = rt.block_on(async {
+        let mut tasks = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (pool, bridge) = (pool.clone(), bridge.clone());
+            tasks.push(tokio::spawn(async move { pool.execute(SNIPPET, bridge).await }));
+        }
+        let mut out = Vec::with_capacity(n);
+        for task in tasks {
+            out.push(task.await);
+        }
+        out
+    });
+    let secs = t.elapsed().as_secs_f64();
+    for r in results {
+        let r = r?;
+        ensure!(r.ok, "benchmark snippet failed: {:?}", r.error);
+    }
+    Ok(n as f64 / secs)
+}
+
+pub fn run(runs: usize) -> Result<Value> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bridge: Arc<dyn Bridge> = Arc::new(CatalogBridge::new(
+        Catalog::demo(),
+        Arc::new(Policy::default()),
+        Arc::new(EchoDispatcher),
+        CallContext::default(),
+    ));
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build()?;
+    let mut out = json!({"engine": Pool::engine_name(), "cores": cores, "snippet": "search -> describe -> call (demo catalog, echo dispatcher)"});
+    for (label, snapshot) in [("snapshot", true), ("no_snapshot_baseline", false)] {
+        let warm_pool = pool(1, true, snapshot)?;
+        let (warm, warm_p50) = latency(&rt, &warm_pool, &bridge, runs, Duration::from_millis(40))?;
+        drop(warm_pool);
+        let cold_pool = pool(1, false, snapshot)?;
+        let (cold, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::ZERO)?;
+        drop(cold_pool);
+        let busy = pool(cores, true, snapshot)?;
+        throughput(&rt, &busy, &bridge, 50)?; // warm-up
+        let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
+        drop(busy);
+        out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": r3(per_sec), "warm_p50_ms": r3(warm_p50)});
+    }
+    let base = out["no_snapshot_baseline"]["throughput_per_s"].as_f64().unwrap_or(0.0);
+    let ours = out["snapshot"]["throughput_per_s"].as_f64().unwrap_or(0.0);
+    out["throughput_ratio_vs_baseline"] = json!(r3(ours / base.max(1e-9)));
+    let base_cold = out["no_snapshot_baseline"]["cold"]["p50_ms"].as_f64().unwrap_or(0.0);
+    let ours_cold = out["snapshot"]["cold"]["p50_ms"].as_f64().unwrap_or(0.0);
+    out["cold_p50_ratio_vs_baseline"] = json!(r3(base_cold / ours_cold.max(1e-9)));
+    Ok(out)
+}

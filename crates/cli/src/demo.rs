@@ -1,0 +1,38 @@
+//! `toolsearch demo`: the main job on the embedded default catalog, no files needed.
+
+use crate::common::print_json;
+use anyhow::{Context, Result};
+use serde_json::json;
+use std::process::ExitCode;
+use toolsearch_catalog::{Catalog, SearchOptions};
+
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Queries a model would plausibly send while working through a task.
+const QUERIES: &[&str] = &[
+    "open an issue on github about a crash",
+    "+slack post a message to a channel",
+    "select:get_forecast,geocode",
+    "get_forcast",
+    "",
+];
+
+pub fn run(_args: Args) -> Result<ExitCode> {
+    let catalog = Catalog::demo();
+    let opts = SearchOptions { limit: Some(3), ..Default::default() };
+    let mut searches = Vec::new();
+    for q in QUERIES {
+        let r = catalog.search(q, &opts);
+        searches.push(json!({"query": q, "result": r}));
+    }
+    let top = catalog.search(QUERIES[0], &opts);
+    let id = &top.hits.first().context("the demo query found nothing")?.id;
+    let described = catalog.describe(id).context("a hit can be described")?;
+    print_json(json!({
+        "catalog": {"tools": catalog.len(), "servers": catalog.servers().len(), "fingerprint": catalog.fingerprint()},
+        "searches": searches,
+        "describe": {"id": id, "typescript": described.typescript},
+    }))?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,71 @@
+//! `toolsearch exec`: run one `tool_search_code` snippet against a catalog with the
+//! built-in echo dispatcher (each tool returns `{"tool": id, "arguments": args}`).
+
+use crate::common::{load_catalog, print_json};
+use anyhow::{bail, Context, Result};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
+use toolsearch_sandbox::{Limits, Pool, PoolConfig};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Catalog file; the embedded demo catalog when omitted.
+    #[arg(long)]
+    catalog: Option<PathBuf>,
+    /// Wall-clock budget of the snippet, in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// Only tools matching one of these globs are visible (`mcp:github:*`, `github`, `create_*`).
+    #[arg(long)]
+    allow: Vec<String>,
+    /// Tools matching any of these globs are hidden (deny wins).
+    #[arg(long)]
+    deny: Vec<String>,
+    /// The snippet: the body of an async function.
+    #[arg(long, conflicts_with = "file")]
+    code: Option<String>,
+    /// Read the snippet from a file (`-` for standard input).
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// `-`: read the snippet from standard input.
+    #[arg(value_name = "-")]
+    stdin: Option<String>,
+}
+
+fn read_source(args: &Args) -> Result<Vec<u8>> {
+    let from_stdin = || -> Result<Vec<u8>> {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).context("reading the snippet from standard input")?;
+        Ok(buf)
+    };
+    match (&args.code, &args.file, args.stdin.as_deref()) {
+        (Some(code), None, None) => Ok(code.clone().into_bytes()),
+        (None, Some(f), None) if f.as_os_str() == "-" => from_stdin(),
+        (None, Some(f), None) => std::fs::read(f).with_context(|| format!("reading {}", f.display())),
+        (None, None, Some("-")) => from_stdin(),
+        (None, None, Some(other)) => bail!("unexpected argument `{other}`; give the snippet with --code, --file or -"),
+        (None, None, None) => bail!("no snippet: give it with --code JS, --file F or - (standard input)"),
+        _ => bail!("give the snippet only once (--code, --file or -)"),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    if args.timeout_ms == 0 {
+        bail!("--timeout-ms must be greater than 0");
+    }
+    let source = read_source(&args)?;
+    let loaded = load_catalog(args.catalog.as_deref(), false)?;
+    let policy = Arc::new(Policy::from_patterns(&args.allow, &args.deny));
+    let bridge = Arc::new(CatalogBridge::new(loaded.catalog, policy, Arc::new(EchoDispatcher), CallContext::default()));
+    let limits = Limits { deadline: Duration::from_millis(args.timeout_ms), ..Limits::default() };
+    let pool = Pool::new(PoolConfig { workers: 1, queue: 1, limits: limits.clone(), prewarm: false, ..PoolConfig::default() })
+        .context("starting the sandbox")?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    let result = rt.block_on(pool.execute_bytes(&source, bridge, limits));
+    print_json(serde_json::to_value(&result)?)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,62 @@
+//! `toolsearch`: search, evaluate and run tool catalogs from the command line.
+
+mod bench;
+mod bench_sandbox;
+mod common;
+mod demo;
+mod eval;
+mod exec;
+mod search;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Version of every JSON document this binary prints; bump on breaking changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Parser)]
+#[command(name = "toolsearch", version, about = "Tool search for LLM agents with many tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Search a catalog and print the results as JSON.
+    Search(search::Args),
+    /// Score a catalog's search against labelled queries and print one JSON object.
+    Eval(eval::Args),
+    /// Run one tool_search_code snippet against a catalog (echo dispatcher).
+    Exec(exec::Args),
+    /// Run the demo on the embedded default catalog.
+    Demo(demo::Args),
+    /// Print search speed figures against a plain-BM25 baseline.
+    Bench(bench::Args),
+}
+
+fn main() -> ExitCode {
+    // Logs go to stderr: stdout carries JSON (and, for the gateway, MCP messages).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Search(args) => search::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Exec(args) => exec::run(args),
+        Command::Demo(args) => demo::run(args),
+        Command::Bench(args) => bench::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if common::is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("toolsearch: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! `toolsearch search`.
+
+use crate::common::{load_catalog, print_json};
+use anyhow::Result;
+use std::process::ExitCode;
+use toolsearch_catalog::{SearchOptions, DEFAULT_BAND};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Catalog file (JSONL or tool-definition JSON); the embedded demo catalog when omitted.
+    #[arg(long)]
+    catalog: Option<std::path::PathBuf>,
+    /// Results per query (default 8, at most 20; out-of-range values are clamped and reported).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Keep hits scoring at least this share of the top score.
+    #[arg(long, default_value_t = DEFAULT_BAND)]
+    band: f32,
+    /// Add the score of each ranking rule to every hit.
+    #[arg(long)]
+    explain: bool,
+    /// Fail on the first bad catalog record instead of skipping it.
+    #[arg(long)]
+    strict: bool,
+    /// One or more queries (up to 7; their results are merged).
+    #[arg(required = true)]
+    query: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let loaded = load_catalog(args.catalog.as_deref(), args.strict)?;
+    let opts = SearchOptions { limit: args.limit, band: args.band, explain: args.explain, ..Default::default() };
+    let queries: Vec<&str> = args.query.iter().map(String::as_str).collect();
+    let result = loaded.catalog.search_many(&queries, &opts, &|_| true)?;
+    let mut value = serde_json::to_value(&result)?;
+    value["queries"] = serde_json::json!(queries);
+    value["catalog"] = serde_json::json!({"tools": loaded.catalog.len(), "fingerprint": loaded.catalog.fingerprint()});
+    print_json(value)?;
+    Ok(ExitCode::SUCCESS)
+}

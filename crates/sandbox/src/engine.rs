@@ -1,0 +1,267 @@
+//! Engine-specific bits: the engine's name, heap-limit headroom and the
+//! budgeted `ArrayBuffer` allocator. Everything else goes through the
+//! rusty_v8 API that both engines (V8 and v8x/QuickJS) implement.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use deno_core::v8;
+
+/// Process-wide engine settings, applied once before the first isolate exists.
+///
+/// On v8x/QuickJS: `V82JSC_NO_BC_CACHE` stops the engine from writing the
+/// bytecode of every script (snippets included) to `~/.cache/v8x` and loading
+/// it back keyed by a non-cryptographic hash; `QJS_NO_WASM` skips installing
+/// WebAssembly, which the sandbox deletes anyway. Both are read by v8x on first
+/// use, so they are set before any runtime is created. A variable the embedder
+/// already set is left alone.
+pub(crate) fn configure_process() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if cfg!(feature = "quickjs") {
+            for var in ["V82JSC_NO_BC_CACHE", "QJS_NO_WASM"] {
+                if std::env::var_os(var).is_none() {
+                    std::env::set_var(var, "1");
+                }
+            }
+        }
+    });
+}
+
+/// A startup snapshot of deno_core's bootstrap plus the sandbox extension, made once
+/// per process (on a scratch thread, inside a tokio runtime) and leaked: restoring
+/// from it skips deno_core's bootstrap JS and, on v8x, the per-context polyfills.
+/// Every restore still builds a private isolate, so nothing is shared between
+/// snippets. `None` when the engine cannot snapshot; isolates are then built cold.
+pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
+    static SNAPSHOT: std::sync::OnceLock<Option<&'static [u8]>> = std::sync::OnceLock::new();
+    *SNAPSHOT.get_or_init(|| {
+        configure_process();
+        // The first runtime of a process sets the engine flags; a snapshot runtime
+        // would set `--predictable --random-seed=42`, making Math.random the same in
+        // every sandbox. Initialise the platform with the normal flags first.
+        deno_core::JsRuntime::init_platform(None);
+        let made = std::thread::Builder::new().name("sandbox-snapshot".into()).spawn(|| {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().ok()?;
+            let _enter = rt.enter();
+            std::panic::catch_unwind(|| {
+                let runtime = deno_core::JsRuntimeForSnapshot::try_new(deno_core::RuntimeOptions {
+                    extensions: vec![crate::ops::toolsearch_sandbox::init()],
+                    ..Default::default()
+                })
+                .ok()?;
+                Some(runtime.snapshot())
+            })
+            .ok()
+            .flatten()
+        });
+        match made.ok().and_then(|h| h.join().ok()).flatten() {
+            Some(bytes) => Some(&*Box::leak(bytes)),
+            None => {
+                tracing::warn!("the JS engine could not make a startup snapshot; isolates start cold");
+                None
+            }
+        }
+    })
+}
+
+/// Name of the engine this build runs on.
+pub(crate) const fn engine_name() -> &'static str {
+    if cfg!(feature = "quickjs") {
+        "quickjs"
+    } else {
+        "v8"
+    }
+}
+
+/// New heap limit returned from the near-heap-limit callback, after it asked
+/// for termination. The engine needs room to unwind: V8 aborts the process
+/// with a fatal OOM when the grace is too small (its last-resort GC wants
+/// about `current + max(current, 1.1 GiB)`); v8x/QuickJS only needs enough to
+/// unwind the terminated evaluation.
+pub(crate) fn heap_headroom(current: usize) -> usize {
+    if cfg!(feature = "quickjs") {
+        current.saturating_mul(2).max(current + (16 << 20))
+    } else {
+        current.saturating_add(current.max(1_100 << 20))
+    }
+}
+
+/// Byte budget shared by an isolate's `ArrayBuffer` allocator and the host.
+#[derive(Debug, Default)]
+pub(crate) struct ArrayBufferBudget {
+    used: AtomicUsize,
+    cap: AtomicUsize,
+}
+
+impl ArrayBufferBudget {
+    pub(crate) fn new(cap: usize) -> Arc<Self> {
+        Arc::new(ArrayBufferBudget {
+            used: AtomicUsize::new(0),
+            cap: AtomicUsize::new(cap),
+        })
+    }
+
+    /// Changes the cap (per job); bytes already allocated stay counted.
+    pub(crate) fn set_cap(&self, cap: usize) {
+        self.cap.store(cap, Ordering::Relaxed);
+    }
+
+    fn reserve(&self, len: usize) -> bool {
+        let cap = self.cap.load(Ordering::Relaxed);
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(len).filter(|&n| n <= cap)
+            })
+            .is_ok()
+    }
+
+    fn release(&self, len: usize) {
+        self.used.fetch_sub(len, Ordering::AcqRel);
+    }
+}
+
+/// Create parameters for a sandbox isolate: heap limit plus a budgeted
+/// `ArrayBuffer` allocator.
+///
+/// On v8x/QuickJS, giving the isolate a Rust allocator also makes v8x replace
+/// the global `ArrayBuffer` constructor with one that allocates through it
+/// (`v8x/src/quickjs/arraybuffer.rs`, `install_array_buffer_constructor`);
+/// without it, `new ArrayBuffer(n)` memory is counted nowhere.
+pub(crate) fn create_params(heap_bytes: usize, budget: &Arc<ArrayBufferBudget>) -> v8::CreateParams {
+    let allocator = budget_allocator::new(budget.clone());
+    v8::CreateParams::default()
+        .heap_limits(0, heap_bytes)
+        .array_buffer_allocator(allocator)
+}
+
+/// Isolate-wide restrictions: no wasm code generation, no `Atomics.wait`.
+/// (Code generation from strings is disabled per context by the caller.)
+pub(crate) fn restrict_isolate(isolate: &mut v8::Isolate) {
+    isolate.set_allow_atomics_wait(false);
+    isolate.set_allow_wasm_code_generation_callback(budget_allocator::deny_wasm_codegen);
+}
+
+#[allow(unsafe_code)]
+mod budget_allocator {
+    //! The only unsafe code of the crate: an `ArrayBuffer::Allocator` vtable
+    //! that enforces an [`ArrayBufferBudget`].
+
+    use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+    use std::ffi::c_void;
+    use std::sync::Arc;
+
+    use deno_core::v8;
+
+    use super::ArrayBufferBudget;
+
+    const ALIGN: usize = 16;
+
+    fn layout(len: usize) -> Option<Layout> {
+        Layout::from_size_align(len, ALIGN).ok()
+    }
+
+    /// A non-null, aligned, never-dereferenced pointer for empty buffers.
+    fn empty() -> *mut c_void {
+        ALIGN as *mut c_void
+    }
+
+    unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
+        if len == 0 {
+            return empty();
+        }
+        let Some(layout) = layout(len) else {
+            return std::ptr::null_mut();
+        };
+        if !handle.reserve(len) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `layout` has a non-zero size (checked above).
+        let p = unsafe { alloc_zeroed(layout) };
+        if p.is_null() {
+            handle.release(len);
+        }
+        p.cast()
+    }
+
+    unsafe extern "C" fn allocate_uninitialized(
+        handle: &ArrayBufferBudget,
+        len: usize,
+    ) -> *mut c_void {
+        if len == 0 {
+            return empty();
+        }
+        let Some(layout) = layout(len) else {
+            return std::ptr::null_mut();
+        };
+        if !handle.reserve(len) {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `layout` has a non-zero size (checked above).
+        let p = unsafe { alloc(layout) };
+        if p.is_null() {
+            handle.release(len);
+        }
+        p.cast()
+    }
+
+    unsafe extern "C" fn free(handle: &ArrayBufferBudget, data: *mut c_void, len: usize) {
+        if len == 0 || data.is_null() || data == empty() {
+            return;
+        }
+        if let Some(layout) = layout(len) {
+            // SAFETY: the engine passes back a pointer we returned from
+            // `allocate*` with the same length, so the layout matches.
+            unsafe { dealloc(data.cast(), layout) };
+            handle.release(len);
+        }
+    }
+
+    unsafe extern "C" fn drop(handle: *const ArrayBufferBudget) {
+        // SAFETY: `handle` came from `Arc::into_raw` in `new` and the engine
+        // calls `drop` exactly once, when the allocator is destroyed.
+        unsafe { std::mem::drop(Arc::from_raw(handle)) };
+    }
+
+    static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVtable {
+        allocate,
+        allocate_uninitialized,
+        free,
+        drop,
+    };
+
+    /// Refuses every wasm compilation (the `WebAssembly` global is deleted
+    /// by the scrub script as well).
+    pub(super) unsafe extern "C" fn deny_wasm_codegen(
+        _context: v8::Local<v8::Context>,
+        _source: v8::Local<v8::String>,
+    ) -> bool {
+        false
+    }
+
+    pub(super) fn new(budget: Arc<ArrayBufferBudget>) -> v8::UniqueRef<v8::Allocator> {
+        // SAFETY: the handle is a leaked `Arc` that stays valid until the
+        // vtable's `drop` releases it; all vtable functions are sound for
+        // any length the engine passes.
+        unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_refuses_past_cap_and_releases() {
+        let b = ArrayBufferBudget::new(100);
+        assert!(b.reserve(60));
+        assert!(!b.reserve(50));
+        b.release(60);
+        assert!(b.reserve(100));
+    }
+
+    #[test]
+    fn headroom_grows_the_limit() {
+        assert!(heap_headroom(64 << 20) > 64 << 20);
+    }
+}

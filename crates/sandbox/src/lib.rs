@@ -1,0 +1,89 @@
+//! Runs `tool_search_code` snippets in a locked-down deno_core isolate.
+//!
+//! A snippet is the body of an async function. Inside it only
+//! `openclaw.tools.search(query, {limit})`, `openclaw.tools.describe(id)`,
+//! `openclaw.tools.call(id, args)` and a captured `console` exist; its
+//! `return` value (JSON, `undefined` becomes `null`) is the result.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolsearch_sandbox::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture, Pool, PoolConfig};
+//! use tokio_util::sync::CancellationToken;
+//!
+//! struct Echo;
+//! impl Bridge for Echo {
+//!     fn search(&self, _q: &str, _limit: Option<u32>) -> Result<serde_json::Value, BridgeError> {
+//!         Ok(serde_json::json!([{"id": "echo"}]))
+//!     }
+//!     fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError> {
+//!         Err(BridgeError::new(BridgeErrorCode::UnknownTool, format!("no tool {id}")))
+//!     }
+//!     fn call(&self, _id: &str, args: serde_json::Value, _c: CancellationToken) -> BridgeFuture {
+//!         Box::pin(async move { Ok(args) })
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), toolsearch_sandbox::SandboxError> {
+//! let pool = Pool::new(PoolConfig::default())?;
+//! let res = pool.execute_blocking(
+//!     "const [t] = await openclaw.tools.search('echo'); return openclaw.tools.call(t.id, {x: 1});",
+//!     Arc::new(Echo),
+//! );
+//! assert!(res.ok, "{:?}", res.error);
+//! # Ok(()) }
+//! ```
+//!
+//! # Design
+//!
+//! - Each job gets a **fresh** `JsRuntime` (never reused). Workers pre-warm
+//!   the next one right after a job, after the previous isolate was dropped:
+//!   one live isolate per thread.
+//! - A scrub script captures intrinsics and the bridge ops, defines a frozen
+//!   non-writable `openclaw` global, and deletes every global not on an
+//!   allowlist (`Deno`, `__bootstrap`, `__infra`, `WebAssembly`,
+//!   `SharedArrayBuffer`, `Atomics`, `Temporal`, timers, ...). `eval` and the
+//!   (async/generator) `Function` constructors throw `EvalError`.
+//! - Limits: a watchdog thread terminates JS at the deadline and re-issues
+//!   the request every 20 ms until acknowledged; the host answers within
+//!   `deadline + grace` even if a tool never returns. Heap via
+//!   `CreateParams::heap_limits` plus a near-heap-limit callback;
+//!   ArrayBuffers through a budgeted allocator.
+//! - Tool calls still running when the snippet returns (un-awaited) are
+//!   **abandoned**: their cancellation token fires, their futures are
+//!   dropped, and they appear in [`ExecResult::calls`] with status
+//!   `abandoned`. Un-awaited rejections become a console warning.
+//! - Results are serialized inside the isolate with a captured
+//!   `JSON.stringify`, under the watchdog; string lengths are checked before
+//!   they are copied into Rust.
+#![deny(missing_docs)]
+
+mod bridge;
+mod engine;
+mod limits;
+mod ops;
+mod pool;
+mod result;
+mod sandbox;
+mod util;
+mod watchdog;
+
+pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+pub use limits::{
+    Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE, DEFAULT_GRACE,
+    DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LOOKUPS,
+    DEFAULT_QUERY_BYTES, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
+};
+pub use pool::{live_threads, Pool, PoolStats};
+pub use result::{
+    CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError, Stats,
+};
+pub use sandbox::live_isolates;
+
+#[allow(dead_code)]
+fn _assertions() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Pool>();
+    send_sync::<Limits>();
+    send_sync::<ExecResult>();
+    send_sync::<SandboxError>();
+}

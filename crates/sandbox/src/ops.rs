@@ -1,0 +1,391 @@
+//! The deno_core extension: the bridge ops the scrub script captures, and the
+//! per-job state they account into.
+//!
+//! Every op returns a string the scrub script decodes: `"1" + JSON` or
+//! `"0" + CODE + "\n" + message`, so no deno_core error class machinery and
+//! no serde walk of JS values is involved. Bridge calls run inside
+//! `catch_unwind` (a panic inside an op would abort the process).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::panic::AssertUnwindSafe;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use deno_core::futures::FutureExt;
+use deno_core::{op2, OpDecl, OpState};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{Bridge, BridgeError, BridgeErrorCode};
+use crate::limits::{Limits, MAX_ID_BYTES};
+use crate::result::{CallRecord, CallStatus, LogLevel, LogLine, Stats};
+
+/// Everything a job records; shared with the host so partial work survives a
+/// timeout even if the worker is stuck.
+#[derive(Debug, Default)]
+pub(crate) struct Journal {
+    pub logs: Vec<LogLine>,
+    pub log_bytes: usize,
+    pub calls: Vec<CallRecord>,
+    pub in_flight: BTreeMap<u64, (String, Instant)>,
+    pub next_call: u64,
+    pub kept_result_bytes: usize,
+    pub stats: Stats,
+    /// When the worker started the job (set before execution begins).
+    pub started: Option<Instant>,
+}
+
+/// Locks a journal, ignoring poisoning (a panicking bridge must not wedge it).
+pub(crate) fn lock(j: &Mutex<Journal>) -> MutexGuard<'_, Journal> {
+    j.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Per-job state put into the `OpState` right before the snippet runs.
+pub(crate) struct JobCtx {
+    pub bridge: Arc<dyn Bridge>,
+    pub limits: Limits,
+    pub journal: Arc<Mutex<Journal>>,
+    /// Fired when the job ends for any reason; every call gets a child token.
+    pub cancel: CancellationToken,
+    pub slots: Arc<Semaphore>,
+}
+
+deno_core::extension!(
+    toolsearch_sandbox,
+    ops = [op_ts_search, op_ts_describe, op_ts_call, op_ts_log, op_ts_reject],
+    middleware = disable_dangerous_ops,
+);
+
+/// Built-in ops that must not work even if a reference leaked past the scrub.
+fn disable_dangerous_ops(op: OpDecl) -> OpDecl {
+    match op.name {
+        "op_panic" | "op_print" | "op_read" | "op_read_all" | "op_read_sync" | "op_write"
+        | "op_write_all" | "op_write_sync" | "op_write_type_error" | "op_close" | "op_try_close"
+        | "op_shutdown" | "op_eval_context" | "op_compile_function" | "op_import_sync"
+        | "op_import_sync_with_source" | "op_set_promise_hooks" | "op_pipe" | "op_resources"
+        | "op_lazy_load_esm" | "op_memory_usage" | "op_leak_tracing_enable" => op.disable(),
+        _ => op,
+    }
+}
+
+fn encode_err(code: BridgeErrorCode, message: &str) -> String {
+    let mut s = String::with_capacity(message.len() + 16);
+    s.push('0');
+    s.push_str(code.as_str());
+    s.push('\n');
+    s.push_str(message);
+    s
+}
+
+fn encode_bridge_err(e: &BridgeError) -> String {
+    let msg = crate::util::truncate(&e.message, 2000);
+    encode_err(e.code, msg)
+}
+
+/// A `Write` that fails once more than `cap` bytes were written.
+struct CappedWriter {
+    buf: Vec<u8>,
+    cap: usize,
+}
+
+impl Write for CappedWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() + data.len() > self.cap {
+            return Err(std::io::Error::other("too large"));
+        }
+        self.buf.extend_from_slice(data);
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Serializes a bridge result as `"1" + JSON`, refusing results larger than
+/// `cap` bytes without building them in full.
+pub(crate) fn encode_ok(v: &serde_json::Value, cap: usize, what: &str) -> Result<String, String> {
+    let mut w = CappedWriter {
+        buf: Vec::with_capacity(256),
+        cap: cap.saturating_add(1),
+    };
+    w.buf.push(b'1');
+    match serde_json::to_writer(&mut w, v) {
+        Ok(()) => String::from_utf8(w.buf).map_err(|_| encode_err(BridgeErrorCode::ToolError, "invalid UTF-8")),
+        Err(_) => Err(encode_err(
+            BridgeErrorCode::Limit,
+            &format!("{what} is larger than {cap} bytes of JSON and was dropped; ask for less"),
+        )),
+    }
+}
+
+/// Validates a tool id: no control, format (bidi) or replacement characters.
+fn check_id(id: &str) -> Result<(), String> {
+    let bad = id.is_empty()
+        || id.len() > MAX_ID_BYTES
+        || id.chars().any(|c| {
+            c.is_control()
+                || c.is_whitespace()
+                || c == '\u{FFFD}'
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+        });
+    if bad {
+        Err(encode_err(
+            BridgeErrorCode::InvalidArgs,
+            "invalid tool id: use an id exactly as returned by search()",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn ctx_parts(state: &OpState) -> Option<(Arc<dyn Bridge>, Limits, Arc<Mutex<Journal>>)> {
+    let ctx = state.try_borrow::<JobCtx>()?;
+    Some((ctx.bridge.clone(), ctx.limits.clone(), ctx.journal.clone()))
+}
+
+fn no_job() -> String {
+    encode_err(BridgeErrorCode::Unavailable, "no job is running")
+}
+
+fn reject(journal: &Mutex<Journal>, err: String) -> String {
+    lock(journal).stats.rejected += 1;
+    err
+}
+
+/// Runs a sync bridge method with lookup accounting and panic containment.
+fn lookup(
+    state: &OpState,
+    arg: &str,
+    is_search: bool,
+    f: impl FnOnce(&dyn Bridge) -> Result<serde_json::Value, BridgeError>,
+) -> String {
+    let Some((bridge, limits, journal)) = ctx_parts(state) else {
+        return no_job();
+    };
+    {
+        let mut j = lock(&journal);
+        if j.stats.searches + j.stats.describes >= limits.max_lookups {
+            j.stats.rejected += 1;
+            return encode_err(
+                BridgeErrorCode::Limit,
+                &format!("at most {} search/describe calls per snippet", limits.max_lookups),
+            );
+        }
+        if is_search {
+            j.stats.searches += 1;
+        } else {
+            j.stats.describes += 1;
+        }
+        j.stats.bytes_out += arg.len() as u64;
+    }
+    let out = std::panic::catch_unwind(AssertUnwindSafe(|| f(&*bridge)));
+    let what = if is_search { "the search result" } else { "the description" };
+    let s = match out {
+        Ok(Ok(v)) => encode_ok(&v, limits.tool_result_bytes, what).unwrap_or_else(|e| e),
+        Ok(Err(e)) => encode_bridge_err(&e),
+        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
+    };
+    lock(&journal).stats.bytes_in += s.len() as u64;
+    s
+}
+
+#[op2]
+#[string]
+fn op_ts_search(state: &mut OpState, #[string] query: String, limit: i32) -> String {
+    let Some((_, limits, journal)) = ctx_parts(state) else {
+        return no_job();
+    };
+    if query.len() > limits.query_bytes {
+        return reject(
+            &journal,
+            encode_err(
+                BridgeErrorCode::InvalidArgs,
+                &format!("search: query is longer than {} bytes", limits.query_bytes),
+            ),
+        );
+    }
+    let limit = u32::try_from(limit).ok().filter(|&l| l > 0);
+    lookup(state, &query, true, |b| b.search(&query, limit))
+}
+
+#[op2]
+#[string]
+fn op_ts_describe(state: &mut OpState, #[string] id: String) -> String {
+    if let Err(e) = check_id(&id) {
+        return match ctx_parts(state) {
+            Some((_, _, journal)) => reject(&journal, e),
+            None => e,
+        };
+    }
+    lookup(state, &id, false, |b| b.describe(&id))
+}
+
+#[op2(fast)]
+fn op_ts_reject(state: &mut OpState) {
+    if let Some((_, _, journal)) = ctx_parts(state) {
+        lock(&journal).stats.rejected += 1;
+    }
+}
+
+/// Appends a console line; returns false once the log budget is exhausted.
+#[op2(fast)]
+fn op_ts_log(state: &mut OpState, #[smi] level: u32, #[string] text: &str) -> bool {
+    let Some(ctx) = state.try_borrow::<JobCtx>() else {
+        return false;
+    };
+    let cap = ctx.limits.log_bytes;
+    let mut j = lock(&ctx.journal);
+    let remaining = cap.saturating_sub(j.log_bytes);
+    if remaining == 0 {
+        j.stats.logs_dropped += 1;
+        return false;
+    }
+    let level = match level {
+        1 => LogLevel::Warn,
+        2 => LogLevel::Error,
+        _ => LogLevel::Log,
+    };
+    let mut text = crate::util::truncate(text, remaining).to_owned();
+    if text.len() < remaining {
+        // count the newline the model will see between lines
+        j.log_bytes += text.len() + 1;
+    } else {
+        j.log_bytes = cap;
+        text.push_str(" …[log budget exhausted]");
+    }
+    j.stats.bytes_out += text.len() as u64;
+    j.logs.push(LogLine { level, text });
+    true
+}
+
+#[op2]
+#[string]
+async fn op_ts_call(
+    state: Rc<RefCell<OpState>>,
+    #[string] id: String,
+    #[string] args: String,
+) -> String {
+    let (bridge, limits, journal, token, slots) = {
+        let st = state.borrow();
+        let Some(ctx) = st.try_borrow::<JobCtx>() else {
+            return no_job();
+        };
+        (
+            ctx.bridge.clone(),
+            ctx.limits.clone(),
+            ctx.journal.clone(),
+            ctx.cancel.child_token(),
+            ctx.slots.clone(),
+        )
+    };
+    if let Err(e) = check_id(&id) {
+        return reject(&journal, e);
+    }
+    if args.len() > limits.arg_bytes {
+        return reject(
+            &journal,
+            encode_err(
+                BridgeErrorCode::InvalidArgs,
+                &format!("call: arguments are larger than {} bytes of JSON", limits.arg_bytes),
+            ),
+        );
+    }
+    let value: serde_json::Value = match serde_json::from_str(&args) {
+        Ok(v @ serde_json::Value::Object(_)) => v,
+        _ => {
+            return reject(
+                &journal,
+                encode_err(BridgeErrorCode::InvalidArgs, "call: args must be a JSON object"),
+            )
+        }
+    };
+    let seq = {
+        let mut j = lock(&journal);
+        if j.stats.calls >= limits.max_calls {
+            j.stats.rejected += 1;
+            return encode_err(
+                BridgeErrorCode::Limit,
+                &format!("at most {} tool calls per snippet", limits.max_calls),
+            );
+        }
+        j.stats.calls += 1;
+        j.stats.bytes_out += (id.len() + args.len()) as u64;
+        j.stats.called_ids.push(id.clone());
+        let seq = j.next_call;
+        j.next_call += 1;
+        j.in_flight.insert(seq, (id.clone(), Instant::now()));
+        seq
+    };
+    drop(args);
+    // Wait for a slot; the permit is released when this future ends or is dropped.
+    let Ok(_permit) = slots.acquire_owned().await else {
+        return encode_err(BridgeErrorCode::Unavailable, "the sandbox is shutting down");
+    };
+    let started = Instant::now();
+    let fut = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.call(&id, value, token.clone())));
+    let out = match fut {
+        Ok(fut) => {
+            tokio::select! {
+                r = AssertUnwindSafe(fut).catch_unwind() => r.map_err(|_| ()),
+                _ = token.cancelled() => Ok(Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))),
+            }
+        }
+        Err(_) => Err(()),
+    };
+    let ms = started.elapsed().as_millis() as u64;
+    let (s, record) = match out {
+        Ok(Ok(v)) => match encode_ok(&v, limits.tool_result_bytes, "the tool result") {
+            Ok(s) => (s, (CallStatus::Ok, None, Some(v))),
+            Err(e) => (e, (CallStatus::Error, Some(BridgeErrorCode::Limit), None)),
+        },
+        Ok(Err(e)) => (encode_bridge_err(&e), (CallStatus::Error, Some(e.code), None)),
+        Err(()) => (
+            encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
+            (CallStatus::Error, Some(BridgeErrorCode::Unavailable), None),
+        ),
+    };
+    let mut j = lock(&journal);
+    j.in_flight.remove(&seq);
+    j.stats.bytes_in += s.len() as u64;
+    let (status, code, result) = record;
+    let result = result.filter(|_| {
+        let fits = j.kept_result_bytes + s.len() <= limits.result_bytes;
+        if fits {
+            j.kept_result_bytes += s.len();
+        }
+        fits
+    });
+    j.calls.push(CallRecord {
+        id,
+        status,
+        code,
+        result,
+        ms,
+    });
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_with_controls_bidi_or_replacement_are_rejected() {
+        assert!(check_id("fs.read").is_ok());
+        assert!(check_id("a\0b").is_err());
+        assert!(check_id("a\u{202E}b").is_err());
+        assert!(check_id("a\u{FFFD}").is_err());
+        assert!(check_id("").is_err());
+        assert!(check_id(&"a".repeat(MAX_ID_BYTES + 1)).is_err());
+    }
+
+    #[test]
+    fn oversized_results_are_refused_while_serializing() {
+        let v = serde_json::json!({"data": "x".repeat(1000)});
+        assert!(encode_ok(&v, 100, "r").unwrap_err().starts_with("0LIMIT\n"));
+        assert_eq!(encode_ok(&serde_json::json!([1]), 100, "r").unwrap(), "1[1]");
+    }
+}

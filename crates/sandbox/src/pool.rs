@@ -1,0 +1,398 @@
+//! The worker pool: N threads, each with a current-thread tokio runtime and
+//! at most one live isolate, fed by a bounded queue.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::Bridge;
+use crate::limits::{Limits, PoolConfig};
+use crate::ops::{lock, Journal};
+use crate::result::{ErrorKind, ExecResult, SandboxError};
+use crate::sandbox::{self, JobSpec, Live, Sandbox};
+use crate::watchdog::Watchdog;
+
+static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of sandbox threads (workers and their watchdogs) alive in this
+/// process.
+pub fn live_threads() -> usize {
+    LIVE_THREADS.load(Ordering::SeqCst)
+}
+
+/// Counts a live sandbox thread (process-wide and per pool).
+pub(crate) struct ThreadGuard(Arc<AtomicUsize>);
+
+impl ThreadGuard {
+    pub(crate) fn new(pool: &Arc<AtomicUsize>) -> Self {
+        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
+        pool.fetch_add(1, Ordering::SeqCst);
+        ThreadGuard(pool.clone())
+    }
+}
+
+impl Drop for ThreadGuard {
+    fn drop(&mut self) {
+        LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Live resources of one pool, for leak checks and monitoring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Worker threads configured.
+    pub workers: usize,
+    /// Isolates alive (pre-warmed or running). Never more than `workers`.
+    pub live_isolates: usize,
+    /// Threads alive (each worker has a watchdog): `2 * workers` while the pool runs.
+    pub live_threads: usize,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub isolates: Arc<AtomicUsize>,
+    pub threads: Arc<AtomicUsize>,
+}
+
+struct Job {
+    code: String,
+    bridge: Arc<dyn Bridge>,
+    limits: Limits,
+    journal: Arc<Mutex<Journal>>,
+    abandon: CancellationToken,
+    enqueued: Instant,
+    reply: oneshot::Sender<ExecResult>,
+}
+
+struct Inner {
+    tx: SyncSender<Job>,
+    limits: Limits,
+    workers: usize,
+    snapshot: bool,
+    counters: Arc<Counters>,
+}
+
+/// A pool of sandbox workers. Cheap to clone; all clones share the workers.
+/// The workers stop when the last clone is dropped.
+///
+/// # Examples
+/// ```no_run
+/// # use std::sync::Arc;
+/// # fn demo(bridge: Arc<dyn toolsearch_sandbox::Bridge>) -> Result<(), toolsearch_sandbox::SandboxError> {
+/// use toolsearch_sandbox::{Pool, PoolConfig};
+/// let pool = Pool::new(PoolConfig::default())?;
+/// let res = pool.execute_blocking("return 1 + 1", bridge);
+/// assert_eq!(res.value, serde_json::json!(2));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Pool {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool").field("limits", &self.inner.limits).finish_non_exhaustive()
+    }
+}
+
+fn validate(limits: &Limits) -> Result<(), SandboxError> {
+    let bad = |m: &str| Err(SandboxError::Config(m.to_owned()));
+    if limits.deadline.is_zero() {
+        return bad("limits.deadline must be greater than zero");
+    }
+    if limits.heap_bytes < (4 << 20) {
+        return bad("limits.heap_bytes must be at least 4 MiB");
+    }
+    if limits.max_in_flight == 0 {
+        return bad("limits.max_in_flight must be at least 1");
+    }
+    Ok(())
+}
+
+impl Pool {
+    /// Starts the worker threads (each pre-warms an isolate in the
+    /// background if `cfg.prewarm`).
+    ///
+    /// # Errors
+    /// [`SandboxError::Config`] for unusable settings (zero workers, zero
+    /// deadline, tiny heap), [`SandboxError::Thread`] if a thread cannot be
+    /// spawned. An engine that cannot start is not detected here; use
+    /// [`Pool::probe`].
+    pub fn new(cfg: PoolConfig) -> Result<Pool, SandboxError> {
+        if cfg.workers == 0 {
+            return Err(SandboxError::Config("workers must be at least 1".into()));
+        }
+        validate(&cfg.limits)?;
+        let (tx, rx) = mpsc::sync_channel::<Job>(cfg.queue);
+        let rx = Arc::new(Mutex::new(rx));
+        let counters = Arc::new(Counters::default());
+        crate::engine::configure_process();
+        let snapshot = if cfg.snapshot { crate::engine::startup_snapshot() } else { None };
+        for i in 0..cfg.workers {
+            let watchdog = Watchdog::spawn(format!("sandbox-watchdog-{i}"), &counters.threads)?;
+            let rx = rx.clone();
+            let limits = cfg.limits.clone();
+            let prewarm = cfg.prewarm;
+            let counters = counters.clone();
+            std::thread::Builder::new()
+                .name(format!("sandbox-worker-{i}"))
+                .spawn(move || {
+                    let _live = ThreadGuard::new(&counters.threads);
+                    worker_main(&rx, &limits, prewarm, snapshot, &watchdog, &counters.isolates);
+                })?;
+        }
+        Ok(Pool {
+            inner: Arc::new(Inner {
+                tx,
+                limits: cfg.limits,
+                workers: cfg.workers,
+                snapshot: cfg.snapshot,
+                counters,
+            }),
+        })
+    }
+
+    /// The engine this build runs on: `"quickjs"` or `"v8"`.
+    pub fn engine_name() -> &'static str {
+        crate::engine::engine_name()
+    }
+
+    /// Live isolates and threads of this pool.
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            workers: self.inner.workers,
+            live_isolates: self.inner.counters.isolates.load(Ordering::SeqCst),
+            live_threads: self.inner.counters.threads.load(Ordering::SeqCst),
+        }
+    }
+
+    /// The limits [`Pool::execute`] uses.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// Checks that the engine can create a sandbox isolate (on a scratch
+    /// thread). The answer is cached for the process once it succeeded.
+    ///
+    /// # Errors
+    /// [`SandboxError::Engine`] if the isolate cannot be created; the caller
+    /// should fall back to the structured tools.
+    pub fn probe(&self) -> Result<(), SandboxError> {
+        static OK: OnceLock<()> = OnceLock::new();
+        if OK.get().is_some() {
+            return Ok(());
+        }
+        let limits = self.inner.limits.clone();
+        let use_snapshot = self.inner.snapshot;
+        let scratch = Arc::new(AtomicUsize::new(0));
+        let out = std::thread::Builder::new()
+            .name("sandbox-probe".into())
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .map_err(|e| e.to_string())?;
+                rt.block_on(async {
+                    let snapshot = if use_snapshot { crate::engine::startup_snapshot() } else { None };
+                    Sandbox::create(limits.heap_bytes, limits.array_buffer_bytes, snapshot, &scratch).map(drop)
+                })
+            })?
+            .join()
+            .map_err(|_| SandboxError::Engine("the engine panicked while starting".into()))?;
+        out.map_err(SandboxError::Engine)?;
+        let _ = OK.set(());
+        Ok(())
+    }
+
+    /// Runs `code` with the pool's limits. See [`Pool::execute_with`].
+    pub async fn execute(&self, code: &str, bridge: Arc<dyn Bridge>) -> ExecResult {
+        self.execute_with(code, bridge, self.inner.limits.clone()).await
+    }
+
+    /// Runs `code` (the body of an async function) in a fresh isolate.
+    ///
+    /// Never fails: problems are reported in the result (`ok: false` and an
+    /// [`ExecError`](crate::ExecError)). A full queue gives
+    /// [`ErrorKind::Limit`] with a "busy" message; an engine that cannot start
+    /// gives [`ErrorKind::Engine`]. The answer arrives within
+    /// `deadline + grace` of the job starting even if a tool never returns.
+    /// Dropping the future abandons the job (its tool calls are cancelled).
+    ///
+    /// Needs a tokio runtime with the time driver enabled.
+    pub async fn execute_with(&self, code: &str, bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
+        if let Err(e) = validate(&limits) {
+            return ExecResult::failed(ErrorKind::Engine, e.to_string());
+        }
+        if code.len() > limits.source_bytes {
+            return ExecResult::failed(
+                ErrorKind::Limit,
+                format!(
+                    "the snippet is {} bytes; the limit is {} bytes",
+                    code.len(),
+                    limits.source_bytes
+                ),
+            );
+        }
+        let journal = Arc::new(Mutex::new(Journal::default()));
+        let abandon = CancellationToken::new();
+        let (reply, mut rx) = oneshot::channel();
+        let job = Job {
+            code: code.to_owned(),
+            bridge,
+            limits: limits.clone(),
+            journal: journal.clone(),
+            abandon: abandon.clone(),
+            enqueued: Instant::now(),
+            reply,
+        };
+        match self.inner.tx.try_send(job) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                return ExecResult::failed(
+                    ErrorKind::Limit,
+                    "the sandbox is busy (all workers and queue slots are taken); retry shortly",
+                )
+            }
+            Err(TrySendError::Disconnected(_)) => {
+                return ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
+            }
+        }
+        let _abandon_on_drop = abandon.clone().drop_guard();
+        let budget = limits.deadline + limits.grace;
+        loop {
+            let started = lock(&journal).started;
+            let until = match started {
+                Some(t) => t + budget,
+                // Not started yet: look again after a while.
+                None => Instant::now() + budget.min(std::time::Duration::from_millis(50)),
+            };
+            match tokio::time::timeout_at(until.into(), &mut rx).await {
+                Ok(Ok(res)) => return res,
+                Ok(Err(_)) => {
+                    return ExecResult::failed(ErrorKind::Engine, "the sandbox worker stopped unexpectedly")
+                }
+                Err(_) if started.is_some() => {
+                    // The worker did not acknowledge in time (e.g. stuck in a
+                    // synchronous bridge call): answer from the journal.
+                    abandon.cancel();
+                    return sandbox::snapshot_timeout(&journal, limits.deadline);
+                }
+                Err(_) => continue,
+            }
+        }
+    }
+
+    /// Blocking variant of [`Pool::execute`] for callers without a tokio
+    /// runtime (builds a small current-thread runtime per call).
+    ///
+    /// # Panics
+    /// When called from inside a tokio runtime.
+    pub fn execute_blocking(&self, code: &str, bridge: Arc<dyn Bridge>) -> ExecResult {
+        self.execute_blocking_with(code, bridge, self.inner.limits.clone())
+    }
+
+    /// Blocking variant of [`Pool::execute_with`].
+    ///
+    /// # Panics
+    /// When called from inside a tokio runtime.
+    pub fn execute_blocking_with(&self, code: &str, bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
+        match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+            Ok(rt) => rt.block_on(self.execute_with(code, bridge, limits)),
+            Err(e) => ExecResult::failed(ErrorKind::Engine, format!("cannot start a tokio runtime: {e}")),
+        }
+    }
+
+    /// Like [`Pool::execute_with`] for raw bytes: source that is not UTF-8
+    /// is rejected before compilation.
+    pub async fn execute_bytes(&self, code: &[u8], bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
+        if code.len() > limits.source_bytes {
+            return ExecResult::failed(
+                ErrorKind::Limit,
+                format!("the snippet is {} bytes; the limit is {} bytes", code.len(), limits.source_bytes),
+            );
+        }
+        match std::str::from_utf8(code) {
+            Ok(s) => self.execute_with(s, bridge, limits).await,
+            Err(e) => ExecResult::failed(ErrorKind::Script, format!("the snippet is not valid UTF-8: {e}")),
+        }
+    }
+}
+
+fn worker_main(
+    rx: &Mutex<Receiver<Job>>,
+    pool_limits: &Limits,
+    prewarm: bool,
+    snapshot: Option<&'static [u8]>,
+    watchdog: &Watchdog,
+    isolates: &Arc<AtomicUsize>,
+) {
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("sandbox worker cannot start a tokio runtime: {e}");
+            // Answer jobs with an engine error rather than leaving them hanging.
+            while let Ok(job) = recv(rx) {
+                let _ = job
+                    .reply
+                    .send(ExecResult::failed(ErrorKind::Engine, "the sandbox worker has no runtime"));
+            }
+            return;
+        }
+    };
+    rt.block_on(async {
+        let create = |l: &Limits| Sandbox::create(l.heap_bytes, l.array_buffer_bytes, snapshot, isolates);
+        // At most one live isolate on this thread at any time: the next one
+        // is created only after the previous one was dropped.
+        let mut next: Option<Result<Live, String>> = prewarm.then(|| create(pool_limits));
+        while let Ok(job) = recv(rx) {
+            if job.abandon.is_cancelled() {
+                continue;
+            }
+            let queue_us = job.enqueued.elapsed().as_micros() as u64;
+            let prewarmed = matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
+            let live = if prewarmed {
+                next.take().unwrap_or_else(|| create(&job.limits))
+            } else {
+                drop(next.take());
+                create(&job.limits)
+            };
+            lock(&job.journal).started = Some(Instant::now());
+            let (mut res, used) = match live {
+                Ok(mut live) => {
+                    let spec = JobSpec {
+                        code: &job.code,
+                        bridge: job.bridge.clone(),
+                        limits: &job.limits,
+                        journal: job.journal.clone(),
+                        abandon: job.abandon.clone(),
+                    };
+                    (live.sandbox.run(&spec, watchdog).await, Some(live))
+                }
+                Err(e) => (
+                    ExecResult::failed(ErrorKind::Engine, format!("the JS engine could not start: {e}")),
+                    None,
+                ),
+            };
+            res.stats.queue_us = queue_us;
+            res.stats.prewarmed = prewarmed;
+            let _ = job.reply.send(res);
+            // Answer first, then drop the isolate (and with it every pending
+            // op future and its bridge future) before creating the next one.
+            drop(used);
+            drop(job.bridge);
+            if prewarm {
+                next = Some(create(pool_limits));
+            }
+        }
+    });
+}
+
+fn recv(rx: &Mutex<Receiver<Job>>) -> Result<Job, mpsc::RecvError> {
+    rx.lock().unwrap_or_else(|p| p.into_inner()).recv()
+}

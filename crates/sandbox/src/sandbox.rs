@@ -1,0 +1,396 @@
+//! One isolate: creation (runtime + scrub) and the execution of one job.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use deno_core::error::{CoreError, CoreErrorKind};
+use deno_core::{v8, JsRuntime, PollEventLoopOptions, RuntimeOptions};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{Bridge, BridgeErrorCode};
+use crate::engine::{self, ArrayBufferBudget};
+use crate::limits::Limits;
+use crate::ops::{self, lock, JobCtx, Journal};
+use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
+use crate::util::truncate;
+use crate::watchdog::Watchdog;
+
+static LIVE_ISOLATES: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of sandbox isolates alive in this process (pre-warmed ones
+/// included). Useful to assert that nothing leaks.
+pub fn live_isolates() -> usize {
+    LIVE_ISOLATES.load(Ordering::SeqCst)
+}
+
+const SCRUB: &str = include_str!("scrub.js");
+const MAX_MESSAGE: usize = 2000;
+
+/// A fresh, scrubbed isolate ready for exactly one job.
+pub(crate) struct Sandbox {
+    // Field order is drop order: the runner handle must go before the runtime.
+    runner: v8::Global<v8::Function>,
+    runtime: JsRuntime,
+    handle: v8::IsolateHandle,
+    budget: Arc<ArrayBufferBudget>,
+    oom: Arc<AtomicBool>,
+    pub heap_bytes: usize,
+    pub startup_us: u64,
+    result_len: usize,
+}
+
+/// Counts a live isolate (process-wide and per pool) from the moment the runtime exists.
+struct LiveGuard(Arc<AtomicUsize>);
+
+impl LiveGuard {
+    fn new(pool: &Arc<AtomicUsize>) -> Self {
+        LIVE_ISOLATES.fetch_add(1, Ordering::SeqCst);
+        pool.fetch_add(1, Ordering::SeqCst);
+        LiveGuard(pool.clone())
+    }
+}
+
+impl Drop for LiveGuard {
+    fn drop(&mut self) {
+        LIVE_ISOLATES.fetch_sub(1, Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A sandbox plus its live-count guard, dropped after the runtime.
+pub(crate) struct Live {
+    pub sandbox: Sandbox,
+    _guard: LiveGuard,
+}
+
+/// A job as the worker sees it.
+pub(crate) struct JobSpec<'a> {
+    pub code: &'a str,
+    pub bridge: Arc<dyn Bridge>,
+    pub limits: &'a Limits,
+    pub journal: Arc<Mutex<Journal>>,
+    /// Fired when the caller stopped waiting.
+    pub abandon: CancellationToken,
+}
+
+enum Outcome {
+    Compile(String),
+    NotAFunction,
+    Done(Result<v8::Global<v8::Value>, CoreError>),
+    Deadline,
+    Abandoned,
+}
+
+impl Sandbox {
+    /// Creates a runtime, applies the isolate-level restrictions and runs the
+    /// scrub script. Must be called inside the worker's tokio runtime.
+    pub(crate) fn create(
+        heap_bytes: usize,
+        array_buffer_bytes: usize,
+        snapshot: Option<&'static [u8]>,
+        counter: &Arc<AtomicUsize>,
+    ) -> Result<Live, String> {
+        let t0 = Instant::now();
+        let budget = ArrayBufferBudget::new(array_buffer_bytes);
+        let mut runtime = JsRuntime::try_new(RuntimeOptions {
+            extensions: vec![ops::toolsearch_sandbox::init()],
+            create_params: Some(engine::create_params(heap_bytes, &budget)),
+            startup_snapshot: snapshot,
+            ..Default::default()
+        })
+        .map_err(|e| truncate(&e.to_string(), MAX_MESSAGE).to_owned())?;
+        let guard = LiveGuard::new(counter);
+
+        let oom = Arc::new(AtomicBool::new(false));
+        let handle = runtime.v8_isolate().thread_safe_handle();
+        {
+            let oom = oom.clone();
+            let handle = handle.clone();
+            runtime.add_near_heap_limit_callback(move |current, _initial| {
+                oom.store(true, Ordering::SeqCst);
+                handle.terminate_execution();
+                engine::heap_headroom(current)
+            });
+        }
+        engine::restrict_isolate(runtime.v8_isolate());
+        {
+            deno_core::scope!(scope, &mut runtime);
+            let context = scope.get_current_context();
+            context.set_allow_generation_from_strings(false);
+        }
+        let runner = runtime
+            .execute_script("[toolsearch-sandbox]", SCRUB)
+            .map_err(|e| format!("sandbox scrub failed: {}", truncate(&e.to_string(), MAX_MESSAGE)))?;
+        let runner = {
+            deno_core::scope!(scope, &mut runtime);
+            let local = v8::Local::new(scope, &runner);
+            let f = v8::Local::<v8::Function>::try_from(local)
+                .map_err(|_| "sandbox scrub did not produce a runner".to_owned())?;
+            v8::Global::new(scope, f)
+        };
+        Ok(Live {
+            sandbox: Sandbox {
+                runner,
+                runtime,
+                handle,
+                budget,
+                oom,
+                heap_bytes,
+                startup_us: t0.elapsed().as_micros() as u64,
+                result_len: 0,
+            },
+            _guard: guard,
+        })
+    }
+
+    /// Runs one snippet to completion, timeout or abandonment.
+    pub(crate) async fn run(&mut self, job: &JobSpec<'_>, watchdog: &Watchdog) -> ExecResult {
+        let limits = job.limits;
+        let cancel = CancellationToken::new();
+        self.runtime.op_state().borrow_mut().put(JobCtx {
+            bridge: job.bridge.clone(),
+            limits: limits.clone(),
+            journal: job.journal.clone(),
+            cancel: cancel.clone(),
+            slots: Arc::new(Semaphore::new(limits.max_in_flight.max(1) as usize)),
+        });
+        self.budget.set_cap(limits.array_buffer_bytes);
+        {
+            let mut j = lock(&job.journal);
+            j.stats.bytes_in += job.code.len() as u64;
+        }
+
+        let t0 = Instant::now();
+        let deadline = tokio::time::Instant::now() + limits.deadline;
+        let timed_out = Arc::new(AtomicBool::new(false));
+        watchdog.arm(self.handle.clone(), Instant::now() + limits.deadline, timed_out.clone());
+        let outcome = self.execute(job, deadline).await;
+        // Acknowledge: no termination is requested after this returns.
+        watchdog.disarm();
+        // Fire every call's cancellation token (abandoned calls).
+        cancel.cancel();
+        let run_us = t0.elapsed().as_micros() as u64;
+
+        let (value, error) = self.classify(outcome, limits, timed_out.load(Ordering::SeqCst));
+        let mut res = finish(&job.journal, value, error);
+        res.stats.run_us = run_us;
+        res.stats.bytes_out += self.result_len as u64;
+        res.stats.startup_us = self.startup_us;
+        res
+    }
+
+    async fn execute(&mut self, job: &JobSpec<'_>, deadline: tokio::time::Instant) -> Outcome {
+        // The snippet is the body of an async arrow function. Closing the
+        // wrapper early only runs code at the top level of the same
+        // scrubbed global scope: no new capability (catalogue row 6).
+        let src = format!("(async () => {{\"use strict\";{}\n}})", job.code);
+        let f = match self.runtime.execute_script("snippet.js", src) {
+            Ok(f) => f,
+            Err(e) => return Outcome::Compile(e.to_string()),
+        };
+        let args = {
+            deno_core::scope!(scope, &mut self.runtime);
+            let local = v8::Local::new(scope, &f);
+            if !local.is_function() {
+                return Outcome::NotAFunction;
+            }
+            let num = |scope: &mut v8::PinScope, n: usize| {
+                let v: v8::Local<v8::Value> = v8::Number::new(scope, n as f64).into();
+                v8::Global::new(scope, v)
+            };
+            let l = job.limits;
+            [
+                f.clone(),
+                num(scope, l.arg_bytes),
+                num(scope, l.query_bytes),
+                num(scope, l.result_bytes),
+            ]
+        };
+        let call = self.runtime.call_with_args(&self.runner, &args);
+        drop(args);
+        let rt = &mut self.runtime;
+        tokio::select! {
+            biased;
+            r = rt.with_event_loop_promise(call, PollEventLoopOptions::default()) => Outcome::Done(r),
+            _ = tokio::time::sleep_until(deadline) => Outcome::Deadline,
+            _ = job.abandon.cancelled() => Outcome::Abandoned,
+        }
+    }
+
+    fn classify(
+        &mut self,
+        outcome: Outcome,
+        limits: &Limits,
+        watchdog_fired: bool,
+    ) -> (serde_json::Value, Option<ExecError>) {
+        let err = |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+        if self.oom.load(Ordering::SeqCst) {
+            return err(
+                ErrorKind::Memory,
+                format!(
+                    "the snippet exceeded the {} MiB heap limit and was stopped",
+                    limits.heap_bytes >> 20
+                ),
+            );
+        }
+        let timeout = || {
+            err(
+                ErrorKind::Timeout,
+                format!(
+                    "the snippet did not finish within {} ms and was stopped; do less per snippet",
+                    limits.deadline.as_millis()
+                ),
+            )
+        };
+        match outcome {
+            Outcome::Deadline => timeout(),
+            _ if watchdog_fired => timeout(),
+            Outcome::Abandoned => err(ErrorKind::Timeout, "the caller stopped waiting".to_owned()),
+            Outcome::Compile(m) => err(ErrorKind::Script, bounded(&m)),
+            Outcome::NotAFunction => err(
+                ErrorKind::Script,
+                "the snippet must be the body of an async function".to_owned(),
+            ),
+            Outcome::Done(Err(e)) => match &*e.0 {
+                CoreErrorKind::PendingPromiseResolution => err(
+                    ErrorKind::Script,
+                    "the snippet awaited a promise that can never settle (nothing else was pending)"
+                        .to_owned(),
+                ),
+                _ => err(ErrorKind::Script, bounded(&e.to_string())),
+            },
+            Outcome::Done(Ok(v)) => self.decode(v, limits),
+        }
+    }
+
+    /// Reads the runner's string, checking its length before converting.
+    fn decode(
+        &mut self,
+        v: v8::Global<v8::Value>,
+        limits: &Limits,
+    ) -> (serde_json::Value, Option<ExecError>) {
+        let err = |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+        let s = {
+            deno_core::scope!(scope, &mut self.runtime);
+            let local = v8::Local::new(scope, &v);
+            let Ok(s) = v8::Local::<v8::String>::try_from(local) else {
+                return err(ErrorKind::Engine, "the sandbox runner returned no string".to_owned());
+            };
+            // Messages are bounded in JS; results by `result_bytes` (UTF-16 units).
+            if s.length() > limits.result_bytes.saturating_add(MAX_MESSAGE * 2 + 64) {
+                return err(
+                    ErrorKind::Result,
+                    format!("the return value is larger than {} bytes", limits.result_bytes),
+                );
+            }
+            s.to_rust_string_lossy(scope)
+        };
+        if let Some(json) = s.strip_prefix('1') {
+            if json.len() > limits.result_bytes {
+                return err(
+                    ErrorKind::Result,
+                    format!(
+                        "the return value is too large ({} bytes of JSON, limit {}); return a smaller summary",
+                        json.len(),
+                        limits.result_bytes
+                    ),
+                );
+            }
+            self.result_len = json.len();
+            return match serde_json::from_str(json) {
+                Ok(v) => (v, None),
+                Err(e) => err(ErrorKind::Result, format!("the return value could not be read back: {e}")),
+            };
+        }
+        let body = s.strip_prefix('0').unwrap_or(&s);
+        let (kind, message) = body.split_once('\n').unwrap_or(("SCRIPT", body));
+        let kind = match kind {
+            "MEMORY" => ErrorKind::Memory,
+            "RESULT" => ErrorKind::Result,
+            "SCRIPT" => ErrorKind::Script,
+            code => match BridgeErrorCode::from_str(code) {
+                Some(BridgeErrorCode::UnknownTool | BridgeErrorCode::ApprovalDenied) => ErrorKind::Policy,
+                Some(BridgeErrorCode::InvalidArgs) => ErrorKind::Argument,
+                Some(BridgeErrorCode::Limit) => ErrorKind::Limit,
+                Some(BridgeErrorCode::Timeout) => ErrorKind::Timeout,
+                _ => ErrorKind::Script,
+            },
+        };
+        err(kind, bounded(message))
+    }
+}
+
+fn bounded(m: &str) -> String {
+    let t = truncate(m, MAX_MESSAGE);
+    if t.len() < m.len() {
+        format!("{t}…")
+    } else {
+        t.to_owned()
+    }
+}
+
+/// Builds the result from the journal: logs, finished calls and still
+/// running calls (as `abandoned`).
+pub(crate) fn finish(
+    journal: &Mutex<Journal>,
+    value: serde_json::Value,
+    error: Option<ExecError>,
+) -> ExecResult {
+    let mut j = lock(journal);
+    let mut calls = std::mem::take(&mut j.calls);
+    let now = Instant::now();
+    for (_, (id, started)) in std::mem::take(&mut j.in_flight) {
+        calls.push(CallRecord {
+            id,
+            status: CallStatus::Abandoned,
+            code: None,
+            result: None,
+            ms: now.saturating_duration_since(started).as_millis() as u64,
+        });
+    }
+    let mut stats = std::mem::take(&mut j.stats);
+    stats.engine = engine::engine_name();
+    ExecResult {
+        ok: error.is_none(),
+        value,
+        logs: std::mem::take(&mut j.logs),
+        error,
+        stats,
+        calls,
+    }
+}
+
+/// A timeout answered by the host while the worker is still busy: a copy of
+/// what the journal holds so far.
+pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> ExecResult {
+    let j = lock(journal);
+    let mut calls = j.calls.clone();
+    let now = Instant::now();
+    for (id, started) in j.in_flight.values() {
+        calls.push(CallRecord {
+            id: id.clone(),
+            status: CallStatus::Abandoned,
+            code: None,
+            result: None,
+            ms: now.saturating_duration_since(*started).as_millis() as u64,
+        });
+    }
+    let mut stats = j.stats.clone();
+    stats.engine = engine::engine_name();
+    ExecResult {
+        ok: false,
+        value: serde_json::Value::Null,
+        logs: j.logs.clone(),
+        error: Some(ExecError {
+            kind: ErrorKind::Timeout,
+            message: format!(
+                "the snippet did not finish within {} ms and was stopped; do less per snippet",
+                deadline.as_millis()
+            ),
+        }),
+        stats,
+        calls,
+    }
+}

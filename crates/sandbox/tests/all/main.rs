@@ -1,0 +1,7 @@
+//! Integration tests of the sandbox (one binary; see the modules).
+
+mod common;
+mod crash;
+mod happy;
+mod security;
+mod soak;

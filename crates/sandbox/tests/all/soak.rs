@@ -1,0 +1,76 @@
+//! Soak: 1,000 mixed benign and hostile snippets through one pool, zero crashes,
+//! RSS back near its baseline. Prints the figures.
+
+use std::time::{Duration, Instant};
+
+use toolsearch_sandbox::{ErrorKind, Limits, Pool, PoolConfig};
+
+use crate::common::*;
+
+const BENIGN: &[&str] = &[
+    "const h = await openclaw.tools.search('echo'); const d = await openclaw.tools.describe(h[0].id); return openclaw.tools.call(d.id, {x: 1})",
+    "console.log('hello'); return [1, 2, 3].map(x => x * 2)",
+    "return (await Promise.all([openclaw.tools.call('add', {a: 1, b: 2}), openclaw.tools.call('slow', {})]))",
+    "return JSON.parse('{\"a\": [1, 2]}')",
+];
+
+const HOSTILE: &[&str] = &[
+    "for(;;){}",
+    "const a = []; for(;;) a.push({x: 1})",
+    "eval('1')",
+    "Deno.core.ops.op_panic('x')",
+    "for(;;) console.log('x'.repeat(1e5))",
+    "return 1n",
+    "function f(){ f() } f()",
+    "const k = []; for (let i = 0; i < 100; i++) k.push(new Uint8Array(1 << 20))",
+    "await new Promise(() => {})",
+    "throw {get message(){ for(;;); }}",
+];
+
+#[test]
+fn soak_thousand_mixed_snippets() {
+    let limits = Limits { deadline: Duration::from_millis(60), ..test_limits() };
+    let pool = Pool::new(PoolConfig { workers: 2, queue: 64, limits: limits.clone(), prewarm: true, ..PoolConfig::default() }).unwrap();
+    // Warm up allocator arenas before taking the baseline.
+    for _ in 0..20 {
+        pool.execute_blocking(BENIGN[0], FakeBridge::new());
+    }
+    let baseline = rss_kib();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap();
+    let t0 = Instant::now();
+    let (ok, failed, peak) = rt.block_on(async {
+        let (mut ok, mut failed, mut peak) = (0usize, 0usize, 0u64);
+        for chunk in 0..100 {
+            let mut tasks = Vec::new();
+            for j in 0..10 {
+                let i = chunk * 10 + j;
+                let code = if i % 3 == 0 { HOSTILE[(i / 3) % HOSTILE.len()] } else { BENIGN[i % BENIGN.len()] };
+                let pool = pool.clone();
+                tasks.push(tokio::spawn(async move { (i % 3 == 0, pool.execute(code, FakeBridge::new()).await) }));
+            }
+            for t in tasks {
+                let (hostile, r) = t.await.unwrap();
+                if hostile {
+                    assert!(!r.ok || r.value.is_null(), "hostile snippet succeeded: {:?}", r.value);
+                    assert_ne!(err_kind(&r), Some(ErrorKind::Engine), "{:?}", r.error);
+                    failed += 1;
+                } else {
+                    assert!(r.ok, "benign snippet failed: {:?}", r.error);
+                    ok += 1;
+                }
+            }
+            peak = peak.max(rss_kib());
+        }
+        (ok, failed, peak)
+    });
+    assert_clean(&pool);
+    let end = rss_kib();
+    eprintln!(
+        "soak: {} snippets ({ok} benign ok, {failed} hostile stopped) in {:.1} s; RSS baseline {baseline} KiB, peak {peak} KiB, end {end} KiB ({:+} KiB)",
+        ok + failed,
+        t0.elapsed().as_secs_f64(),
+        end as i64 - baseline as i64
+    );
+    assert_eq!(ok + failed, 1000);
+    assert!(end < baseline + 96 * 1024, "RSS did not come back: baseline {baseline} KiB, end {end} KiB");
+}

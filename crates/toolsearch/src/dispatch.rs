@@ -1,0 +1,97 @@
+//! Running real tools: the [`Dispatcher`] trait, its call context and errors.
+
+use serde_json::{json, Value};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+use toolsearch_catalog::Tool;
+
+/// Future returned by [`Dispatcher::dispatch`].
+pub type DispatchFuture = Pin<Box<dyn Future<Output = Result<Value, DispatchError>> + Send>>;
+
+/// Who is calling and until when. Cheap to clone.
+#[derive(Debug, Clone, Default)]
+pub struct CallContext {
+    /// Fires when the caller no longer wants the result (timeout, snippet ended).
+    pub cancel: CancellationToken,
+    /// When the call must have answered, if bounded.
+    pub deadline: Option<Instant>,
+    /// The session (conversation) the call belongs to.
+    pub session: Option<Arc<str>>,
+    /// The user or client on whose behalf the call runs.
+    pub principal: Option<Arc<str>>,
+}
+
+/// Why a tool call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DispatchErrorKind {
+    /// The tool ran and reported a failure.
+    Tool,
+    /// The tool's backend (MCP server, client) is not reachable.
+    Unavailable,
+    /// The tool did not answer in time.
+    Timeout,
+    /// The tool rejected its arguments.
+    InvalidArgs,
+}
+
+/// A failed tool call, with a message for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct DispatchError {
+    /// Class of failure.
+    pub kind: DispatchErrorKind,
+    /// What happened; keep it short.
+    pub message: String,
+}
+
+impl DispatchError {
+    /// An error of `kind`.
+    pub fn new(kind: DispatchErrorKind, message: impl Into<String>) -> Self {
+        DispatchError { kind, message: message.into() }
+    }
+}
+
+/// Runs the real tools behind the catalog. Called only after the policy check.
+pub trait Dispatcher: Send + Sync + 'static {
+    /// Runs `tool` with `args`. Stop work when `cx.cancel` fires; the future may also
+    /// be dropped at that point.
+    fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture;
+}
+
+/// Answers every call with `{"tool": id, "arguments": args}`: for demos, the CLI's
+/// `exec` and tests.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EchoDispatcher;
+
+impl Dispatcher for EchoDispatcher {
+    fn dispatch(&self, tool: &Tool, args: Value, _cx: CallContext) -> DispatchFuture {
+        let out = json!({"tool": tool.id, "arguments": args});
+        Box::pin(async move { Ok(out) })
+    }
+}
+
+/// A [`Dispatcher`] made from an async closure; see [`dispatcher_fn`].
+pub struct FnDispatcher<F>(F);
+
+/// Adapts `|tool, args, cx| async move { ... }` into a [`Dispatcher`].
+pub fn dispatcher_fn<F, Fut>(f: F) -> FnDispatcher<F>
+where
+    F: Fn(Tool, Value, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, DispatchError>> + Send + 'static,
+{
+    FnDispatcher(f)
+}
+
+impl<F, Fut> Dispatcher for FnDispatcher<F>
+where
+    F: Fn(Tool, Value, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, DispatchError>> + Send + 'static,
+{
+    fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
+        Box::pin((self.0)(tool.clone(), args, cx))
+    }
+}

@@ -1,0 +1,169 @@
+//! Project tasks: `cargo xtask <setup|demo|test|eval|bench>`.
+//!
+//! Every task first checks the system packages the build needs (the JS engine's
+//! C build wants `cmake` and the `simde` headers) and installs them with apt
+//! when running as root, or prints the exact command otherwise.
+
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Debian packages the workspace build needs, with a file that proves each is present.
+const APT_PACKAGES: &[(&str, &str)] = &[
+    ("cmake", "/usr/bin/cmake"),
+    ("libsimde-dev", "/usr/include/simde/simde-common.h"),
+];
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  setup   install the system packages the build needs (apt, when root)
+  demo    build and run the demo on the embedded default catalog
+  test    setup, then the whole test suite, clippy, fmt and the V8 type-check
+  eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools)
+  bench   speed figures: search on the largest catalog, sandbox latency and throughput";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("setup") => setup(),
+        Some("demo") => setup().and_then(|()| demo()),
+        Some("test") => setup().and_then(|()| test()),
+        Some("eval") => setup().and_then(|()| eval()),
+        Some("bench") => setup().and_then(|()| bench(&args[1..])),
+        Some("-h" | "--help" | "help") => {
+            eprintln!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+}
+
+/// The shared data sets, next to the checkout (`../shared/data`), or `$TOOLSEARCH_DATA`.
+fn data_dir() -> PathBuf {
+    std::env::var_os("TOOLSEARCH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/data"))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(mut cmd: Command) -> Result<()> {
+    eprintln!("xtask: running {cmd:?}");
+    let status = cmd.status().with_context(|| format!("starting {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed with {status}");
+    }
+    Ok(())
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+fn setup() -> Result<()> {
+    let missing: Vec<&str> =
+        APT_PACKAGES.iter().filter(|(_, probe)| !Path::new(probe).exists()).map(|(p, _)| *p).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list = missing.join(" ");
+    if !is_root() {
+        bail!("missing system packages; install them with:\n  sudo apt-get update && sudo apt-get install -y {list}");
+    }
+    eprintln!("xtask: installing {list}");
+    let mut install = Command::new("apt-get");
+    install.args(["install", "-y", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive");
+    if run(install).is_err() {
+        let mut update = Command::new("apt-get");
+        update.arg("update");
+        run(update)?;
+        let mut install = Command::new("apt-get");
+        install.args(["install", "-y", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive");
+        run(install)?;
+    }
+    Ok(())
+}
+
+fn demo() -> Result<()> {
+    let mut c = cargo();
+    c.args(["run", "--quiet", "-p", "toolsearch-cli", "--", "demo"]);
+    run(c)
+}
+
+fn test() -> Result<()> {
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--all-targets"]);
+    run(c)?;
+    let mut c = cargo();
+    c.args(["test", "--workspace", "--doc"]);
+    run(c)?;
+    let mut c = cargo();
+    c.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    run(c)?;
+    let mut c = cargo();
+    c.args(["fmt", "--all", "--check"]);
+    run(c)?;
+    // The V8 build cannot download its prebuilt archive here; with DOCS_RS set its
+    // build script skips the download, which is enough to type-check our code on V8.
+    let mut c = cargo();
+    c.args(["check", "-p", "toolsearch-sandbox", "--no-default-features", "--features", "v8"])
+        .env("DOCS_RS", "1")
+        .env("CARGO_TARGET_DIR", root().join("target/v8-check"));
+    run(c)
+}
+
+fn eval() -> Result<()> {
+    let data = data_dir();
+    if !data.join("bfcl/catalog.jsonl").exists() {
+        eprintln!("xtask: no shared data at {} (set TOOLSEARCH_DATA); skipping eval", data.display());
+        return Ok(());
+    }
+    let sets = [
+        ("toollens train / own catalog", "toollens/catalog.jsonl", "toollens/queries_train.jsonl"),
+        ("bfcl / own catalog", "bfcl/catalog.jsonl", "bfcl/queries.jsonl"),
+        ("bfcl / 9,648-tool catalog", "scale/catalog_all.jsonl", "bfcl/queries.jsonl"),
+    ];
+    let mut build = cargo();
+    build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
+    run(build)?;
+    for (label, catalog, queries) in sets {
+        eprintln!("== {label}");
+        let mut c = Command::new(root().join("target/release/toolsearch"));
+        c.args(["eval", "--json", "--catalog"]).arg(data.join(catalog)).arg("--queries").arg(data.join(queries));
+        run(c)?;
+    }
+    Ok(())
+}
+
+fn bench(rest: &[String]) -> Result<()> {
+    let mut build = cargo();
+    build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
+    run(build)?;
+    let mut c = Command::new(root().join("target/release/toolsearch"));
+    c.arg("bench");
+    let big = data_dir().join("scale/catalog_all.jsonl");
+    if big.exists() && !rest.iter().any(|a| a == "--catalog") {
+        c.arg("--catalog").arg(big);
+    }
+    c.args(rest);
+    run(c)
+}
