@@ -134,18 +134,18 @@ impl Pool {
         let counters = Arc::new(Counters::default());
         crate::engine::configure_process();
         let snapshot = if cfg.snapshot { crate::engine::startup_snapshot() } else { None };
-        for i in 0..cfg.workers {
-            let watchdog = Watchdog::spawn(format!("sandbox-watchdog-{i}"), &counters.threads)?;
-            let rx = rx.clone();
-            let limits = cfg.limits.clone();
-            let prewarm = cfg.prewarm;
-            let counters = counters.clone();
-            std::thread::Builder::new()
-                .name(format!("sandbox-worker-{i}"))
-                .spawn(move || {
-                    let _live = ThreadGuard::new(&counters.threads);
-                    worker_main(&rx, &limits, prewarm, snapshot, &watchdog, &counters.isolates);
-                })?;
+        for index in 0..cfg.workers {
+            let watchdog = Watchdog::spawn(format!("sandbox-watchdog-{index}"), &counters.threads)?;
+            Worker {
+                index,
+                rx: rx.clone(),
+                limits: cfg.limits.clone(),
+                prewarm: cfg.prewarm,
+                snapshot,
+                watchdog,
+                counters: counters.clone(),
+            }
+            .spawn()?;
         }
         Ok(Pool {
             inner: Arc::new(Inner {
@@ -324,73 +324,113 @@ impl Pool {
     }
 }
 
-fn worker_main(
-    rx: &Mutex<Receiver<Job>>,
-    pool_limits: &Limits,
+/// Isolates one worker thread creates before it hands over to a fresh thread.
+///
+/// v8x/QuickJS keeps per-thread engine state that grows with every runtime: a
+/// thread that created a few hundred runtimes fails to bootstrap the next one
+/// (measured: the 278th cold runtime on a thread, the ~146th restored from a
+/// snapshot, while a new thread starts clean). Recycling the thread well
+/// before that keeps every isolate healthy and bounds that state.
+pub(crate) const ISOLATES_PER_THREAD: usize = 64;
+
+/// One worker's settings; moved into its thread and on to its successor.
+struct Worker {
+    index: usize,
+    rx: Arc<Mutex<Receiver<Job>>>,
+    limits: Limits,
     prewarm: bool,
     snapshot: Option<&'static [u8]>,
-    watchdog: &Watchdog,
-    isolates: &Arc<AtomicUsize>,
-) {
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
-        Ok(rt) => rt,
-        Err(e) => {
-            tracing::error!("sandbox worker cannot start a tokio runtime: {e}");
-            // Answer jobs with an engine error rather than leaving them hanging.
-            while let Ok(job) = recv(rx) {
-                let _ = job
-                    .reply
-                    .send(ExecResult::failed(ErrorKind::Engine, "the sandbox worker has no runtime"));
-            }
-            return;
-        }
-    };
-    rt.block_on(async {
-        let create = |l: &Limits| Sandbox::create(l.heap_bytes, l.array_buffer_bytes, snapshot, isolates);
-        // At most one live isolate on this thread at any time: the next one
-        // is created only after the previous one was dropped.
-        let mut next: Option<Result<Live, String>> = prewarm.then(|| create(pool_limits));
-        while let Ok(job) = recv(rx) {
-            if job.abandon.is_cancelled() {
-                continue;
-            }
-            let queue_us = job.enqueued.elapsed().as_micros() as u64;
-            let prewarmed = matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
-            let live = if prewarmed {
-                next.take().unwrap_or_else(|| create(&job.limits))
-            } else {
-                drop(next.take());
-                create(&job.limits)
-            };
-            lock(&job.journal).started = Some(Instant::now());
-            let (mut res, used) = match live {
-                Ok(mut live) => {
-                    let spec = JobSpec {
-                        code: &job.code,
-                        bridge: job.bridge.clone(),
-                        limits: &job.limits,
-                        journal: job.journal.clone(),
-                        abandon: job.abandon.clone(),
-                    };
-                    (live.sandbox.run(&spec, watchdog).await, Some(live))
+    watchdog: Watchdog,
+    counters: Arc<Counters>,
+}
+
+impl Worker {
+    fn spawn(self) -> std::io::Result<()> {
+        std::thread::Builder::new().name(format!("sandbox-worker-{}", self.index)).spawn(move || {
+            let live = ThreadGuard::new(&self.counters.threads);
+            let quota_reached = self.serve();
+            drop(live);
+            if quota_reached {
+                let index = self.index;
+                if let Err(e) = self.spawn() {
+                    tracing::error!("sandbox worker {index} could not be replaced: {e}");
                 }
-                Err(e) => (
-                    ExecResult::failed(ErrorKind::Engine, format!("the JS engine could not start: {e}")),
-                    None,
-                ),
-            };
-            res.stats.queue_us = queue_us;
-            res.stats.prewarmed = prewarmed;
-            let _ = job.reply.send(res);
-            // Answer first, then drop the isolate (and with it every pending
-            // op future and its bridge future) before creating the next one.
-            drop(used);
-            drop(job.bridge);
-            if prewarm {
-                next = Some(create(pool_limits));
             }
-        }
-    });
+        })?;
+        Ok(())
+    }
+
+    /// Runs jobs until the queue closes (false) or this thread created
+    /// [`ISOLATES_PER_THREAD`] isolates (true: hand over to a new thread).
+    fn serve(&self) -> bool {
+        let rx = &*self.rx;
+        let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+            Ok(rt) => rt,
+            Err(e) => {
+                tracing::error!("sandbox worker cannot start a tokio runtime: {e}");
+                // Answer jobs with an engine error rather than leaving them hanging.
+                while let Ok(job) = recv(rx) {
+                    let _ = job.reply.send(ExecResult::failed(ErrorKind::Engine, "the sandbox worker has no runtime"));
+                }
+                return false;
+            }
+        };
+        let created = std::cell::Cell::new(0usize);
+        rt.block_on(async {
+            let create = |l: &Limits| {
+                created.set(created.get() + 1);
+                Sandbox::create(l.heap_bytes, l.array_buffer_bytes, self.snapshot, &self.counters.isolates)
+            };
+            // At most one live isolate on this thread at any time: the next one
+            // is created only after the previous one was dropped.
+            let mut next: Option<Result<Live, String>> = self.prewarm.then(|| create(&self.limits));
+            while let Ok(job) = recv(rx) {
+                if job.abandon.is_cancelled() {
+                    continue;
+                }
+                let queue_us = job.enqueued.elapsed().as_micros() as u64;
+                let prewarmed = matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
+                let live = match next.take() {
+                    Some(live) if prewarmed => live,
+                    other => {
+                        drop(other);
+                        create(&job.limits)
+                    }
+                };
+                lock(&job.journal).started = Some(Instant::now());
+                let (mut res, used) = match live {
+                    Ok(mut live) => {
+                        let spec = JobSpec {
+                            code: &job.code,
+                            bridge: job.bridge.clone(),
+                            limits: &job.limits,
+                            journal: job.journal.clone(),
+                            abandon: job.abandon.clone(),
+                        };
+                        (live.sandbox.run(&spec, &self.watchdog).await, Some(live))
+                    }
+                    Err(e) => (
+                        ExecResult::failed(ErrorKind::Engine, format!("the JS engine could not start: {e}")),
+                        None,
+                    ),
+                };
+                res.stats.queue_us = queue_us;
+                res.stats.prewarmed = prewarmed;
+                let _ = job.reply.send(res);
+                // Answer first, then drop the isolate (and with it every pending
+                // op future and its bridge future) before creating the next one.
+                drop(used);
+                drop(job.bridge);
+                if created.get() >= ISOLATES_PER_THREAD {
+                    return true;
+                }
+                if self.prewarm {
+                    next = Some(create(&self.limits));
+                }
+            }
+            false
+        })
+    }
 }
 
 fn recv(rx: &Mutex<Receiver<Job>>) -> Result<Job, mpsc::RecvError> {

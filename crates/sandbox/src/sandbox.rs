@@ -115,6 +115,7 @@ impl Sandbox {
             });
         }
         engine::restrict_isolate(runtime.v8_isolate());
+        runtime.v8_isolate().set_prepare_stack_trace_callback(no_stack_trace);
         {
             deno_core::scope!(scope, &mut runtime);
             let context = scope.get_current_context();
@@ -185,7 +186,8 @@ impl Sandbox {
         // The snippet is the body of an async arrow function. Closing the
         // wrapper early only runs code at the top level of the same
         // scrubbed global scope: no new capability (catalogue row 6).
-        let src = format!("(async () => {{\"use strict\";{}\n}})", job.code);
+        // The whole script is strict, so code that closes the wrapper early is strict too.
+        let src = format!("\"use strict\";(async () => {{{}\n}})", job.code);
         let f = match self.runtime.execute_script("snippet.js", src) {
             Ok(f) => f,
             Err(e) => return Outcome::Compile(e.to_string()),
@@ -320,6 +322,17 @@ impl Sandbox {
         };
         err(kind, bounded(message))
     }
+}
+
+/// Replaces deno_core's stack-trace formatter, which reads every call site and,
+/// when termination lands mid-way, prints the snippet's error text to the host's
+/// stderr. Snippet errors are reported by name and message only.
+fn no_stack_trace<'s, 'i>(
+    scope: &mut v8::PinScope<'s, 'i>,
+    _error: v8::Local<'s, v8::Value>,
+    _callsites: v8::Local<'s, v8::Array>,
+) -> v8::Local<'s, v8::Value> {
+    v8::undefined(scope).into()
 }
 
 fn bounded(m: &str) -> String {

@@ -206,10 +206,17 @@
     }
   }
 
-  function argReplacer(_key, value) {
+  // Counts the characters of keys and strings while JSON.stringify walks the
+  // arguments, so a 10 MB argument fails at the cap instead of after a full copy.
+  let argChars = 0;
+  function argReplacer(key, value) {
     const t = typeof value;
     if (t === "symbol" || t === "function") {
       throw new TypeErrorCtor("arguments must be JSON (found a " + t + ")");
+    }
+    argChars += key.length + (t === "string" ? value.length : 8);
+    if (argChars > argCap) {
+      throw new RangeErrorCtor("arguments are larger than " + argCap + " bytes of JSON");
     }
     return value;
   }
@@ -274,6 +281,7 @@
       if (args === null || typeof args !== "object" || ArrayIsArray(args)) {
         throw new TypeErrorCtor("args must be a plain object like {path: 'x'}");
       }
+      argChars = 0;
       json = JSONStringify(args, argReplacer);
     } catch (e) {
       throw rejectArg("call: invalid arguments: " + bounded(errorText(e)));
@@ -398,6 +406,79 @@
     configurable: true,
   });
 
+  const MathFloor = Math.floor;
+  const MathMax = Math.max;
+  const MathMin = Math.min;
+  const ObjectCtor = Object;
+  const ToIntegerOrInfinity = (v) => {
+    const n = +v;
+    if (n !== n) return 0;
+    return n < 0 ? -MathFloor(-n) : MathFloor(n);
+  };
+
+  // `new Uint8Array(n)` allocates its buffer inside the engine, past the
+  // budgeted allocator; route a numeric length through the budgeted
+  // ArrayBuffer so typed arrays share the same budget.
+  const typedArrayNames = [
+    "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
+    "Int32Array", "Uint32Array", "Float16Array", "Float32Array", "Float64Array",
+    "BigInt64Array", "BigUint64Array",
+  ];
+  const wrappedTypedArrays = { __proto__: null };
+  for (let i = 0; i < typedArrayNames.length; i++) {
+    const name = typedArrayNames[i];
+    const Orig = globalObject[name];
+    if (typeof Orig !== "function") continue;
+    const bytesPer = Orig.BYTES_PER_ELEMENT;
+    const Wrapped = {
+      [name]: function (...args) {
+        if (new.target === undefined) {
+          throw new TypeErrorCtor("Constructor " + name + " requires 'new'");
+        }
+        if (typeof args[0] === "number") {
+          const length = ToIntegerOrInfinity(args[0]);
+          if (length < 0 || length > 9007199254740991) {
+            throw new RangeErrorCtor("Invalid typed array length: " + args[0]);
+          }
+          args = [new ArrayBufferWrapped(length * bytesPer)];
+        }
+        return ReflectConstruct(Orig, args, new.target === Wrapped ? Orig : new.target);
+      },
+    }[name];
+    ObjectSetPrototypeOf(Wrapped, ReflectGetPrototypeOf(Orig));
+    ObjectDefineProperty(Wrapped, "prototype", desc(Orig.prototype, false));
+    ObjectDefineProperty(Wrapped, "BYTES_PER_ELEMENT", desc(bytesPer, false));
+    ObjectDefineProperty(Orig.prototype, "constructor", {
+      __proto__: null,
+      value: Wrapped,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+    wrappedTypedArrays[name] = Wrapped;
+  }
+
+  // The engine's native fill loop cannot be interrupted by the watchdog; a
+  // plain loop can (and hits the heap limit as it grows).
+  ObjectDefineProperty(Array.prototype, "fill", {
+    __proto__: null,
+    value: {
+      fill(value, start, end) {
+        const O = ObjectCtor(this);
+        const len = ToIntegerOrInfinity(O.length);
+        const rel = ToIntegerOrInfinity(start);
+        let k = rel < 0 ? MathMax(len + rel, 0) : MathMin(rel, len);
+        const relEnd = end === undefined ? len : ToIntegerOrInfinity(end);
+        const last = relEnd < 0 ? MathMax(len + relEnd, 0) : MathMin(relEnd, len);
+        for (; k < last; k++) O[k] = value;
+        return O;
+      },
+    }.fill,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+
   // ---- globals ---------------------------------------------------------------
   const allowed = {
     __proto__: null,
@@ -427,6 +508,15 @@
   ObjectDefineProperty(globalObject, "eval", desc(evalStub, false));
   ObjectDefineProperty(globalObject, "Function", desc(FunctionStub, false));
   ObjectDefineProperty(globalObject, "ArrayBuffer", desc(ArrayBufferWrapped, false));
+  for (const name in wrappedTypedArrays) {
+    ObjectDefineProperty(globalObject, name, {
+      __proto__: null,
+      value: wrappedTypedArrays[name],
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  }
   ObjectDefineProperty(globalObject, "Error", desc(ErrorCtor, false));
   // deno_core calls a user-defined Error.prepareStackTrace; forbid one.
   ObjectDefineProperty(ErrorCtor, "prepareStackTrace", desc(undefined, false));

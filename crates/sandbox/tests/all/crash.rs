@@ -59,7 +59,7 @@ fn termination_at_random_points_never_aborts() {
             let code = snippets[i % snippets.len()];
             let r = rt.block_on(pool.execute_with(code, FakeBridge::new(), limits));
             assert!(!r.ok, "{code} finished?");
-            assert!(matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory | ErrorKind::Script)), "{:?}", r.error);
+            assert!(matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory | ErrorKind::Script | ErrorKind::Limit)), "{:?}", r.error);
         }
         assert_clean(&pool);
     });
@@ -70,7 +70,7 @@ fn termination_at_random_points_never_aborts() {
 
 #[test]
 fn r33_thousand_sequential_jobs_on_one_worker() {
-    let pool = Pool::new(PoolConfig { workers: 1, queue: 4, limits: test_limits(), prewarm: true, ..PoolConfig::default() }).unwrap();
+    let pool = Pool::new(PoolConfig { workers: 1, queue: 4, limits: test_limits(), prewarm: true, snapshot: std::env::var("NOSNAP").is_err(), ..PoolConfig::default() }).unwrap();
     let mut max_isolates = 0;
     let mut rss_after_warmup = 0;
     for i in 0..1000 {
