@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 /// Future returned by [`Bridge::call`].
@@ -44,7 +44,7 @@ pub trait Bridge: Send + Sync + 'static {
 }
 
 /// Error codes visible to a snippet as `err.code`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum BridgeErrorCode {
     /// No such tool, or the policy hides it (the two must be indistinguishable).

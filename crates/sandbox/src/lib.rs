@@ -58,18 +58,23 @@
 #![deny(missing_docs)]
 
 mod bridge;
+mod child;
 mod engine;
+mod ipc;
 mod limits;
 mod ops;
 mod pool;
+mod process;
 mod result;
 mod sandbox;
 mod util;
 mod watchdog;
 
 pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+pub use child::run_worker_process;
+pub use process::{WorkerCommand, JOBS_PER_PROCESS};
 pub use limits::{
-    Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE, DEFAULT_GRACE,
+    Isolation, Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE, DEFAULT_GRACE,
     DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LOOKUPS,
     DEFAULT_QUERY_BYTES, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };

@@ -38,7 +38,7 @@ pub const MAX_ID_BYTES: usize = 256;
 /// Every field has a `DEFAULT_*` constant; use
 /// `Limits { deadline: .., ..Limits::default() }` to change a few. All limits
 /// are always enforced (there is no "unlimited"); pick large values instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Wall-clock budget from the start of execution (not counting queueing).
     pub deadline: Duration,
@@ -108,6 +108,8 @@ pub struct PoolConfig {
     /// Create the next isolate right after a job finishes, so a request does
     /// not wait for isolate creation. Default: true.
     pub prewarm: bool,
+    /// Where isolates run. Default: [`Isolation::Thread`].
+    pub isolation: Isolation,
     /// Start isolates from a startup snapshot made once per process (much
     /// cheaper than a cold bootstrap). Default: true; off only to measure the
     /// difference.
@@ -124,7 +126,23 @@ impl Default for PoolConfig {
             queue: workers * 4,
             limits: Limits::default(),
             prewarm: true,
+            isolation: Isolation::Thread,
             snapshot: true,
         }
     }
+}
+
+/// Where a pool runs its isolates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Isolation {
+    /// On worker threads of this process: the lowest latency, but an engine
+    /// abort takes the process down, and on the `quickjs` engine every isolate
+    /// leaves about a megabyte behind (threads are recycled, memory is not).
+    /// For tests, tools and short-lived processes.
+    Thread,
+    /// In supervised worker processes started with this command, replaced every
+    /// [`JOBS_PER_PROCESS`](crate::JOBS_PER_PROCESS) jobs and killed on overrun:
+    /// memory stays bounded and the host survives any snippet. For gateways and
+    /// other long-running hosts.
+    Process(crate::WorkerCommand),
 }

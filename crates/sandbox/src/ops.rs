@@ -71,7 +71,7 @@ fn disable_dangerous_ops(op: OpDecl) -> OpDecl {
     }
 }
 
-fn encode_err(code: BridgeErrorCode, message: &str) -> String {
+pub(crate) fn encode_err(code: BridgeErrorCode, message: &str) -> String {
     let mut s = String::with_capacity(message.len() + 16);
     s.push('0');
     s.push_str(code.as_str());
@@ -80,7 +80,7 @@ fn encode_err(code: BridgeErrorCode, message: &str) -> String {
     s
 }
 
-fn encode_bridge_err(e: &BridgeError) -> String {
+pub(crate) fn encode_bridge_err(e: &BridgeError) -> String {
     let msg = crate::util::truncate(&e.message, 2000);
     encode_err(e.code, msg)
 }

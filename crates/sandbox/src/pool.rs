@@ -10,7 +10,8 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::Bridge;
-use crate::limits::{Limits, PoolConfig};
+use crate::limits::{Isolation, Limits, PoolConfig};
+use crate::process::{self, HostJob, WorkerCommand};
 use crate::ops::{lock, Journal};
 use crate::result::{ErrorKind, ExecResult, SandboxError};
 use crate::sandbox::{self, JobSpec, Live, Sandbox};
@@ -50,7 +51,10 @@ pub struct PoolStats {
     /// Isolates alive (pre-warmed or running). Never more than `workers`.
     pub live_isolates: usize,
     /// Threads alive (each worker has a watchdog): `2 * workers` while the pool runs.
+    /// With [`Isolation::Process`](crate::Isolation::Process): the driver threads, one per worker.
     pub live_threads: usize,
+    /// Worker processes alive (active and standby), with [`Isolation::Process`](crate::Isolation::Process).
+    pub live_processes: usize,
 }
 
 #[derive(Debug, Default)]
@@ -69,12 +73,18 @@ struct Job {
     reply: oneshot::Sender<ExecResult>,
 }
 
+const BUSY: &str = "the sandbox is busy (all workers and queue slots are taken); retry shortly";
+
 struct Inner {
-    tx: SyncSender<Job>,
+    backend: Backend,
     limits: Limits,
     workers: usize,
     snapshot: bool,
-    counters: Arc<Counters>,
+}
+
+enum Backend {
+    Threads { tx: SyncSender<Job>, counters: Arc<Counters> },
+    Processes { tx: SyncSender<HostJob>, shared: Arc<process::Shared> },
 }
 
 /// A pool of sandbox workers. Cheap to clone; all clones share the workers.
@@ -129,6 +139,9 @@ impl Pool {
             return Err(SandboxError::Config("workers must be at least 1".into()));
         }
         validate(&cfg.limits)?;
+        if let Isolation::Process(command) = &cfg.isolation {
+            return Self::new_processes(&cfg, command.clone());
+        }
         let (tx, rx) = mpsc::sync_channel::<Job>(cfg.queue);
         let rx = Arc::new(Mutex::new(rx));
         let counters = Arc::new(Counters::default());
@@ -149,11 +162,41 @@ impl Pool {
         }
         Ok(Pool {
             inner: Arc::new(Inner {
-                tx,
+                backend: Backend::Threads { tx, counters },
                 limits: cfg.limits,
                 workers: cfg.workers,
                 snapshot: cfg.snapshot,
-                counters,
+            }),
+        })
+    }
+
+    fn new_processes(cfg: &PoolConfig, command: WorkerCommand) -> Result<Pool, SandboxError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("sandbox-host-calls")
+            .enable_all()
+            .build()?;
+        let shared = Arc::new(process::Shared {
+            command,
+            pool_limits: cfg.limits.clone(),
+            processes: Arc::new(AtomicUsize::new(0)),
+            drivers: Arc::new(AtomicUsize::new(0)),
+            runtime,
+        });
+        let (tx, rx) = mpsc::sync_channel::<HostJob>(cfg.queue);
+        let rx = Arc::new(Mutex::new(rx));
+        for index in 0..cfg.workers {
+            let (shared, rx) = (shared.clone(), rx.clone());
+            std::thread::Builder::new()
+                .name(format!("sandbox-driver-{index}"))
+                .spawn(move || process::drive(shared, rx))?;
+        }
+        Ok(Pool {
+            inner: Arc::new(Inner {
+                backend: Backend::Processes { tx, shared },
+                limits: cfg.limits.clone(),
+                workers: cfg.workers,
+                snapshot: cfg.snapshot,
             }),
         })
     }
@@ -165,10 +208,20 @@ impl Pool {
 
     /// Live isolates and threads of this pool.
     pub fn stats(&self) -> PoolStats {
-        PoolStats {
-            workers: self.inner.workers,
-            live_isolates: self.inner.counters.isolates.load(Ordering::SeqCst),
-            live_threads: self.inner.counters.threads.load(Ordering::SeqCst),
+        let workers = self.inner.workers;
+        match &self.inner.backend {
+            Backend::Threads { counters, .. } => PoolStats {
+                workers,
+                live_isolates: counters.isolates.load(Ordering::SeqCst),
+                live_threads: counters.threads.load(Ordering::SeqCst),
+                live_processes: 0,
+            },
+            Backend::Processes { shared, .. } => PoolStats {
+                workers,
+                live_isolates: 0,
+                live_threads: shared.drivers.load(Ordering::SeqCst),
+                live_processes: shared.processes.load(Ordering::SeqCst),
+            },
         }
     }
 
@@ -184,6 +237,9 @@ impl Pool {
     /// [`SandboxError::Engine`] if the isolate cannot be created; the caller
     /// should fall back to the structured tools.
     pub fn probe(&self) -> Result<(), SandboxError> {
+        if let Backend::Processes { .. } = self.inner.backend {
+            return self.probe_process();
+        }
         static OK: OnceLock<()> = OnceLock::new();
         if OK.get().is_some() {
             return Ok(());
@@ -208,6 +264,30 @@ impl Pool {
         out.map_err(SandboxError::Engine)?;
         let _ = OK.set(());
         Ok(())
+    }
+
+    /// Runs a trivial snippet through a worker process.
+    fn probe_process(&self) -> Result<(), SandboxError> {
+        struct NoTools;
+        impl Bridge for NoTools {
+            fn search(&self, _: &str, _: Option<u32>) -> Result<serde_json::Value, crate::BridgeError> {
+                Ok(serde_json::json!([]))
+            }
+            fn describe(&self, id: &str) -> Result<serde_json::Value, crate::BridgeError> {
+                Err(crate::BridgeError::new(crate::BridgeErrorCode::UnknownTool, format!("unknown tool {id}")))
+            }
+            fn call(&self, id: &str, _: serde_json::Value, _: CancellationToken) -> crate::BridgeFuture {
+                let e = crate::BridgeError::new(crate::BridgeErrorCode::UnknownTool, format!("unknown tool {id}"));
+                Box::pin(async move { Err(e) })
+            }
+        }
+        let limits = Limits { deadline: std::time::Duration::from_secs(20), ..self.inner.limits.clone() };
+        let res = self.execute_blocking_with("return 1", Arc::new(NoTools), limits);
+        match (res.ok, res.error) {
+            (true, _) => Ok(()),
+            (false, Some(e)) => Err(SandboxError::Engine(e.message)),
+            (false, None) => Err(SandboxError::Engine("the worker process gave no answer".into())),
+        }
     }
 
     /// Runs `code` with the pool's limits. See [`Pool::execute_with`].
@@ -239,6 +319,22 @@ impl Pool {
                 ),
             );
         }
+        let tx = match &self.inner.backend {
+            Backend::Threads { tx, .. } => tx,
+            Backend::Processes { tx, .. } => {
+                let (reply, rx) = oneshot::channel();
+                let job = HostJob { code: code.to_owned(), bridge, limits, enqueued: Instant::now(), reply };
+                return match tx.try_send(job) {
+                    Ok(()) => rx.await.unwrap_or_else(|_| {
+                        ExecResult::failed(ErrorKind::Engine, "the sandbox driver stopped unexpectedly")
+                    }),
+                    Err(TrySendError::Full(_)) => ExecResult::failed(ErrorKind::Limit, BUSY),
+                    Err(TrySendError::Disconnected(_)) => {
+                        ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
+                    }
+                };
+            }
+        };
         let journal = Arc::new(Mutex::new(Journal::default()));
         let abandon = CancellationToken::new();
         let (reply, mut rx) = oneshot::channel();
@@ -251,13 +347,10 @@ impl Pool {
             enqueued: Instant::now(),
             reply,
         };
-        match self.inner.tx.try_send(job) {
+        match tx.try_send(job) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => {
-                return ExecResult::failed(
-                    ErrorKind::Limit,
-                    "the sandbox is busy (all workers and queue slots are taken); retry shortly",
-                )
+                return ExecResult::failed(ErrorKind::Limit, BUSY)
             }
             Err(TrySendError::Disconnected(_)) => {
                 return ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")

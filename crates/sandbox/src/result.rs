@@ -1,12 +1,12 @@
 //! What an execution hands back.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::bridge::BridgeErrorCode;
 
 /// Outcome of one snippet execution. Always produced, also on timeouts and
 /// limit breaches, so logs and completed tool calls survive.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ExecResult {
     /// True if the snippet returned a value that was serialized within limits.
     pub ok: bool,
@@ -41,7 +41,7 @@ impl ExecResult {
 }
 
 /// A failure of the snippet or of the sandbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExecError {
     /// Class of failure.
     pub kind: ErrorKind,
@@ -50,7 +50,7 @@ pub struct ExecError {
 }
 
 /// Class of an execution failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ErrorKind {
     /// The deadline passed (loops, hanging tools, runaway microtasks).
@@ -73,7 +73,7 @@ pub enum ErrorKind {
 }
 
 /// One captured console line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogLine {
     /// Which console method produced it.
     pub level: LogLevel,
@@ -82,7 +82,7 @@ pub struct LogLine {
 }
 
 /// Console method of a [`LogLine`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogLevel {
     /// `console.log`, `console.info`, `console.debug`.
@@ -94,7 +94,7 @@ pub enum LogLevel {
 }
 
 /// Status of one tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CallStatus {
     /// The tool returned a result.
@@ -107,7 +107,7 @@ pub enum CallStatus {
 }
 
 /// A tool call made by the snippet.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     /// Tool id as passed by the snippet.
     pub id: String,
@@ -125,10 +125,10 @@ pub struct CallRecord {
 }
 
 /// Counters and timings of one execution.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
     /// Engine that ran the snippet (`"quickjs"` or `"v8"`).
-    pub engine: &'static str,
+    pub engine: String,
     /// `search` invocations that reached the bridge.
     pub searches: u32,
     /// `describe` invocations that reached the bridge.

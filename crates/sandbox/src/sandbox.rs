@@ -364,7 +364,7 @@ pub(crate) fn finish(
         });
     }
     let mut stats = std::mem::take(&mut j.stats);
-    stats.engine = engine::engine_name();
+    stats.engine = engine::engine_name().to_owned();
     ExecResult {
         ok: error.is_none(),
         value,
@@ -391,7 +391,7 @@ pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> 
         });
     }
     let mut stats = j.stats.clone();
-    stats.engine = engine::engine_name();
+    stats.engine = engine::engine_name().to_owned();
     ExecResult {
         ok: false,
         value: serde_json::Value::Null,

@@ -162,7 +162,12 @@ pub fn eventually(mut f: impl FnMut() -> bool) -> bool {
 pub fn assert_clean(pool: &Pool) {
     let ok = eventually(|| {
         let s = pool.stats();
-        s.live_isolates <= s.workers && s.live_threads == 2 * s.workers
+        if s.live_processes > 0 {
+            // Process mode: one driver thread per worker, an active and a standby process at most.
+            s.live_threads == s.workers && s.live_processes <= 2 * s.workers
+        } else {
+            s.live_isolates <= s.workers && s.live_threads == 2 * s.workers
+        }
     });
     assert!(ok, "pool did not return to baseline: {:?}", pool.stats());
 }
@@ -194,4 +199,49 @@ pub fn assert_child_ok(out: &std::process::Output) {
         "child failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
         out.status
     );
+}
+
+/// A pool whose isolates run in worker processes (this crate's worker binary).
+pub fn process_pool(workers: usize, limits: Limits) -> Pool {
+    let command = toolsearch_sandbox::WorkerCommand {
+        program: env!("CARGO_BIN_EXE_toolsearch-sandbox-worker").into(),
+        args: Vec::new(),
+    };
+    Pool::new(PoolConfig {
+        workers,
+        queue: 256,
+        limits,
+        isolation: toolsearch_sandbox::Isolation::Process(command),
+        ..PoolConfig::default()
+    })
+    .expect("process pool")
+}
+
+/// RSS of a process (KiB), from /proc.
+pub fn rss_kib_of(pid: u32) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// RSS of this process's direct children (KiB): the worker processes. (This
+/// process's own RSS is shared with the tests running beside it.)
+pub fn rss_kib_children() -> u64 {
+    let me = std::process::id();
+    let mut total = 0;
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for e in entries.flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // Field 4 is the parent pid (after the parenthesised command name).
+            let ppid = stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+            if ppid == Some(me) {
+                total += rss_kib_of(pid);
+            }
+        }
+    }
+    total
 }

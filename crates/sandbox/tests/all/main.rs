@@ -3,5 +3,6 @@
 mod common;
 mod crash;
 mod happy;
+mod process;
 mod security;
 mod soak;

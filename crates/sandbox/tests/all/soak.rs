@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use toolsearch_sandbox::{ErrorKind, Limits, Pool, PoolConfig};
+use toolsearch_sandbox::{ErrorKind, Limits};
 
 use crate::common::*;
 
@@ -30,12 +30,13 @@ const HOSTILE: &[&str] = &[
 #[test]
 fn soak_thousand_mixed_snippets() {
     let limits = Limits { deadline: Duration::from_millis(60), ..test_limits() };
-    let pool = Pool::new(PoolConfig { workers: 2, queue: 64, limits: limits.clone(), prewarm: true, ..PoolConfig::default() }).unwrap();
+    // Process isolation: what a long-running gateway uses (bounded memory).
+    let pool = process_pool(2, limits);
     // Warm up allocator arenas before taking the baseline.
     for _ in 0..20 {
         pool.execute_blocking(BENIGN[0], FakeBridge::new());
     }
-    let baseline = rss_kib();
+    let baseline = rss_kib_children();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap();
     let t0 = Instant::now();
     let (ok, failed, peak) = rt.block_on(async {
@@ -59,18 +60,19 @@ fn soak_thousand_mixed_snippets() {
                     ok += 1;
                 }
             }
-            peak = peak.max(rss_kib());
+            peak = peak.max(rss_kib_children());
         }
         (ok, failed, peak)
     });
     assert_clean(&pool);
-    let end = rss_kib();
+    let end = rss_kib_children();
     eprintln!(
-        "soak: {} snippets ({ok} benign ok, {failed} hostile stopped) in {:.1} s; RSS baseline {baseline} KiB, peak {peak} KiB, end {end} KiB ({:+} KiB)",
+        "soak: {} snippets ({ok} benign ok, {failed} hostile stopped) in {:.1} s; worker processes' RSS baseline {baseline} KiB, peak {peak} KiB, end {end} KiB ({:+} KiB)",
         ok + failed,
         t0.elapsed().as_secs_f64(),
         end as i64 - baseline as i64
     );
     assert_eq!(ok + failed, 1000);
-    assert!(end < baseline + 96 * 1024, "RSS did not come back: baseline {baseline} KiB, end {end} KiB");
+    // Each worker process keeps at most JOBS_PER_PROCESS isolates' worth of engine memory.
+    assert!(end < baseline + 2 * 160 * 1024, "RSS did not come back: baseline {baseline} KiB, end {end} KiB");
 }

@@ -1,0 +1,184 @@
+//! The worker-process side of [`Isolation::Process`](crate::Isolation::Process):
+//! runs jobs from stdin in an in-process pool and forwards every bridge call to
+//! the host over stdout. See [`run_worker_process`].
+
+use std::collections::HashMap;
+use std::io::{BufReader, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+use crate::ipc::{self, BridgeOp, ToChild, ToHost};
+use crate::limits::PoolConfig;
+use crate::pool::Pool;
+
+/// Where the answer to one bridge request goes.
+enum Waiter {
+    Sync(mpsc::SyncSender<String>),
+    Async(tokio::sync::oneshot::Sender<String>),
+}
+
+type Out = Arc<Mutex<std::io::Stdout>>;
+type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
+
+fn send(out: &Out, msg: &ToHost) {
+    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+    // A broken pipe means the host is gone; the reader loop ends on EOF.
+    let _ = ipc::send(&mut *out, msg);
+}
+
+/// Turns an encoded bridge answer back into what a [`Bridge`] returns.
+fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
+    if let Some(json) = payload.strip_prefix('1') {
+        return serde_json::from_str(json)
+            .map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, format!("bad answer from the host: {e}")));
+    }
+    let body = payload.strip_prefix('0').unwrap_or(payload);
+    let (code, message) = body.split_once('\n').unwrap_or(("UNAVAILABLE", body));
+    let code = BridgeErrorCode::from_str(code).unwrap_or(BridgeErrorCode::Unavailable);
+    Err(BridgeError::new(code, message))
+}
+
+/// A bridge that asks the host.
+struct ProxyBridge {
+    job: u64,
+    out: Out,
+    waiters: Waiters,
+    next_req: Arc<AtomicU64>,
+    /// Sync requests give up at this point (the host answers long before).
+    deadline: Instant,
+}
+
+impl ProxyBridge {
+    fn request(&self, op: BridgeOp, waiter: Waiter) -> u64 {
+        let req = self.next_req.fetch_add(1, Ordering::SeqCst);
+        self.waiters.lock().unwrap_or_else(|p| p.into_inner()).insert(req, waiter);
+        send(&self.out, &ToHost::Request { job: self.job, req, op });
+        req
+    }
+
+    fn lookup(&self, op: BridgeOp) -> Result<serde_json::Value, BridgeError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.request(op, Waiter::Sync(tx));
+        let wait = self.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
+        match rx.recv_timeout(wait) {
+            Ok(payload) => decode(&payload),
+            Err(_) => Err(BridgeError::new(BridgeErrorCode::Unavailable, "the host did not answer")),
+        }
+    }
+}
+
+impl Bridge for ProxyBridge {
+    fn search(&self, query: &str, limit: Option<u32>) -> Result<serde_json::Value, BridgeError> {
+        self.lookup(BridgeOp::Search { query: query.to_owned(), limit })
+    }
+
+    fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError> {
+        self.lookup(BridgeOp::Describe { id: id.to_owned() })
+    }
+
+    fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let req = self.request(BridgeOp::Call { id: id.to_owned(), args }, Waiter::Async(tx));
+        let (out, waiters) = (self.out.clone(), self.waiters.clone());
+        Box::pin(async move {
+            tokio::select! {
+                payload = rx => match payload {
+                    Ok(p) => decode(&p),
+                    Err(_) => Err(BridgeError::new(BridgeErrorCode::Unavailable, "the host went away")),
+                },
+                _ = cancel.cancelled() => {
+                    waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(&req);
+                    send(&out, &ToHost::CancelCall { req });
+                    Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))
+                }
+            }
+        })
+    }
+}
+
+/// Serves one host as a sandbox worker process: reads jobs and bridge answers
+/// from stdin, writes requests and results to stdout, until stdin closes or the
+/// host asks it to shut down. Call it from the `main` of the executable that
+/// [`Isolation::Process`](crate::Isolation::Process) names, before anything else
+/// writes to stdout.
+pub fn run_worker_process() -> std::process::ExitCode {
+    // The host's pool limits, so the pre-warmed isolate fits its jobs.
+    let limits = std::env::var("TOOLSEARCH_SANDBOX_LIMITS")
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    let pool = match Pool::new(PoolConfig { workers: 1, queue: 2, limits, ..PoolConfig::default() }) {
+        Ok(pool) => pool,
+        Err(e) => {
+            tracing::error!("sandbox worker process: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
+    let next_req = Arc::new(AtomicU64::new(1));
+    // Jobs run on their own thread so this one keeps reading bridge answers.
+    let (jobs_tx, jobs_rx) = mpsc::channel::<(u64, String, crate::Limits)>();
+    let runner = {
+        let (out, waiters, next_req) = (out.clone(), waiters.clone(), next_req.clone());
+        std::thread::spawn(move || {
+            while let Ok((job, code, limits)) = jobs_rx.recv() {
+                let bridge = Arc::new(ProxyBridge {
+                    job,
+                    out: out.clone(),
+                    waiters: waiters.clone(),
+                    next_req: next_req.clone(),
+                    deadline: Instant::now() + limits.deadline + limits.grace,
+                });
+                let result = pool.execute_blocking_with(&code, bridge, limits);
+                send(&out, &ToHost::Done { job, result: Box::new(result) });
+            }
+        })
+    };
+    send(&out, &ToHost::Ready { pid: std::process::id() });
+    let mut input = BufReader::new(std::io::stdin().lock());
+    loop {
+        match ipc::recv::<ToChild>(&mut input) {
+            Ok(Some(ToChild::Job { job, code, limits })) => {
+                if jobs_tx.send((job, code, limits)).is_err() {
+                    break;
+                }
+            }
+            Ok(Some(ToChild::Reply { req, payload })) => {
+                let waiter = waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(&req);
+                match waiter {
+                    Some(Waiter::Sync(tx)) => drop(tx.try_send(payload)),
+                    Some(Waiter::Async(tx)) => drop(tx.send(payload)),
+                    None => {}
+                }
+            }
+            Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
+            Err(e) => {
+                tracing::error!("sandbox worker process: bad message from the host: {e}");
+                break;
+            }
+        }
+    }
+    drop(jobs_tx);
+    let _ = runner.join();
+    let _ = out.lock().unwrap_or_else(|p| p.into_inner()).flush();
+    std::process::ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_reads_both_encodings() {
+        assert_eq!(decode("1[1,2]").unwrap(), serde_json::json!([1, 2]));
+        let e = decode("0UNKNOWN_TOOL\nno such tool").unwrap_err();
+        assert_eq!(e.code, BridgeErrorCode::UnknownTool);
+        assert_eq!(e.message, "no such tool");
+        assert_eq!(decode("0WHAT\nx").unwrap_err().code, BridgeErrorCode::Unavailable);
+    }
+}

@@ -1,0 +1,371 @@
+//! The host side of [`Isolation::Process`](crate::Isolation::Process): one
+//! supervised worker process per worker slot, each running one job at a time.
+//!
+//! Why processes: an in-process engine cannot promise the host never aborts
+//! (fatal OOMs, engine CHECK failures), and v8x/QuickJS keeps about 0.8-2 MB per
+//! deno_core runtime that is never given back (measured with valgrind: the
+//! context's objects stay referenced after the isolate is disposed). A worker
+//! process is replaced after [`JOBS_PER_PROCESS`] jobs, which returns that memory
+//! to the system, and killed when it overruns `deadline + grace` or dies, which
+//! never takes the host with it. A standby process is started before the active
+//! one retires, so requests rarely wait for a process to start.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{Bridge, BridgeErrorCode};
+use crate::ipc::{self, BridgeOp, ToChild, ToHost};
+use crate::limits::Limits;
+use crate::ops::{encode_bridge_err, encode_err, encode_ok};
+use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
+
+/// Jobs a worker process runs before it is replaced by a fresh one.
+pub const JOBS_PER_PROCESS: usize = 64;
+/// How long a new worker process may take to report ready.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// Extra time for the pipe round trip before the host gives up on a job.
+const IPC_SLACK: Duration = Duration::from_millis(20);
+
+/// How to start a worker process: a program whose `main` calls
+/// [`run_worker_process`](crate::run_worker_process) (for the given arguments).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Arguments that make it serve as a sandbox worker.
+    pub args: Vec<String>,
+}
+
+pub(crate) struct HostJob {
+    pub code: String,
+    pub bridge: Arc<dyn Bridge>,
+    pub limits: Limits,
+    pub enqueued: Instant,
+    pub reply: oneshot::Sender<ExecResult>,
+}
+
+enum Event {
+    Msg(ToHost),
+    Eof,
+}
+
+/// One running worker process.
+struct Proc {
+    child: Child,
+    stdin: Arc<Mutex<ChildStdin>>,
+    events: Receiver<Event>,
+    jobs: usize,
+    ready: bool,
+    _live: Live,
+}
+
+/// Counts a live worker process.
+struct Live(Arc<AtomicUsize>);
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        // Ask politely (the child finishes and exits on EOF), then make sure.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn write(stdin: &Mutex<ChildStdin>, msg: &ToChild) -> std::io::Result<()> {
+    let mut w = stdin.lock().unwrap_or_else(|p| p.into_inner());
+    ipc::send(&mut *w, msg)
+}
+
+/// Shared by the driver threads of one pool.
+pub(crate) struct Shared {
+    pub command: WorkerCommand,
+    pub pool_limits: Limits,
+    pub processes: Arc<AtomicUsize>,
+    pub drivers: Arc<AtomicUsize>,
+    /// Runs the host side of tool calls.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+impl Shared {
+    fn spawn(&self) -> std::io::Result<Proc> {
+        let mut child = Command::new(&self.command.program)
+            .args(&self.command.args)
+            .env("TOOLSEARCH_SANDBOX_LIMITS", serde_json::to_string(&self.pool_limits).unwrap_or_default())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        self.processes.fetch_add(1, Ordering::SeqCst);
+        let live = Live(self.processes.clone());
+        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let (tx, events) = mpsc::channel();
+        std::thread::Builder::new().name("sandbox-process-reader".into()).spawn(move || {
+            let mut input = BufReader::new(stdout);
+            loop {
+                match ipc::recv::<ToHost>(&mut input) {
+                    Ok(Some(msg)) => {
+                        if tx.send(Event::Msg(msg)).is_err() {
+                            return;
+                        }
+                    }
+                    _ => {
+                        let _ = tx.send(Event::Eof);
+                        return;
+                    }
+                }
+            }
+        })?;
+        Ok(Proc { child, stdin: Arc::new(Mutex::new(stdin)), events, jobs: 0, ready: false, _live: live })
+    }
+}
+
+/// Waits for a process's `Ready`.
+fn wait_ready(p: &mut Proc) -> Result<(), String> {
+    if p.ready {
+        return Ok(());
+    }
+    let until = Instant::now() + START_TIMEOUT;
+    loop {
+        match p.events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Event::Msg(ToHost::Ready { .. })) => {
+                p.ready = true;
+                return Ok(());
+            }
+            Ok(Event::Msg(_)) => continue,
+            Ok(Event::Eof) => {
+                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                return Err(format!("the sandbox worker process exited while starting ({status})"));
+            }
+            Err(_) => return Err("the sandbox worker process did not start in time".into()),
+        }
+    }
+}
+
+/// One worker slot: takes jobs from the queue and runs each in its process.
+pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
+    shared.drivers.fetch_add(1, Ordering::SeqCst);
+    let mut active: Option<Proc> = None;
+    let mut standby: Option<Proc> = None;
+    let mut next_job = 1u64;
+    loop {
+        let job = {
+            let rx = queue.lock().unwrap_or_else(|p| p.into_inner());
+            match rx.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            }
+        };
+        if job.reply.is_closed() {
+            continue;
+        }
+        // Retire a process at its quota; its standby takes over.
+        if active.as_ref().is_some_and(|p| p.jobs >= JOBS_PER_PROCESS) {
+            active = None;
+        }
+        if active.is_none() {
+            let started = match standby.take() {
+                Some(p) => Ok(p),
+                None => shared.spawn().map_err(|e| format!("cannot start a sandbox worker process: {e}")),
+            };
+            let ready = started.and_then(|mut p| wait_ready(&mut p).map(|()| p));
+            match ready {
+                Ok(p) => active = Some(p),
+                Err(e) => {
+                    let _ = job.reply.send(ExecResult::failed(ErrorKind::Engine, e));
+                    continue;
+                }
+            }
+        }
+        let Some(p) = active.as_mut() else { continue };
+        let id = next_job;
+        next_job += 1;
+        p.jobs += 1;
+        let (result, healthy) = run_job(&shared, p, id, job.code, job.bridge, &job.limits, job.enqueued);
+        let _ = job.reply.send(result);
+        if !healthy {
+            active = None;
+        }
+        // Start the successor a little before the active process retires.
+        let near_quota = active.as_ref().is_some_and(|p| p.jobs + 4 >= JOBS_PER_PROCESS);
+        if (near_quota || active.is_none()) && standby.is_none() {
+            standby = shared.spawn().ok();
+        }
+    }
+    drop(active);
+    drop(standby);
+    shared.drivers.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Runs one job in `p`; false when the process must be replaced.
+fn run_job(
+    shared: &Shared,
+    p: &mut Proc,
+    job: u64,
+    code: String,
+    bridge: Arc<dyn Bridge>,
+    limits: &Limits,
+    enqueued: Instant,
+) -> (ExecResult, bool) {
+    let queue_us = enqueued.elapsed().as_micros() as u64;
+    let started = Instant::now();
+    if let Err(e) = write(&p.stdin, &ToChild::Job { job, code, limits: limits.clone() }) {
+        return (ExecResult::failed(ErrorKind::Engine, format!("the sandbox worker process is gone: {e}")), false);
+    }
+    let hard_deadline = started + limits.deadline + limits.grace + IPC_SLACK;
+    let job_cancel = CancellationToken::new();
+    let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
+    let records: Arc<Mutex<Vec<CallRecord>>> = Arc::new(Mutex::new(Vec::new()));
+    let outcome = loop {
+        let wait = hard_deadline.saturating_duration_since(Instant::now());
+        match p.events.recv_timeout(wait) {
+            Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
+            Ok(Event::Msg(ToHost::Request { job: j, req, op })) if j == job => {
+                handle_request(shared, p, req, op, &bridge, limits, &job_cancel, &mut calls, &records);
+            }
+            Ok(Event::Msg(ToHost::CancelCall { req })) => {
+                if let Some(token) = calls.remove(&req) {
+                    token.cancel();
+                }
+            }
+            Ok(Event::Msg(_)) => {}
+            Ok(Event::Eof) => {
+                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                break Err(ExecError {
+                    kind: ErrorKind::Engine,
+                    message: format!("the sandbox worker process died while running the snippet ({status})"),
+                });
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
+                break Err(ExecError {
+                    kind: ErrorKind::Timeout,
+                    message: format!(
+                        "the snippet did not finish within {} ms and was stopped; do less per snippet",
+                        limits.deadline.as_millis()
+                    ),
+                })
+            }
+        }
+    };
+    // Calls still running belong to a finished job: cancel them.
+    job_cancel.cancel();
+    match outcome {
+        Ok(mut result) => {
+            result.stats.queue_us = queue_us;
+            (result, true)
+        }
+        Err(error) => {
+            // The process is killed; what the host saw of the calls survives.
+            let mut result = ExecResult::failed(error.kind, error.message);
+            result.calls = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
+            result.stats.calls = result.calls.len() as u32;
+            result.stats.called_ids = result.calls.iter().map(|c| c.id.clone()).collect();
+            result.stats.queue_us = queue_us;
+            result.stats.run_us = started.elapsed().as_micros() as u64;
+            result.stats.engine = crate::engine::engine_name().to_owned();
+            (result, false)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn handle_request(
+    shared: &Shared,
+    p: &Proc,
+    req: u64,
+    op: BridgeOp,
+    bridge: &Arc<dyn Bridge>,
+    limits: &Limits,
+    job_cancel: &CancellationToken,
+    calls: &mut HashMap<u64, CancellationToken>,
+    records: &Arc<Mutex<Vec<CallRecord>>>,
+) {
+    let cap = limits.tool_result_bytes;
+    let payload = match op {
+        BridgeOp::Search { query, limit } => {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.search(&query, limit)));
+            encode_lookup(r, cap, "the search result")
+        }
+        BridgeOp::Describe { id } => {
+            let r = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.describe(&id)));
+            encode_lookup(r, cap, "the description")
+        }
+        BridgeOp::Call { id, args } => {
+            let token = job_cancel.child_token();
+            calls.insert(req, token.clone());
+            let fut = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.call(&id, args, token.clone())));
+            let (stdin, records) = (p.stdin.clone(), records.clone());
+            shared.runtime.spawn(async move {
+                let started = Instant::now();
+                let out = match fut {
+                    Ok(fut) => tokio::select! {
+                        r = futures_lite_catch(fut) => r,
+                        _ = token.cancelled() => return,
+                    },
+                    Err(_) => Err(()),
+                };
+                let (payload, status, code, result) = match out {
+                    Ok(Ok(v)) => match encode_ok(&v, cap, "the tool result") {
+                        Ok(s) => (s, CallStatus::Ok, None, Some(v)),
+                        Err(e) => (e, CallStatus::Error, Some(BridgeErrorCode::Limit), None),
+                    },
+                    Ok(Err(e)) => (encode_bridge_err(&e), CallStatus::Error, Some(e.code), None),
+                    Err(()) => (
+                        encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
+                        CallStatus::Error,
+                        Some(BridgeErrorCode::Unavailable),
+                        None,
+                    ),
+                };
+                records.lock().unwrap_or_else(|p| p.into_inner()).push(CallRecord {
+                    id,
+                    status,
+                    code,
+                    result,
+                    ms: started.elapsed().as_millis() as u64,
+                });
+                let _ = write(&stdin, &ToChild::Reply { req, payload });
+            });
+            return;
+        }
+    };
+    let _ = write(&p.stdin, &ToChild::Reply { req, payload });
+}
+
+async fn futures_lite_catch(fut: crate::bridge::BridgeFuture) -> Result<Result<serde_json::Value, crate::BridgeError>, ()> {
+    use deno_core::futures::FutureExt;
+    AssertUnwindSafe(fut).catch_unwind().await.map_err(|_| ())
+}
+
+fn encode_lookup(
+    r: std::thread::Result<Result<serde_json::Value, crate::BridgeError>>,
+    cap: usize,
+    what: &str,
+) -> String {
+    match r {
+        Ok(Ok(v)) => encode_ok(&v, cap, what).unwrap_or_else(|e| e),
+        Ok(Err(e)) => encode_bridge_err(&e),
+        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
+    }
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared").field("command", &self.command).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,81 @@
+//! Isolation::Process: the same snippets in supervised worker processes, which
+//! are replaced every JOBS_PER_PROCESS jobs and killed on overrun.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolsearch_sandbox::{CallStatus, ErrorKind, JOBS_PER_PROCESS};
+
+use crate::common::*;
+
+#[test]
+fn happy_path_and_bridge_errors_cross_the_process_boundary() {
+    let pool = process_pool(1, test_limits());
+    pool.probe().expect("worker process starts");
+    let bridge = FakeBridge::new();
+    let r = pool.execute_blocking(
+        r#"
+        console.log("in a child");
+        const hits = await openclaw.tools.search("echo", {limit: 3});
+        const d = await openclaw.tools.describe(hits[0].id);
+        const out = await openclaw.tools.call(d.id, {msg: "hi"});
+        let err; try { await openclaw.tools.call("nope", {}); } catch (e) { err = e.code; }
+        let big; try { await openclaw.tools.call("big", {}); } catch (e) { big = e.code; }
+        return {out, err, big, n: hits.length};
+    "#,
+        bridge.clone(),
+    );
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.value, json!({"out": {"msg": "hi"}, "err": "UNKNOWN_TOOL", "big": "LIMIT", "n": 1}));
+    assert_eq!(r.logs[0].text, "in a child");
+    assert_eq!((r.stats.searches, r.stats.describes, r.stats.calls), (1, 1, 3));
+    assert_eq!(bridge.runs("echo"), 1);
+    assert_clean(&pool);
+}
+
+#[test]
+fn overrun_kills_the_process_cancels_the_tool_and_the_next_job_runs() {
+    let pool = process_pool(1, test_limits());
+    pool.probe().expect("worker process starts");
+    let bridge = FakeBridge::new();
+    let t0 = Instant::now();
+    let r = pool.execute_blocking(r#"await openclaw.tools.call("echo", {a: 1}); await openclaw.tools.call("hang", {}); return 1"#, bridge.clone());
+    let took = t0.elapsed();
+    assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
+    assert!(took < Duration::from_millis(300 + 100 + 200), "took {took:?}");
+    assert!(r.calls.iter().any(|c| c.id == "echo" && c.status == CallStatus::Ok), "{:?}", r.calls);
+    assert!(eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1), "cancellation did not fire");
+    for code in ["for(;;){}", "const a = []; for(;;) a.push({x: 1})"] {
+        let r = pool.execute_blocking(code, FakeBridge::new());
+        assert!(!r.ok);
+    }
+    let r = pool.execute_blocking("return 6 * 7", FakeBridge::new());
+    assert_eq!(r.value, json!(42), "{:?}", r.error);
+    assert_clean(&pool);
+}
+
+#[test]
+fn r33_thousand_sequential_jobs_memory_stays_bounded() {
+    let pool = process_pool(1, test_limits());
+    let mut samples = Vec::new();
+    let t0 = Instant::now();
+    for i in 0..1000u64 {
+        let r = pool.execute_blocking(&format!("return {i} * 2"), FakeBridge::new());
+        assert!(r.ok, "{i}: {:?}", r.error);
+        assert_eq!(r.value, json!(i * 2));
+        assert!(pool.stats().live_processes <= 2, "{:?}", pool.stats());
+        if i % 100 == 99 {
+            samples.push(rss_kib_children());
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    eprintln!(
+        "r33 (process mode): 1000 sequential jobs in {secs:.1} s ({:.0}/s), worker replaced every {JOBS_PER_PROCESS} jobs; worker processes' RSS every 100 jobs (KiB): {samples:?}",
+        1000.0 / secs
+    );
+    // Bounded: the last samples are no higher than the early ones plus one process's worth.
+    let early = samples[..3].iter().copied().max().unwrap();
+    let late = samples[samples.len() - 3..].iter().copied().max().unwrap();
+    assert!(late < early + 200 * 1024, "RSS keeps growing: {samples:?}");
+    assert_clean(&pool);
+}
