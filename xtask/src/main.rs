@@ -50,7 +50,10 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
 }
 
 /// The shared data sets, next to the checkout (`../shared/data`), or `$TOOLSEARCH_DATA`.
@@ -76,12 +79,18 @@ fn run(mut cmd: Command) -> Result<()> {
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 
 fn setup() -> Result<()> {
-    let missing: Vec<&str> =
-        APT_PACKAGES.iter().filter(|(_, probe)| !Path::new(probe).exists()).map(|(p, _)| *p).collect();
+    let missing: Vec<&str> = APT_PACKAGES
+        .iter()
+        .filter(|(_, probe)| !Path::new(probe).exists())
+        .map(|(p, _)| *p)
+        .collect();
     if missing.is_empty() {
         return Ok(());
     }
@@ -91,13 +100,19 @@ fn setup() -> Result<()> {
     }
     eprintln!("xtask: installing {list}");
     let mut install = Command::new("apt-get");
-    install.args(["install", "-y", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive");
+    install
+        .args(["install", "-y", "--no-install-recommends"])
+        .args(&missing)
+        .env("DEBIAN_FRONTEND", "noninteractive");
     if run(install).is_err() {
         let mut update = Command::new("apt-get");
         update.arg("update");
         run(update)?;
         let mut install = Command::new("apt-get");
-        install.args(["install", "-y", "--no-install-recommends"]).args(&missing).env("DEBIAN_FRONTEND", "noninteractive");
+        install
+            .args(["install", "-y", "--no-install-recommends"])
+            .args(&missing)
+            .env("DEBIAN_FRONTEND", "noninteractive");
         run(install)?;
     }
     Ok(())
@@ -117,7 +132,14 @@ fn test() -> Result<()> {
     c.args(["test", "--workspace", "--doc"]);
     run(c)?;
     let mut c = cargo();
-    c.args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]);
+    c.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]);
     run(c)?;
     let mut c = cargo();
     c.args(["fmt", "--all", "--check"]);
@@ -125,22 +147,44 @@ fn test() -> Result<()> {
     // The V8 build cannot download its prebuilt archive here; with DOCS_RS set its
     // build script skips the download, which is enough to type-check our code on V8.
     let mut c = cargo();
-    c.args(["check", "-p", "toolsearch-sandbox", "--no-default-features", "--features", "v8"])
-        .env("DOCS_RS", "1")
-        .env("CARGO_TARGET_DIR", root().join("target/v8-check"));
+    c.args([
+        "check",
+        "-p",
+        "toolsearch-sandbox",
+        "--no-default-features",
+        "--features",
+        "v8",
+    ])
+    .env("DOCS_RS", "1")
+    .env("CARGO_TARGET_DIR", root().join("target/v8-check"));
     run(c)
 }
 
 fn eval() -> Result<()> {
     let data = data_dir();
     if !data.join("bfcl/catalog.jsonl").exists() {
-        eprintln!("xtask: no shared data at {} (set TOOLSEARCH_DATA); skipping eval", data.display());
+        eprintln!(
+            "xtask: no shared data at {} (set TOOLSEARCH_DATA); skipping eval",
+            data.display()
+        );
         return Ok(());
     }
     let sets = [
-        ("toollens train / own catalog", "toollens/catalog.jsonl", "toollens/queries_train.jsonl"),
-        ("bfcl / own catalog", "bfcl/catalog.jsonl", "bfcl/queries.jsonl"),
-        ("bfcl / 9,648-tool catalog", "scale/catalog_all.jsonl", "bfcl/queries.jsonl"),
+        (
+            "toollens train / own catalog",
+            "toollens/catalog.jsonl",
+            "toollens/queries_train.jsonl",
+        ),
+        (
+            "bfcl / own catalog",
+            "bfcl/catalog.jsonl",
+            "bfcl/queries.jsonl",
+        ),
+        (
+            "bfcl / 9,648-tool catalog",
+            "scale/catalog_all.jsonl",
+            "bfcl/queries.jsonl",
+        ),
     ];
     let mut build = cargo();
     build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
@@ -148,7 +192,10 @@ fn eval() -> Result<()> {
     for (label, catalog, queries) in sets {
         eprintln!("== {label}");
         let mut c = Command::new(root().join("target/release/toolsearch"));
-        c.args(["eval", "--json", "--catalog"]).arg(data.join(catalog)).arg("--queries").arg(data.join(queries));
+        c.args(["eval", "--json", "--catalog"])
+            .arg(data.join(catalog))
+            .arg("--queries")
+            .arg(data.join(queries));
         run(c)?;
     }
     Ok(())

@@ -3,26 +3,30 @@
 
 use crate::text;
 use crate::tool::Tool;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// Indexed fields, in decreasing order of weight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(dead_code)] // all variants name positions in the per-field arrays
 pub(crate) enum Field {
     Name = 0,
     Server = 1,
     Description = 2,
     ParamName = 3,
     ParamText = 4,
+    ParamValue = 5,
 }
 
-pub(crate) const FIELDS: usize = 5;
-/// How much a term occurrence in each field counts (name parts > server > description >
-/// parameter names > parameter descriptions).
-pub(crate) const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.7, 0.4];
+pub(crate) const FIELDS: usize = 6;
+/// How much a term occurrence in each field counts: name parts first; server and
+/// description next; parameter names and descriptions last but not negligible, since
+/// many real tools (RapidAPI-style endpoints) say what they do only there.
+pub(crate) const FIELD_WEIGHT: [f32; FIELDS] = [3.0, 1.5, 1.5, 1.0, 1.0, 0.5];
 /// BM25 length normalisation per field; short fields (names) barely normalise.
-const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75];
-pub(crate) const K1: f32 = 1.2;
+const FIELD_B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75, 0.75];
+/// Term-frequency saturation: tool text is short, so a repeated word adds little.
+pub(crate) const K1: f32 = 0.8;
 /// Parameter text beyond this many bytes per tool is not indexed (keeps huge schemas cheap).
 const MAX_PARAM_TEXT: usize = 4096;
 
@@ -36,7 +40,7 @@ pub(crate) struct Posting {
 pub(crate) struct Index {
     pub n_docs: u32,
     /// Stemmed term -> term id.
-    pub terms: HashMap<String, u32>,
+    pub terms: FxHashMap<String, u32>,
     /// Postings per term id, sorted by doc.
     pub postings: Vec<Vec<Posting>>,
     pub field_len: Vec<[u16; FIELDS]>,
@@ -44,122 +48,178 @@ pub(crate) struct Index {
     /// Distinct lower-case name parts (unstemmed), sorted, and the docs having each.
     pub parts: Vec<String>,
     pub part_docs: Vec<Vec<u32>>,
+    /// Each tool's last name word (the head noun of `verb_object` names), as a part id.
+    pub head_part: Vec<u32>,
     /// Three-char window -> indexes into `parts` containing it (for infix matches).
-    pub trigrams: HashMap<[char; 3], Vec<u32>>,
+    pub trigrams: FxHashMap<[char; 3], Vec<u32>>,
 }
 
-/// The words of a tool's fields, before stemming.
-fn field_words(tool: &Tool) -> [Vec<String>; FIELDS] {
-    let mut param_names = Vec::new();
-    let mut param_text = String::new();
-    collect_params(&tool.input_schema, 0, &mut param_names, &mut param_text);
-    [
-        text::words(tool.short_name()),
-        tool.server.as_deref().map(text::words).unwrap_or_default(),
-        text::words(&tool.description),
-        param_names.iter().flat_map(|n| text::words(n)).collect(),
-        text::words(crate::tool::truncate_at_boundary(&param_text, MAX_PARAM_TEXT)),
-    ]
+/// Parameter names and parameter text of a tool (the other fields are borrowed).
+fn param_texts(tool: &Tool) -> [String; 3] {
+    let mut p = Params::default();
+    collect_params(&tool.input_schema, 0, &mut p);
+    for text in [&mut p.text, &mut p.values] {
+        let cut = crate::tool::truncate_at_boundary(text, MAX_PARAM_TEXT).len();
+        text.truncate(cut);
+    }
+    [p.names.join(" "), p.text, p.values]
+}
+
+/// What a schema says about its parameters.
+#[derive(Default)]
+struct Params {
+    names: Vec<String>,
+    /// Their descriptions.
+    text: String,
+    /// String enum values: argument values, which hint at a tool more weakly.
+    values: String,
 }
 
 /// Property names and descriptions (and string enum values) of a schema, a few levels deep.
-fn collect_params(schema: &Value, depth: usize, names: &mut Vec<String>, text: &mut String) {
-    if depth > 3 || text.len() > MAX_PARAM_TEXT {
+fn collect_params(schema: &Value, depth: usize, p: &mut Params) {
+    if depth > 3 || p.text.len() > MAX_PARAM_TEXT {
         return;
     }
-    let Some(obj) = schema.as_object() else { return };
-    if let Some(Value::Object(props)) = obj.get("properties") {
-        for (name, prop) in props {
-            names.push(name.clone());
-            if let Some(Value::String(d)) = prop.get("description") {
-                text.push_str(d);
-                text.push(' ');
-            }
-            if let Some(Value::Array(values)) = prop.get("enum") {
-                for v in values.iter().filter_map(Value::as_str).take(16) {
-                    text.push_str(v);
-                    text.push(' ');
+    let Some(obj) = schema.as_object() else {
+        return;
+    };
+    // One pass over the keys: lookups in the schema's map would hash every key.
+    for (key, value) in obj {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(props)) => {
+                for (name, prop) in props {
+                    p.names.push(name.clone());
+                    let Some(prop_obj) = prop.as_object() else {
+                        continue;
+                    };
+                    for (k, v) in prop_obj {
+                        match (k.as_str(), v) {
+                            ("description", Value::String(d)) => {
+                                p.text.push_str(d);
+                                p.text.push(' ');
+                            }
+                            ("enum", Value::Array(values)) => {
+                                for v in values.iter().filter_map(Value::as_str).take(16) {
+                                    p.values.push_str(v);
+                                    p.values.push(' ');
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    collect_params(prop, depth + 1, p);
                 }
             }
-            collect_params(prop, depth + 1, names, text);
-        }
-    }
-    if let Some(items) = obj.get("items") {
-        collect_params(items, depth + 1, names, text);
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(variants)) = obj.get(key) {
-            for v in variants.iter().take(8) {
-                collect_params(v, depth + 1, names, text);
+            ("items", items) => collect_params(items, depth + 1, p),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(variants)) => {
+                for v in variants.iter().take(8) {
+                    collect_params(v, depth + 1, p);
+                }
             }
+            _ => {}
         }
     }
 }
 
 impl Index {
     pub(crate) fn build(tools: &[Tool]) -> Index {
-        let mut ix = Index { n_docs: tools.len() as u32, ..Default::default() };
-        let mut stems: HashMap<String, u32> = HashMap::new();
-        let mut part_ids: HashMap<String, u32> = HashMap::new();
+        let mut ix = Index {
+            n_docs: tools.len() as u32,
+            ..Default::default()
+        };
+        // Word as written -> term id (None for stopwords), so each distinct word is
+        // stemmed once.
+        let mut stems: FxHashMap<String, Option<u32>> = FxHashMap::default();
+        let mut part_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut parts: Vec<String> = Vec::new();
         let mut part_docs: Vec<Vec<u32>> = Vec::new();
         let mut totals = [0f64; FIELDS];
+        let mut tfs: FxHashMap<u32, [u8; FIELDS]> = FxHashMap::default();
         for (doc, tool) in tools.iter().enumerate() {
             let doc = doc as u32;
-            let fields = field_words(tool);
-            let mut tfs: HashMap<u32, [u8; FIELDS]> = HashMap::new();
+            let [param_names, param_text, param_values] = param_texts(tool);
+            let texts: [&str; FIELDS] = [
+                tool.short_name(),
+                tool.server.as_deref().unwrap_or(""),
+                &tool.description,
+                &param_names,
+                &param_text,
+                &param_values,
+            ];
+            tfs.clear();
             let mut lens = [0u16; FIELDS];
-            for (f, words) in fields.iter().enumerate() {
-                for w in words {
+            let mut head = u32::MAX;
+            for (f, text) in texts.iter().enumerate() {
+                text::for_each_word(text, |w| {
                     if f == Field::Name as usize {
-                        let pid = *part_ids.entry(w.clone()).or_insert_with(|| {
-                            parts.push(w.clone());
-                            part_docs.push(Vec::new());
-                            (parts.len() - 1) as u32
-                        });
+                        let pid = match part_ids.get(w) {
+                            Some(&pid) => pid,
+                            None => {
+                                parts.push(w.to_string());
+                                part_docs.push(Vec::new());
+                                let pid = (parts.len() - 1) as u32;
+                                part_ids.insert(w.to_string(), pid);
+                                pid
+                            }
+                        };
                         let docs = &mut part_docs[pid as usize];
                         if docs.last() != Some(&doc) {
                             docs.push(doc);
                         }
+                        head = pid;
                     }
-                    if text::is_stopword(w) {
-                        continue;
-                    }
-                    let next = ix.terms.len() as u32;
-                    let tid = match stems.get(w.as_str()) {
+                    let tid = match stems.get(w) {
                         Some(&t) => t,
                         None => {
-                            let term = text::stem(w);
-                            let tid = *ix.terms.entry(term).or_insert(next);
-                            if tid == next {
-                                ix.postings.push(Vec::new());
-                            }
-                            stems.insert(w.clone(), tid);
-                            tid
+                            let t = (!text::is_stopword(w)).then(|| {
+                                let next = ix.terms.len() as u32;
+                                let tid = *ix.terms.entry(text::stem(w)).or_insert(next);
+                                if tid == next {
+                                    ix.postings.push(Vec::new());
+                                }
+                                tid
+                            });
+                            stems.insert(w.to_string(), t);
+                            t
                         }
                     };
+                    let Some(tid) = tid else { return };
                     let tf = tfs.entry(tid).or_insert([0; FIELDS]);
                     tf[f] = tf[f].saturating_add(1);
                     lens[f] = lens[f].saturating_add(1);
-                }
+                });
             }
             for (f, len) in lens.iter().enumerate() {
                 totals[f] += f64::from(*len);
             }
             ix.field_len.push(lens);
-            for (tid, tf) in tfs {
+            ix.head_part.push(head);
+            for (&tid, &tf) in &tfs {
                 ix.postings[tid as usize].push(Posting { doc, tf });
             }
         }
         let n = f64::from(ix.n_docs.max(1));
-        for f in 0..FIELDS {
-            ix.avg_len[f] = ((totals[f] / n) as f32).max(1.0);
+        for (avg, total) in ix.avg_len.iter_mut().zip(totals) {
+            *avg = ((total / n) as f32).max(1.0);
         }
         // Sort the part vocabulary so prefix matches are one binary-searched range.
         let mut order: Vec<u32> = (0..parts.len() as u32).collect();
         order.sort_by(|a, b| parts[*a as usize].cmp(&parts[*b as usize]));
-        ix.parts = order.iter().map(|&i| std::mem::take(&mut parts[i as usize])).collect();
-        ix.part_docs = order.iter().map(|&i| std::mem::take(&mut part_docs[i as usize])).collect();
+        let mut new_id = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_id[old as usize] = new as u32;
+        }
+        for h in ix.head_part.iter_mut().filter(|h| **h != u32::MAX) {
+            *h = new_id[*h as usize];
+        }
+        ix.parts = order
+            .iter()
+            .map(|&i| std::mem::take(&mut parts[i as usize]))
+            .collect();
+        ix.part_docs = order
+            .iter()
+            .map(|&i| std::mem::take(&mut part_docs[i as usize]))
+            .collect();
         for (pid, part) in ix.parts.iter().enumerate() {
             let chars: Vec<char> = part.chars().collect();
             for w in chars.windows(3) {
@@ -207,7 +267,9 @@ impl Index {
 
     pub(crate) fn posting(&self, tid: u32, doc: u32) -> Option<&Posting> {
         let list = &self.postings[tid as usize];
-        list.binary_search_by_key(&doc, |p| p.doc).ok().map(|i| &list[i])
+        list.binary_search_by_key(&doc, |p| p.doc)
+            .ok()
+            .map(|i| &list[i])
     }
 
     /// Indexes into `parts` that start with `word` (the word itself included when present).

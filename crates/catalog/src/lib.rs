@@ -19,6 +19,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod baseline;
 mod error;
 pub mod eval;
 mod index;
@@ -30,6 +31,7 @@ pub mod text;
 mod tool;
 pub mod ts;
 
+pub use baseline::PlainBm25;
 pub use error::CatalogError;
 pub use listing::{Listing, ListingKind};
 pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
@@ -37,11 +39,13 @@ pub use search::{
     clamp_limit, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
     DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERIES,
 };
-pub use tool::{make_id, Annotations, Deferrable, Source, Tool};
+pub use tool::{
+    make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,
+};
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// An immutable snapshot of tools with its search index. Clones share the data.
@@ -52,11 +56,14 @@ pub struct Catalog {
 
 struct Inner {
     tools: Vec<Tool>,
-    by_id: HashMap<String, u32>,
-    /// Lower-cased name, native name and id -> docs, ordered by id.
-    exact: HashMap<String, Vec<u32>>,
+    by_id: FxHashMap<String, u32>,
+    /// Lower-cased name and native name -> docs, ordered by id.
+    exact: FxHashMap<String, Vec<u32>>,
     index: index::Index,
-    fingerprint: String,
+    /// Computed on first use: hashing the whole catalog is not needed to search it.
+    fingerprint: std::sync::OnceLock<String>,
+    /// Position of each tool in id order, for cheap deterministic tie-breaks.
+    id_rank: Vec<u32>,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -96,7 +103,7 @@ impl Catalog {
     /// [`CatalogError::DuplicateId`] when two tools share an id;
     /// [`CatalogError::InvalidTool`] when an input schema is not a JSON object.
     pub fn new(tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
-        let mut by_id = HashMap::with_capacity(tools.len());
+        let mut by_id = FxHashMap::default();
         for (i, t) in tools.iter().enumerate() {
             if !t.input_schema.is_object() {
                 return Err(CatalogError::InvalidTool {
@@ -108,30 +115,39 @@ impl Catalog {
                 return Err(CatalogError::DuplicateId { id: t.id.clone() });
             }
         }
-        let mut exact: HashMap<String, Vec<u32>> = HashMap::new();
-        for (i, t) in tools.iter().enumerate() {
-            let keys = [Some(&t.name), t.native_name.as_ref(), Some(&t.id)];
-            for key in keys.into_iter().flatten() {
-                let list = exact.entry(key.to_lowercase()).or_default();
-                if !list.contains(&(i as u32)) {
-                    list.push(i as u32);
-                }
-            }
-        }
-        for list in exact.values_mut() {
-            list.sort_by(|a, b| tools[*a as usize].id.cmp(&tools[*b as usize].id));
-        }
-        let fingerprint = fingerprint(&tools);
-        let index = index::Index::build(&tools);
-        Ok(Catalog { inner: Arc::new(Inner { tools, by_id, exact, index, fingerprint }) })
+        // The name maps and the index are independent: build them side by side.
+        let (index, (exact, id_rank)) = std::thread::scope(|scope| {
+            let maps = scope.spawn(|| name_maps(&tools));
+            let index = index::Index::build(&tools);
+            (
+                index,
+                maps.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            )
+        });
+        Ok(Catalog {
+            inner: Arc::new(Inner {
+                tools,
+                by_id,
+                exact,
+                index,
+                fingerprint: Default::default(),
+                id_rank,
+            }),
+        })
     }
 
     /// The embedded demo catalog: a few dozen realistic built-in and MCP tools, so demos
     /// and examples need no files.
     pub fn demo() -> Catalog {
         let text = include_str!("../demo/catalog.jsonl");
-        let loaded = load::load_jsonl(text, &LoadOptions { strict: true, ..Default::default() })
-            .expect("the embedded demo catalog is valid");
+        let loaded = load::load_jsonl(
+            text,
+            &LoadOptions {
+                strict: true,
+                ..Default::default()
+            },
+        )
+        .expect("the embedded demo catalog is valid");
         loaded.catalog
     }
 
@@ -157,18 +173,31 @@ impl Catalog {
 
     /// Hex SHA-256 of the tools' canonical JSON; equal catalogs have equal fingerprints.
     pub fn fingerprint(&self) -> &str {
-        &self.inner.fingerprint
+        self.inner
+            .fingerprint
+            .get_or_init(|| fingerprint(&self.inner.tools))
+    }
+
+    /// Rank of a tool's id in ascending id order (ties in ranking break on it).
+    pub(crate) fn id_rank(&self, doc: u32) -> u32 {
+        self.inner.id_rank[doc as usize]
     }
 
     /// The tool with this id.
     pub fn get(&self, id: &str) -> Option<&Tool> {
-        self.inner.by_id.get(id).map(|&i| &self.inner.tools[i as usize])
+        self.inner
+            .by_id
+            .get(id)
+            .map(|&i| &self.inner.tools[i as usize])
     }
 
     /// Resolves an id, or a name / native name (case-insensitive) that only one visible
     /// tool has.
     pub fn resolve(&self, name_or_id: &str, allow: &dyn Fn(&Tool) -> bool) -> Resolved<'_> {
         if let Some(t) = self.get(name_or_id).filter(|t| allow(t)) {
+            return Resolved::One(t);
+        }
+        if let Some(t) = self.get(&name_or_id.to_lowercase()).filter(|t| allow(t)) {
             return Resolved::One(t);
         }
         let mut docs: Vec<&Tool> = self
@@ -182,7 +211,11 @@ impl Catalog {
             .collect();
         // A tool whose own name is exactly this beats case-folded and native-name matches.
         if docs.len() > 1 {
-            if let [t] = docs.iter().filter(|t| t.name == name_or_id).collect::<Vec<_>>()[..] {
+            if let [t] = docs
+                .iter()
+                .filter(|t| t.name == name_or_id)
+                .collect::<Vec<_>>()[..]
+            {
                 return Resolved::One(t);
             }
             docs.dedup_by_key(|t| t.id.clone());
@@ -210,10 +243,43 @@ impl Catalog {
     pub fn servers(&self) -> Vec<(String, usize)> {
         let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
         for t in self.tools() {
-            *counts.entry(t.server.clone().unwrap_or_else(|| listing::NO_SERVER.into())).or_insert(0) += 1;
+            *counts
+                .entry(
+                    t.server
+                        .clone()
+                        .unwrap_or_else(|| listing::NO_SERVER.into()),
+                )
+                .or_insert(0) += 1;
         }
         counts.into_iter().collect()
     }
+}
+
+/// Lower-cased name and native name -> tools (ordered by id), and each tool's rank in
+/// id order.
+fn name_maps(tools: &[Tool]) -> (FxHashMap<String, Vec<u32>>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..tools.len() as u32).collect();
+    order.sort_by(|a, b| tools[*a as usize].id.cmp(&tools[*b as usize].id));
+    let mut id_rank = vec![0u32; tools.len()];
+    for (rank, &doc) in order.iter().enumerate() {
+        id_rank[doc as usize] = rank as u32;
+    }
+    let mut exact: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+    for (i, t) in tools.iter().enumerate() {
+        for key in [Some(&t.name), t.native_name.as_ref()]
+            .into_iter()
+            .flatten()
+        {
+            let list = exact.entry(key.to_lowercase()).or_default();
+            if !list.contains(&(i as u32)) {
+                list.push(i as u32);
+            }
+        }
+    }
+    for list in exact.values_mut() {
+        list.sort_by_key(|&d| id_rank[d as usize]);
+    }
+    (exact, id_rank)
 }
 
 fn fingerprint(tools: &[Tool]) -> String {
@@ -224,7 +290,11 @@ fn fingerprint(tools: &[Tool]) -> String {
         hasher.update(serde_json::to_vec(t).expect("tools serialize"));
         hasher.update(b"\n");
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

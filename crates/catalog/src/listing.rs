@@ -82,15 +82,21 @@ fn is_zero(n: &usize) -> bool {
 fn server_counts(catalog: &Catalog, allow: &dyn Fn(&Tool) -> bool) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for t in catalog.tools().iter().filter(|t| allow(t)) {
-        *counts.entry(t.server.clone().unwrap_or_else(|| NO_SERVER.into())).or_insert(0) += 1;
+        *counts
+            .entry(t.server.clone().unwrap_or_else(|| NO_SERVER.into()))
+            .or_insert(0) += 1;
     }
     counts
 }
 
 /// Tool names while they fit `budget` bytes, else servers with counts.
 pub fn overview(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> bool) -> Listing {
-    let mut names: Vec<&str> =
-        catalog.tools().iter().filter(|t| allow(t)).map(|t| t.name.as_str()).collect();
+    let mut names: Vec<&str> = catalog
+        .tools()
+        .iter()
+        .filter(|t| allow(t))
+        .map(|t| t.name.as_str())
+        .collect();
     names.sort_unstable();
     let total = names.len();
     // JSON overhead per entry: quotes, braces, key and comma.
@@ -106,8 +112,13 @@ pub fn overview(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> bool)
         omitted: 0,
     };
     if tool_bytes <= budget {
-        listing.tools =
-            names.into_iter().map(|n| ListedTool { name: n.to_string(), description: None }).collect();
+        listing.tools = names
+            .into_iter()
+            .map(|n| ListedTool {
+                name: n.to_string(),
+                description: None,
+            })
+            .collect();
         return listing;
     }
     listing.kind = ListingKind::Servers;
@@ -159,7 +170,10 @@ pub fn server_page(
         .iter()
         .skip((page - 1) * SERVER_PAGE_SIZE)
         .take(SERVER_PAGE_SIZE)
-        .map(|t| ListedTool { name: t.name.clone(), description: Some(t.summary(SERVER_SUMMARY_BYTES)) })
+        .map(|t| ListedTool {
+            name: t.name.clone(),
+            description: Some(t.summary(SERVER_SUMMARY_BYTES)),
+        })
         .collect();
     Listing {
         kind: ListingKind::ServerTools,

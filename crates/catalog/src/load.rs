@@ -125,7 +125,11 @@ pub fn load_definitions(doc: Value, opts: &LoadOptions) -> Result<Loaded, Catalo
             Some(Value::Array(items)) => items,
             _ => return Err(CatalogError::Format("expected a `tools` array".into())),
         },
-        _ => return Err(CatalogError::Format("expected an array of tool definitions".into())),
+        _ => {
+            return Err(CatalogError::Format(
+                "expected an array of tool definitions".into(),
+            ))
+        }
     };
     let mut builder = Builder::new(opts);
     for (i, v) in items.iter().enumerate() {
@@ -143,7 +147,12 @@ struct Builder<'a> {
 
 impl<'a> Builder<'a> {
     fn new(opts: &'a LoadOptions) -> Self {
-        Builder { opts, tools: Vec::new(), ids: HashSet::new(), problems: Vec::new() }
+        Builder {
+            opts,
+            tools: Vec::new(),
+            ids: HashSet::new(),
+            problems: Vec::new(),
+        }
     }
 
     fn problem(
@@ -160,7 +169,12 @@ impl<'a> Builder<'a> {
             };
             return Err(CatalogError::InvalidTool { location, message });
         }
-        self.problems.push(LoadProblem { location, tool, message, skipped });
+        self.problems.push(LoadProblem {
+            location,
+            tool,
+            message,
+            skipped,
+        });
         Ok(())
     }
 
@@ -182,7 +196,10 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(self) -> Result<Loaded, CatalogError> {
-        Ok(Loaded { catalog: Catalog::new(self.tools)?, problems: self.problems })
+        Ok(Loaded {
+            catalog: Catalog::new(self.tools)?,
+            problems: self.problems,
+        })
     }
 }
 
@@ -213,7 +230,9 @@ fn record_to_tool(
     v: &Value,
     opts: &LoadOptions,
 ) -> Result<(Tool, Vec<String>), (Option<String>, String)> {
-    let outer = v.as_object().ok_or((None, "record is not a JSON object".to_string()))?;
+    let outer = v
+        .as_object()
+        .ok_or((None, "record is not a JSON object".to_string()))?;
     // OpenAI Chat Completions nests the definition under `function`.
     let obj = match outer.get("function") {
         Some(Value::Object(inner)) => inner,
@@ -223,21 +242,29 @@ fn record_to_tool(
         .map_err(|e| (None, e))?
         .ok_or((None, "missing `name`".to_string()))?;
     let named = |e: String| (Some(raw_name.to_string()), e);
-    let description = str_field(obj, &["description"]).map_err(named)?.unwrap_or("");
+    let description = str_field(obj, &["description"])
+        .map_err(named)?
+        .unwrap_or("");
     let server = str_field(outer, &["server"]).map_err(named)?;
     let input_schema = schema_field(obj, &["input_schema", "inputSchema", "parameters"])
         .map_err(named)?
         .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
     let output_schema = schema_field(obj, &["output_schema", "outputSchema"]).map_err(named)?;
-    let source = match str_field(outer, &["source"]).map_err(named)?.and_then(Source::parse) {
+    let source = match str_field(outer, &["source"])
+        .map_err(named)?
+        .and_then(Source::parse)
+    {
         Some(s) => s,
         None if server.is_some() => Source::Mcp,
         None => opts.default_source,
     };
     let deferrable = match str_field(outer, &["deferrable"]).map_err(named)? {
         None => opts.default_deferrable,
-        Some(s) => serde_json::from_value(Value::String(s.to_ascii_lowercase()))
-            .map_err(|_| named(format!("`deferrable` is `{s}`; use never, automatic or always")))?,
+        Some(s) => serde_json::from_value(Value::String(s.to_ascii_lowercase())).map_err(|_| {
+            named(format!(
+                "`deferrable` is `{s}`; use never, automatic or always"
+            ))
+        })?,
     };
     let annotations = match obj.get("annotations") {
         None | Some(Value::Null) => None,
@@ -259,7 +286,10 @@ fn record_to_tool(
     }
     let mut tool = Tool::new(source, server, raw_name, description, input_schema);
     if tool.name.is_empty() {
-        return Err((None, "`name` is empty after removing control characters".into()));
+        return Err((
+            None,
+            "`name` is empty after removing control characters".into(),
+        ));
     }
     if let Some(native) = str_field(outer, &["tool_name"]).map_err(named)? {
         let native = crate::tool::clean_line(native, MAX_NAME_BYTES);
@@ -289,11 +319,22 @@ not json
 {"name": "a", "description": "again"}
 "#;
         let loaded = load_jsonl(text, &LoadOptions::default()).unwrap();
-        let ids: Vec<_> = loaded.catalog.tools().iter().map(|t| t.id.as_str()).collect();
+        let ids: Vec<_> = loaded
+            .catalog
+            .tools()
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect();
         assert_eq!(ids, ["client::a", "mcp:srv:c"]);
-        let locs: Vec<_> = loaded.problems.iter().map(|p| p.location.as_str()).collect();
+        let locs: Vec<_> = loaded
+            .problems
+            .iter()
+            .map(|p| p.location.as_str())
+            .collect();
         assert_eq!(locs, ["line 2", "line 3", "line 5"]);
-        assert!(loaded.problems[1].message.contains("not a JSON Schema object"));
+        assert!(loaded.problems[1]
+            .message
+            .contains("not a JSON Schema object"));
         assert_eq!(loaded.problems[1].tool.as_deref(), Some("b"));
         assert!(loaded.problems[2].message.contains("duplicate tool id"));
     }
@@ -301,7 +342,14 @@ not json
     #[test]
     fn strict_mode_fails_on_first_bad_line() {
         let text = "{\"name\": \"a\"}\n{\"name\": 5}\n";
-        let err = load_jsonl(text, &LoadOptions { strict: true, ..Default::default() }).unwrap_err();
+        let err = load_jsonl(
+            text,
+            &LoadOptions {
+                strict: true,
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().starts_with("line 2:"), "{err}");
     }
 
@@ -313,7 +361,10 @@ not json
         assert_eq!(loaded.catalog.len(), 1);
         assert!(!loaded.problems[0].skipped);
         assert!(loaded.problems[0].message.contains("was cut"));
-        let strict = LoadOptions { strict: true, ..Default::default() };
+        let strict = LoadOptions {
+            strict: true,
+            ..Default::default()
+        };
         assert!(load_jsonl(&text, &strict).is_err());
     }
 
@@ -328,7 +379,12 @@ not json
         ]"#;
         let loaded = load_str(doc, &LoadOptions::default()).unwrap();
         assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
-        let names: Vec<_> = loaded.catalog.tools().iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<_> = loaded
+            .catalog
+            .tools()
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect();
         assert_eq!(names, ["chat_fn", "resp_fn", "claude_fn", "mcp_fn"]);
         let mcp = &loaded.catalog.tools()[3];
         assert!(mcp.is_destructive());
@@ -348,6 +404,8 @@ not json
         assert_eq!(t.id, "builtin:gh:gh__create_issue");
         let bad = r#"{"name": "x", "deferrable": "sometimes"}"#;
         let loaded = load_jsonl(bad, &LoadOptions::default()).unwrap();
-        assert!(loaded.problems[0].message.contains("never, automatic or always"));
+        assert!(loaded.problems[0]
+            .message
+            .contains("never, automatic or always"));
     }
 }

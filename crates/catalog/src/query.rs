@@ -60,15 +60,16 @@ fn strip_wrapping(s: &str) -> &str {
 
 fn strip_prefix_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 /// A word that looks like a code identifier rather than prose: `read_file`, `gh.search`,
 /// `NotebookEdit`, `mcp:github:create_issue`.
 pub(crate) fn is_identifier_like(word: &str) -> bool {
     let has_sep = word.contains(['_', '.', '/', ':']) || word.trim_matches('-').contains('-');
-    let inner_upper = word.chars().skip(1).any(char::is_uppercase)
-        && word.chars().any(char::is_lowercase);
+    let inner_upper =
+        word.chars().skip(1).any(char::is_uppercase) && word.chars().any(char::is_lowercase);
     word.chars().count() >= 3 && (has_sep || inner_upper)
 }
 
@@ -80,7 +81,11 @@ pub fn parse(input: &str) -> Query {
     }
     if let Some(rest) = strip_prefix_ci(trimmed, "select:") {
         let mut names: Vec<String> = Vec::new();
-        for name in rest.split(',').map(strip_wrapping).filter(|n| !n.is_empty()) {
+        for name in rest
+            .split(',')
+            .map(strip_wrapping)
+            .filter(|n| !n.is_empty())
+        {
             if !names.iter().any(|n| n == name) {
                 names.push(name.to_string());
             }
@@ -96,7 +101,10 @@ pub fn parse(input: &str) -> Query {
                 _ => name.push(word),
             }
         }
-        return Query::Server { name: strip_wrapping(&name.join(" ")).to_string(), page };
+        return Query::Server {
+            name: strip_wrapping(&name.join(" ")).to_string(),
+            page,
+        };
     }
     let mut kw = Keywords::default();
     let whole = strip_wrapping(trimmed);
@@ -112,6 +120,12 @@ pub fn parse(input: &str) -> Query {
         if is_identifier_like(ident) && !kw.exact.iter().any(|e| e == ident) {
             kw.exact.push(ident.to_string());
         }
+        // A word that starts with a digit (`2024`, `13th`, `4:30pm`, `34.228.28.69`) is an
+        // argument value in a task description, not a sign of which tool is meant.
+        let value = ident.starts_with(|c: char| c.is_ascii_digit());
+        if value && !required {
+            continue;
+        }
         for word in text::words(raw) {
             if !required && text::is_stopword(&word) {
                 continue;
@@ -120,7 +134,11 @@ pub fn parse(input: &str) -> Query {
             if let Some(t) = kw.terms.iter_mut().find(|t| t.stem == stem) {
                 t.required |= required;
             } else if kw.terms.len() < MAX_TERMS {
-                kw.terms.push(Term { stem, word, required });
+                kw.terms.push(Term {
+                    stem,
+                    word,
+                    required,
+                });
             }
         }
     }
@@ -160,15 +178,38 @@ mod tests {
 
     #[test]
     fn server_form_takes_a_page() {
-        assert_eq!(parse("server:github page:3"), Query::Server { name: "github".into(), page: 3 });
-        assert_eq!(parse("server:My Server"), Query::Server { name: "My Server".into(), page: 1 });
-        assert_eq!(parse("server:x page:0"), Query::Server { name: "x".into(), page: 1 });
+        assert_eq!(
+            parse("server:github page:3"),
+            Query::Server {
+                name: "github".into(),
+                page: 3
+            }
+        );
+        assert_eq!(
+            parse("server:My Server"),
+            Query::Server {
+                name: "My Server".into(),
+                page: 1
+            }
+        );
+        assert_eq!(
+            parse("server:x page:0"),
+            Query::Server {
+                name: "x".into(),
+                page: 1
+            }
+        );
     }
 
     #[test]
     fn plus_marks_required_and_keeps_stopwords() {
         let k = keywords("+slack send the message");
-        let req: Vec<_> = k.terms.iter().filter(|t| t.required).map(|t| t.word.as_str()).collect();
+        let req: Vec<_> = k
+            .terms
+            .iter()
+            .filter(|t| t.required)
+            .map(|t| t.word.as_str())
+            .collect();
         assert_eq!(req, ["slack"]);
         let all: Vec<_> = k.terms.iter().map(|t| t.word.as_str()).collect();
         assert_eq!(all, ["slack", "send", "message"]);

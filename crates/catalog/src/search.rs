@@ -3,6 +3,7 @@
 use crate::index::{Field, Index, FIELDS};
 use crate::listing::{self, Listing};
 use crate::query::{self, Keywords, Query};
+use crate::text;
 use crate::tool::{Source, Tool};
 use crate::{Catalog, CatalogError};
 use serde::Serialize;
@@ -19,9 +20,16 @@ pub const DEFAULT_BAND: f32 = 0.5;
 pub const DEFAULT_SUMMARY_BYTES: usize = 160;
 
 /// Weight of the name-part tiers relative to a term's BM25F score (both scaled by IDF).
-const TIER_EXACT_PART: f32 = 0.6;
-const TIER_PREFIX: f32 = 0.45;
-const TIER_INFIX: f32 = 0.3;
+/// Small: BM25F already counts a whole name word, so the exact-part tier only nudges,
+/// while prefix (`issue` → `issues_list`) and infix (`note` → `NotebookEdit`) matches,
+/// which BM25F cannot see, still count.
+const TIER_EXACT_PART: f32 = 0.2;
+const TIER_PREFIX: f32 = 0.15;
+const TIER_INFIX: f32 = 0.1;
+/// Added to a tier when the matched part is the name's last (head) word.
+const TIER_HEAD: f32 = 0.2;
+/// Weight of a verb synonym's name match relative to the word itself.
+const SYNONYM_WEIGHT: f32 = 0.5;
 /// Added to a tool whose exact name or id is the query, so it ranks first.
 const EXACT_NAME_BONUS: f32 = 100.0;
 /// Fuzzy matches below this share of the best fuzzy score are dropped.
@@ -137,7 +145,12 @@ pub fn clamp_limit(requested: Option<usize>) -> (usize, Option<String>) {
         Some(n) if (1..=MAX_LIMIT).contains(&n) => (n, None),
         Some(n) => {
             let used = n.clamp(1, MAX_LIMIT);
-            (used, Some(format!("limit {n} is out of range 1..={MAX_LIMIT}; used {used}")))
+            (
+                used,
+                Some(format!(
+                    "limit {n} is out of range 1..={MAX_LIMIT}; used {used}"
+                )),
+            )
         }
     }
 }
@@ -156,7 +169,12 @@ struct Scores {
 
 impl Scores {
     fn new(n: usize) -> Self {
-        Scores { score: vec![0.0; n], matched: vec![0; n], strong: vec![false; n], touched: Vec::new() }
+        Scores {
+            score: vec![0.0; n],
+            matched: vec![0; n],
+            strong: vec![false; n],
+            touched: Vec::new(),
+        }
     }
 
     fn add(&mut self, doc: u32, term_bit: u32, score: f32, strong: bool) {
@@ -170,26 +188,53 @@ impl Scores {
     }
 }
 
+/// IDF shared by a word's verb synonyms: that of the most common one (including the
+/// word itself), so no synonym outweighs another because it is rarer.
+fn synonym_idf(ix: &Index, stem: &str) -> f32 {
+    let df_of = |s: &str| {
+        ix.terms
+            .get(s)
+            .map_or(0, |&tid| ix.postings[tid as usize].len())
+    };
+    let df = text::verb_synonyms(stem)
+        .map(df_of)
+        .max()
+        .unwrap_or(0)
+        .max(df_of(stem));
+    ix.idf(df)
+}
+
 /// The name-part tier of one term for every doc it reaches: (doc, tier weight, rule).
 fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
     let mut out: Vec<(u32, f32, &'static str)> = Vec::new();
-    let mut push = |docs: &[u32], w: f32, rule: &'static str| {
-        out.extend(docs.iter().map(|&d| (d, w, rule)));
+    // The head (last) word of a `verb_object` name is what the tool acts on:
+    // `issue` matters more in `create_issue` than in `add_issue_comment`.
+    let mut push = |pid: usize, w: f32, rule: &'static str| {
+        out.extend(ix.part_docs[pid].iter().map(|&d| {
+            if ix.head_part[d as usize] == pid as u32 {
+                (d, w + TIER_HEAD, rule)
+            } else {
+                (d, w, rule)
+            }
+        }));
     };
     if word.chars().count() < 3 {
         if let Ok(pid) = ix.parts.binary_search_by(|p| p.as_str().cmp(word)) {
-            push(&ix.part_docs[pid], TIER_EXACT_PART, "name_part_exact");
+            push(pid, TIER_EXACT_PART, "name_part_exact");
         }
     } else {
         for pid in ix.parts_with_prefix(word) {
             let exact = ix.parts[pid] == word;
-            let (w, rule) =
-                if exact { (TIER_EXACT_PART, "name_part_exact") } else { (TIER_PREFIX, "name_prefix") };
-            push(&ix.part_docs[pid], w, rule);
+            let (w, rule) = if exact {
+                (TIER_EXACT_PART, "name_part_exact")
+            } else {
+                (TIER_PREFIX, "name_prefix")
+            };
+            push(pid, w, rule);
         }
         if word.chars().count() >= 4 {
             for pid in ix.parts_with_infix(word) {
-                push(&ix.part_docs[pid as usize], TIER_INFIX, "name_infix");
+                push(pid as usize, TIER_INFIX, "name_infix");
             }
         }
     }
@@ -232,7 +277,7 @@ impl Catalog {
             }
             Query::Select(names) => self.select(&mut result, &names, opts, allow),
             Query::Keywords(kw) => {
-                let ranked = self.rank(&kw, opts.band, allow);
+                let (ranked, eligible) = self.rank(&kw, opts.band, limit, allow);
                 // A mistyped tool name (`get_forcast`): close names go before word matches.
                 let whole = query.trim();
                 let typo = opts.fuzzy
@@ -251,21 +296,28 @@ impl Catalog {
                 let mut hits: Vec<Hit> = Vec::new();
                 // Keep scores monotone: close names sit above the best word match.
                 let above = ranked.first().map_or(0.0, |r| r.1);
-                for &(doc, s) in &fuzzy {
+                for &(doc, s) in fuzzy.iter().take(limit) {
                     hits.push(self.hit(doc, above + s, opts, None));
                 }
                 for &(doc, s) in &ranked {
+                    if hits.len() >= limit {
+                        break;
+                    }
                     if !fuzzy.iter().any(|f| f.0 == doc) {
                         let explain = opts.explain.then(|| self.explain(doc, &kw));
                         hits.push(self.hit(doc, s, opts, explain));
                     }
                 }
+                result.total = eligible
+                    + fuzzy
+                        .iter()
+                        .filter(|f| !ranked.iter().any(|r| r.0 == f.0))
+                        .count();
                 if !fuzzy.is_empty() {
                     result.matched_by = MatchedBy::Fuzzy;
-                    result.hint = Some("no tool has that exact name; these names are close to it".into());
+                    result.hint =
+                        Some("no tool has that exact name; these names are close to it".into());
                 }
-                result.total = hits.len();
-                hits.truncate(limit);
                 result.hits = hits;
             }
         }
@@ -284,7 +336,10 @@ impl Catalog {
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Result<SearchResult, CatalogError> {
         if queries.len() > MAX_QUERIES {
-            return Err(CatalogError::TooManyQueries { given: queries.len(), max: MAX_QUERIES });
+            return Err(CatalogError::TooManyQueries {
+                given: queries.len(),
+                max: MAX_QUERIES,
+            });
         }
         let mut results = queries.iter().map(|q| self.search_scoped(q, opts, allow));
         let Some(mut merged) = results.next() else {
@@ -311,7 +366,13 @@ impl Catalog {
         Ok(merged)
     }
 
-    fn hit(&self, doc: u32, score: f32, opts: &SearchOptions, explain: Option<Vec<RuleScore>>) -> Hit {
+    fn hit(
+        &self,
+        doc: u32,
+        score: f32,
+        opts: &SearchOptions,
+        explain: Option<Vec<RuleScore>>,
+    ) -> Hit {
         let t = &self.tools()[doc as usize];
         Hit {
             id: t.id.clone(),
@@ -356,32 +417,65 @@ impl Catalog {
         result.limit = MAX_LIMIT;
         result.limit_note = None;
         for name in names.iter().take(MAX_LIMIT) {
-            let found = self.exact_docs(name).into_iter().find(|&d| allow(&self.tools()[d as usize]));
+            let found = self
+                .exact_docs(name)
+                .into_iter()
+                .find(|&d| allow(&self.tools()[d as usize]));
             match found {
-                Some(doc) if !result.hits.iter().any(|h| h.id == self.tools()[doc as usize].id) => {
-                    result.hits.push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
+                Some(doc)
+                    if !result
+                        .hits
+                        .iter()
+                        .any(|h| h.id == self.tools()[doc as usize].id) =>
+                {
+                    result
+                        .hits
+                        .push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
                 }
                 Some(_) => {}
                 None => result.not_found.push(name.clone()),
             }
         }
         if names.len() > MAX_LIMIT {
-            result.limit_note =
-                Some(format!("select: takes at most {MAX_LIMIT} names; {} ignored", names.len() - MAX_LIMIT));
+            result.limit_note = Some(format!(
+                "select: takes at most {MAX_LIMIT} names; {} ignored",
+                names.len() - MAX_LIMIT
+            ));
         }
         result.total = result.hits.len();
         if !result.not_found.is_empty() {
-            result.hint = Some("names are matched exactly (name or id); search by keyword to find the right name".into());
+            result.hint = Some(
+                "names are matched exactly (name or id); search by keyword to find the right name"
+                    .into(),
+            );
         }
     }
 
     /// Docs whose name, native name or id equals `s` (case-insensitive), by id.
     fn exact_docs(&self, s: &str) -> Vec<u32> {
-        self.inner.exact.get(&s.to_lowercase()).cloned().unwrap_or_default()
+        let lower = s.to_lowercase();
+        let mut docs = self.inner.exact.get(&lower).cloned().unwrap_or_default();
+        // An id, as given or lower-cased (ids are not in the name map).
+        for id in [s, lower.as_str()] {
+            if let Some(&d) = self.inner.by_id.get(id) {
+                if !docs.contains(&d) {
+                    docs.insert(0, d);
+                }
+                break;
+            }
+        }
+        docs
     }
 
-    /// Ranked (doc, score) of every eligible tool, best first, ties by id.
-    fn rank(&self, kw: &Keywords, band: f32, allow: &dyn Fn(&Tool) -> bool) -> Vec<(u32, f32)> {
+    /// The best `limit` eligible tools (best first, ties by id) and how many tools
+    /// were eligible in all.
+    fn rank(
+        &self,
+        kw: &Keywords,
+        band: f32,
+        limit: usize,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> (Vec<(u32, f32)>, usize) {
         let ix = &self.inner.index;
         let tools = self.tools();
         let mut s = Scores::new(tools.len());
@@ -400,6 +494,24 @@ impl Catalog {
                 let idf = ix.idf(tiers.len());
                 for (doc, w, _) in tiers {
                     s.add(doc, bit, idf * w, true);
+                }
+            }
+            // An action verb also finds tools named with its synonyms (name field only:
+            // in prose these verbs are too common to mean anything).
+            // The group is one concept: every member weighs as much as its most common one.
+            let group_idf = synonym_idf(ix, &term.stem);
+            for syn in text::verb_synonyms(&term.stem) {
+                let Some(&tid) = ix.terms.get(syn) else {
+                    continue;
+                };
+                let list = &ix.postings[tid as usize];
+                for p in list.iter().filter(|p| p.tf[Field::Name as usize] > 0) {
+                    s.add(
+                        p.doc,
+                        bit,
+                        SYNONYM_WEIGHT * group_idf * ix.saturated_tf(p),
+                        true,
+                    );
                 }
             }
         }
@@ -435,26 +547,48 @@ impl Catalog {
                 }
             }
         }
-        let top = ranked.iter().filter(|r| !r.2).map(|r| r.1).fold(0.0f32, f32::max);
+        let top = ranked
+            .iter()
+            .filter(|r| !r.2)
+            .map(|r| r.1)
+            .fold(0.0f32, f32::max);
         ranked.retain(|r| r.2 || r.1 >= top * band);
+        let eligible = ranked.len();
         let mut out: Vec<(u32, f32)> = ranked
             .into_iter()
             .map(|(d, sc, exact)| (d, if exact { sc + EXACT_NAME_BONUS } else { sc }))
             .collect();
-        out.sort_by(|a, b| {
-            b.1.total_cmp(&a.1).then_with(|| tools[a.0 as usize].id.cmp(&tools[b.0 as usize].id))
-        });
-        out
+        let better = |a: &(u32, f32), b: &(u32, f32)| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| self.id_rank(a.0).cmp(&self.id_rank(b.0)))
+        };
+        // Only the top `limit` are ever shown: select them, then sort them.
+        if out.len() > limit {
+            out.select_nth_unstable_by(limit - 1, better);
+            out.truncate(limit);
+        }
+        out.sort_by(better);
+        (out, eligible)
     }
 
     /// The score of each rule for one doc, recomputed the way [`Catalog::rank`] adds it.
     fn explain(&self, doc: u32, kw: &Keywords) -> Vec<RuleScore> {
-        const FIELD_NAMES: [&str; FIELDS] =
-            ["name", "server", "description", "param_name", "param_text"];
+        const FIELD_NAMES: [&str; FIELDS] = [
+            "name",
+            "server",
+            "description",
+            "param_name",
+            "param_text",
+            "param_value",
+        ];
         let ix = &self.inner.index;
         let mut out = Vec::new();
         if kw.exact.iter().any(|e| self.exact_docs(e).contains(&doc)) {
-            out.push(RuleScore { rule: "exact_name".into(), term: None, score: f64::from(EXACT_NAME_BONUS) });
+            out.push(RuleScore {
+                rule: "exact_name".into(),
+                term: None,
+                score: f64::from(EXACT_NAME_BONUS),
+            });
         }
         for term in &kw.terms {
             if let Some(&tid) = ix.terms.get(&term.stem) {
@@ -474,7 +608,27 @@ impl Catalog {
             let tiers = tier_matches(ix, &term.word);
             let idf = ix.idf(tiers.len());
             if let Some((_, w, rule)) = tiers.iter().find(|m| m.0 == doc) {
-                out.push(RuleScore { rule: (*rule).into(), term: Some(term.word.clone()), score: round4(idf * w) });
+                out.push(RuleScore {
+                    rule: (*rule).into(),
+                    term: Some(term.word.clone()),
+                    score: round4(idf * w),
+                });
+            }
+            for syn in text::verb_synonyms(&term.stem) {
+                let Some(&tid) = ix.terms.get(syn) else {
+                    continue;
+                };
+                if let Some(p) = ix
+                    .posting(tid, doc)
+                    .filter(|p| p.tf[Field::Name as usize] > 0)
+                {
+                    let idf = synonym_idf(ix, &term.stem);
+                    out.push(RuleScore {
+                        rule: format!("verb_synonym:{syn}"),
+                        term: Some(term.word.clone()),
+                        score: round4(SYNONYM_WEIGHT * idf * ix.saturated_tf(p)),
+                    });
+                }
             }
         }
         out
@@ -504,8 +658,13 @@ impl Catalog {
         let top = out.iter().map(|o| o.1).fold(0.0, f32::max);
         out.retain(|o| o.1 >= top * FUZZY_BAND);
         let tools = self.tools();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tools[a.0 as usize].id.cmp(&tools[b.0 as usize].id)));
+        out.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| tools[a.0 as usize].id.cmp(&tools[b.0 as usize].id))
+        });
         // Report on the same scale as lexical scores would be meaningless; normalise to 0..1.
-        out.into_iter().map(|(d, s)| (d, if top > 0.0 { s / top } else { 0.0 })).collect()
+        out.into_iter()
+            .map(|(d, s)| (d, if top > 0.0 { s / top } else { 0.0 }))
+            .collect()
     }
 }

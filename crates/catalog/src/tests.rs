@@ -19,7 +19,10 @@ fn opts() -> SearchOptions {
 #[test]
 fn duplicate_ids_are_rejected() {
     let err = Catalog::new(vec![tool(None, "a", ""), tool(None, "a", "")]).unwrap_err();
-    assert!(matches!(err, CatalogError::DuplicateId { ref id } if id == "mcp::a"), "{err}");
+    assert!(
+        matches!(err, CatalogError::DuplicateId { ref id } if id == "mcp::a"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -41,18 +44,31 @@ fn demo_catalog_loads_and_ranks_obvious_queries() {
         ("send a slack message", "mcp:slack:send_message"),
         ("weather forecast for tomorrow", "mcp:weather:get_forecast"),
         ("refund a payment", "mcp:stripe:create_refund"),
-        ("schedule a meeting in my calendar", "mcp:google-calendar:create_event"),
+        (
+            "schedule a meeting in my calendar",
+            "mcp:google-calendar:create_event",
+        ),
     ];
     for (q, want) in cases {
         let r = c.search(q, &opts());
-        assert_eq!(r.hits.first().map(|h| h.id.as_str()), Some(want), "query {q:?}: {:?}", ids(&r));
+        assert_eq!(
+            r.hits.first().map(|h| h.id.as_str()),
+            Some(want),
+            "query {q:?}: {:?}",
+            ids(&r)
+        );
     }
 }
 
 #[test]
 fn exact_name_quoted_or_backticked_ranks_first() {
     let c = Catalog::demo();
-    for q in ["list_issues", "`list_issues`", "\"list_issues\"", "mcp:github:list_issues"] {
+    for q in [
+        "list_issues",
+        "`list_issues`",
+        "\"list_issues\"",
+        "mcp:github:list_issues",
+    ] {
         let r = c.search(q, &opts());
         assert_eq!(ids(&r)[0], "mcp:github:list_issues", "{q}");
     }
@@ -64,7 +80,13 @@ fn exact_name_quoted_or_backticked_ranks_first() {
 #[test]
 fn select_picks_by_name_and_reports_missing() {
     let c = Catalog::demo();
-    let r = c.search("select:send_message,nope,read_file,send_message", &SearchOptions { limit: Some(1), ..opts() });
+    let r = c.search(
+        "select:send_message,nope,read_file,send_message",
+        &SearchOptions {
+            limit: Some(1),
+            ..opts()
+        },
+    );
     assert_eq!(r.matched_by, MatchedBy::Select);
     assert_eq!(ids(&r), ["mcp:slack:send_message", "builtin::read_file"]);
     assert_eq!(r.not_found, ["nope"]);
@@ -79,20 +101,40 @@ fn required_word_filters() {
     let c = Catalog::demo();
     let r = c.search("+slack message", &opts());
     assert!(!r.hits.is_empty());
-    assert!(r.hits.iter().all(|h| h.server.as_deref() == Some("slack")), "{:?}", ids(&r));
-    let r = c.search("+zzzzqx message", &SearchOptions { fuzzy: false, ..opts() });
+    assert!(
+        r.hits.iter().all(|h| h.server.as_deref() == Some("slack")),
+        "{:?}",
+        ids(&r)
+    );
+    let r = c.search(
+        "+zzzzqx message",
+        &SearchOptions {
+            fuzzy: false,
+            ..opts()
+        },
+    );
     assert!(r.hits.is_empty());
 }
 
 #[test]
 fn coverage_rule_drops_one_incidental_word() {
     let c = Catalog::new(vec![
-        tool(Some("a"), "alpha_tool", "Does things with the moon and stars"),
+        tool(
+            Some("a"),
+            "alpha_tool",
+            "Does things with the moon and stars",
+        ),
         tool(Some("b"), "beta_tool", "Unrelated helper"),
     ])
     .unwrap();
     // Only "moon" matches, in prose, in a long query: no hits, a listing instead.
-    let r = c.search("please book flights hotels cars moon", &SearchOptions { fuzzy: false, ..opts() });
+    let r = c.search(
+        "please book flights hotels cars moon",
+        &SearchOptions {
+            fuzzy: false,
+            ..opts()
+        },
+    );
     assert!(r.hits.is_empty(), "{:?}", ids(&r));
     assert_eq!(r.matched_by, MatchedBy::Listing);
     assert!(r.hint.is_some());
@@ -110,23 +152,46 @@ fn top_band_cuts_weak_tail_and_is_configurable() {
         tool(None, "notes", "Write notes, e.g. about the weather"),
     ])
     .unwrap();
-    assert_eq!(ids(&c.search("weather forecast", &opts())), ["mcp::weather_forecast"]);
-    let all = c.search("weather", &SearchOptions { band: 0.0, ..opts() });
+    assert_eq!(
+        ids(&c.search("weather forecast", &opts())),
+        ["mcp::weather_forecast"]
+    );
+    let all = c.search(
+        "weather",
+        &SearchOptions {
+            band: 0.0,
+            ..opts()
+        },
+    );
     assert_eq!(all.hits.len(), 2);
 }
 
 #[test]
 fn word_in_every_tool_still_ranks_by_other_words() {
     let c = Catalog::new(vec![
-        tool(Some("github"), "github_create_issue", "GitHub: create an issue"),
-        tool(Some("github"), "github_list_repos", "GitHub: list repositories"),
+        tool(
+            Some("github"),
+            "github_create_issue",
+            "GitHub: create an issue",
+        ),
+        tool(
+            Some("github"),
+            "github_list_repos",
+            "GitHub: list repositories",
+        ),
         tool(Some("github"), "github_get_user", "GitHub: get a user"),
     ])
     .unwrap();
     let r = c.search("github issue", &opts());
     assert_eq!(ids(&r)[0], "mcp:github:github_create_issue");
     assert!(r.hits.iter().all(|h| h.score >= 0.0));
-    let only = c.search("github", &SearchOptions { band: 0.0, ..opts() });
+    let only = c.search(
+        "github",
+        &SearchOptions {
+            band: 0.0,
+            ..opts()
+        },
+    );
     assert_eq!(only.hits.len(), 3, "a word in every tool still matches");
 }
 
@@ -138,12 +203,35 @@ fn infix_and_prefix_tiers() {
         tool(None, "Facebook", "Social"),
     ])
     .unwrap();
-    let r = c.search("note", &SearchOptions { explain: true, ..opts() });
+    let r = c.search(
+        "note",
+        &SearchOptions {
+            explain: true,
+            ..opts()
+        },
+    );
     assert_eq!(ids(&r), ["mcp::NotebookEdit"]);
-    let rules: Vec<_> = r.hits[0].explain.as_ref().unwrap().iter().map(|e| e.rule.as_str()).collect();
+    let rules: Vec<_> = r.hits[0]
+        .explain
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|e| e.rule.as_str())
+        .collect();
     assert_eq!(rules, ["name_prefix"]);
-    let r = c.search("book", &SearchOptions { explain: true, band: 0.0, ..opts() });
-    assert_eq!(ids(&r), ["mcp::Facebook", "mcp::NotebookEdit"], "ties by id");
+    let r = c.search(
+        "book",
+        &SearchOptions {
+            explain: true,
+            band: 0.0,
+            ..opts()
+        },
+    );
+    assert_eq!(
+        ids(&r),
+        ["mcp::Facebook", "mcp::NotebookEdit"],
+        "ties by id"
+    );
     assert_eq!(r.hits[0].explain.as_ref().unwrap()[0].rule, "name_infix");
 }
 
@@ -159,15 +247,29 @@ fn ties_are_broken_by_id_and_output_is_byte_stable() {
 
 #[test]
 fn limit_defaults_clamps_and_says_so() {
-    let tools: Vec<Tool> = (0..30).map(|i| tool(None, &format!("file_tool_{i:02}"), "file")).collect();
+    let tools: Vec<Tool> = (0..30)
+        .map(|i| tool(None, &format!("file_tool_{i:02}"), "file"))
+        .collect();
     let c = Catalog::new(tools).unwrap();
     let r = c.search("file", &opts());
     assert_eq!((r.hits.len(), r.limit, r.total), (DEFAULT_LIMIT, 8, 30));
     assert!(r.limit_note.is_none());
-    let r = c.search("file", &SearchOptions { limit: Some(500), ..opts() });
+    let r = c.search(
+        "file",
+        &SearchOptions {
+            limit: Some(500),
+            ..opts()
+        },
+    );
     assert_eq!(r.hits.len(), MAX_LIMIT);
     assert!(r.limit_note.as_deref().unwrap().contains("500"));
-    let r = c.search("file", &SearchOptions { limit: Some(0), ..opts() });
+    let r = c.search(
+        "file",
+        &SearchOptions {
+            limit: Some(0),
+            ..opts()
+        },
+    );
     assert_eq!(r.hits.len(), 1);
     assert!(r.limit_note.is_some());
 }
@@ -176,7 +278,11 @@ fn limit_defaults_clamps_and_says_so() {
 fn many_queries_merge_without_duplicates() {
     let c = Catalog::demo();
     let r = c
-        .search_many(&["create github issue", "github issue", "send slack message"], &opts(), &|_| true)
+        .search_many(
+            &["create github issue", "github issue", "send slack message"],
+            &opts(),
+            &|_| true,
+        )
         .unwrap();
     let got = ids(&r);
     assert!(got.contains(&"mcp:github:create_issue") && got.contains(&"mcp:slack:send_message"));
@@ -185,7 +291,10 @@ fn many_queries_merge_without_duplicates() {
     dedup.dedup();
     assert_eq!(dedup.len(), got.len());
     let err = c.search_many(&["a"; 8], &opts(), &|_| true).unwrap_err();
-    assert!(matches!(err, CatalogError::TooManyQueries { given: 8, max: 7 }));
+    assert!(matches!(
+        err,
+        CatalogError::TooManyQueries { given: 8, max: 7 }
+    ));
 }
 
 #[test]
@@ -199,10 +308,22 @@ fn fuzzy_names_when_nothing_matches() {
 #[test]
 fn empty_query_lists_names_or_servers_within_budget() {
     let c = Catalog::demo();
-    let r = c.search("", &SearchOptions { listing_bytes: 100_000, ..opts() });
+    let r = c.search(
+        "",
+        &SearchOptions {
+            listing_bytes: 100_000,
+            ..opts()
+        },
+    );
     let l = r.listing.unwrap();
     assert_eq!((l.kind, l.tools.len()), (ListingKind::Tools, c.len()));
-    let r = c.search("  ", &SearchOptions { listing_bytes: 300, ..opts() });
+    let r = c.search(
+        "  ",
+        &SearchOptions {
+            listing_bytes: 300,
+            ..opts()
+        },
+    );
     let l = r.listing.unwrap();
     assert_eq!(l.kind, ListingKind::Servers);
     assert!(serde_json::to_string(&l.servers).unwrap().len() <= 300);
@@ -212,11 +333,16 @@ fn empty_query_lists_names_or_servers_within_budget() {
 
 #[test]
 fn server_query_pages_one_server() {
-    let tools: Vec<Tool> = (0..120).map(|i| tool(Some("big"), &format!("t{i:03}"), "x")).collect();
+    let tools: Vec<Tool> = (0..120)
+        .map(|i| tool(Some("big"), &format!("t{i:03}"), "x"))
+        .collect();
     let c = Catalog::new(tools).unwrap();
     let r = c.search("server:BIG page:3", &opts());
     let l = r.listing.unwrap();
-    assert_eq!((l.kind, l.page, l.pages, l.tools.len()), (ListingKind::ServerTools, Some(3), Some(3), 20));
+    assert_eq!(
+        (l.kind, l.page, l.pages, l.tools.len()),
+        (ListingKind::ServerTools, Some(3), Some(3), 20)
+    );
     assert_eq!(l.tools[0].name, "t100");
     let r = c.search("server:unknown", &opts());
     assert_eq!(r.listing.unwrap().kind, ListingKind::Servers);
@@ -230,27 +356,54 @@ fn scoping_hides_denied_tools_everywhere() {
     assert!(r.hits.iter().all(|h| h.server.as_deref() != Some("slack")));
     let r = c.search_scoped("select:send_message", &opts(), &allow);
     assert_eq!(r.not_found, ["send_message"]);
-    let r = c.search_scoped("", &SearchOptions { listing_bytes: 100_000, ..opts() }, &allow);
-    assert!(r.listing.unwrap().tools.iter().all(|t| t.name != "send_message"));
+    let r = c.search_scoped(
+        "",
+        &SearchOptions {
+            listing_bytes: 100_000,
+            ..opts()
+        },
+        &allow,
+    );
+    assert!(r
+        .listing
+        .unwrap()
+        .tools
+        .iter()
+        .all(|t| t.name != "send_message"));
     assert_eq!(c.resolve("send_message", &allow), Resolved::None);
-    assert!(matches!(c.resolve("send_message", &|_| true), Resolved::One(_)));
+    assert!(matches!(
+        c.resolve("send_message", &|_| true),
+        Resolved::One(_)
+    ));
 }
 
 #[test]
 fn chinese_descriptions_are_searchable() {
     let c = Catalog::new(vec![
-        tool(Some("bing-cn"), "bing_search", "使用必应搜索指定的关键词，并返回搜索结果列表"),
+        tool(
+            Some("bing-cn"),
+            "bing_search",
+            "使用必应搜索指定的关键词，并返回搜索结果列表",
+        ),
         tool(Some("x"), "other", "获取网页内容"),
     ])
     .unwrap();
-    assert_eq!(ids(&c.search("搜索关键词", &opts()))[0], "mcp:bing-cn:bing_search");
+    assert_eq!(
+        ids(&c.search("搜索关键词", &opts()))[0],
+        "mcp:bing-cn:bing_search"
+    );
 }
 
 #[test]
 fn describe_includes_typescript_and_schemas() {
     let c = Catalog::demo();
     let d = c.describe("mcp:github:create_issue").unwrap();
-    assert!(d.typescript.contains("declare function create_issue(args: {"), "{}", d.typescript);
+    assert!(
+        d.typescript
+            .contains("declare function create_issue(args: {"),
+        "{}",
+        d.typescript
+    );
     assert!(d.typescript.contains("  title: string;"));
     assert!(d.typescript.contains("  body?: string;"));
     let v = serde_json::to_value(&d).unwrap();
@@ -299,4 +452,61 @@ proptest! {
             prop_assert_eq!(w.to_lowercase(), w.clone());
         }
     }
+}
+
+#[test]
+fn verb_synonyms_find_differently_named_actions() {
+    let c = Catalog::new(vec![
+        tool(Some("files"), "delete_file", "Delete a file"),
+        tool(Some("files"), "read_file", "Read a file"),
+        tool(Some("files"), "list_files", "List files"),
+    ])
+    .unwrap();
+    let r = c.search("remove a file", &opts());
+    assert_eq!(ids(&r)[0], "mcp:files:delete_file", "{:?}", ids(&r));
+    let r = c.search("fetch the file", &opts());
+    assert_eq!(ids(&r)[0], "mcp:files:read_file", "{:?}", ids(&r));
+    let explained = c.search(
+        "remove a file",
+        &SearchOptions {
+            explain: true,
+            ..opts()
+        },
+    );
+    let rules: Vec<&str> = explained.hits[0]
+        .explain
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| r.rule.as_str())
+        .collect();
+    assert!(
+        rules.iter().any(|r| r.starts_with("verb_synonym:")),
+        "{rules:?}"
+    );
+}
+
+#[test]
+fn the_head_word_of_a_name_counts_more() {
+    let c = Catalog::new(vec![
+        tool(Some("gh"), "add_issue_comment", "Comment on an issue"),
+        tool(Some("gh"), "create_issue", "Open a new issue"),
+    ])
+    .unwrap();
+    let r = c.search("issue", &opts());
+    assert_eq!(ids(&r)[0], "mcp:gh:create_issue", "{:?}", ids(&r));
+}
+
+#[test]
+fn argument_values_in_a_task_do_not_match_tools() {
+    let c = Catalog::new(vec![
+        tool(None, "get_weather", "Weather for a city"),
+        tool(None, "holdings_13f", "13F holdings for 2024"),
+    ])
+    .unwrap();
+    let r = c.search("weather in Paris on the 13th of May 2024", &opts());
+    assert_eq!(ids(&r), ["mcp::get_weather"]);
+    // Required with `+`, a number is searched for.
+    let r = c.search("+13f holdings", &opts());
+    assert_eq!(ids(&r), ["mcp::holdings_13f"]);
 }

@@ -11,19 +11,53 @@ use std::sync::OnceLock;
 /// Words too common in English prose to carry intent in a query or a description.
 const STOPWORDS: &[&str] = &[
     "a", "about", "above", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as",
-    "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can",
-    "could", "did", "do", "does", "doing", "during", "each", "either", "etc", "few", "for",
-    "from", "further", "given", "had", "has", "have", "having", "he", "her", "here", "hers",
-    "him", "his", "how", "i", "if", "im", "in", "into", "is", "it", "its", "itself", "just",
-    "let", "like", "may", "me", "might", "more", "most", "must", "my", "myself", "need", "no",
-    "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out",
-    "over", "own", "please", "same", "shall", "she", "should", "so", "some", "such", "than",
-    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "us", "use", "using", "very", "via", "want",
-    "was", "we", "were", "what", "when", "where", "whether", "which", "while", "who", "whom",
-    "why", "will", "with", "would", "you", "your", "yours", "yourself", "ll", "ve", "re", "s",
-    "t", "d", "m",
+    "at", "be", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
+    "did", "do", "does", "doing", "during", "each", "either", "etc", "few", "for", "from",
+    "further", "given", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his",
+    "how", "i", "if", "im", "in", "into", "is", "it", "its", "itself", "just", "let", "like",
+    "may", "me", "might", "more", "most", "must", "my", "myself", "need", "no", "nor", "not",
+    "now", "of", "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own",
+    "please", "same", "shall", "she", "should", "so", "some", "such", "than", "that", "the",
+    "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through", "to",
+    "too", "under", "until", "up", "us", "use", "using", "very", "via", "want", "was", "we",
+    "were", "what", "when", "where", "whether", "which", "while", "who", "whom", "why", "will",
+    "with", "would", "you", "your", "yours", "yourself", "ll", "ve", "re", "s", "t", "d", "m",
 ];
+
+/// Groups of action verbs that tool names use interchangeably: a user who says "open
+/// an issue" means the tool named `create_issue`.
+const VERB_GROUPS: &[&[&str]] = &[
+    &["create", "add", "new", "make", "open", "insert", "register"],
+    &[
+        "get", "fetch", "retrieve", "read", "show", "view", "load", "obtain", "lookup",
+    ],
+    &["list", "enumerate", "browse"],
+    &["search", "find", "query", "lookup", "locate", "look"],
+    &[
+        "update", "edit", "modify", "change", "set", "patch", "rename",
+    ],
+    &["delete", "remove", "erase", "destroy", "drop", "clear"],
+    &["send", "post", "publish", "notify"],
+    &["run", "execute", "invoke", "launch", "start", "trigger"],
+    &["stop", "halt", "kill", "terminate", "cancel"],
+    &["schedule", "book", "reserve"],
+];
+
+/// Other stems that name the same action as `stem` (empty for most words).
+pub fn verb_synonyms(stem_: &str) -> impl Iterator<Item = &'static str> + '_ {
+    static GROUPS: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+    let groups = GROUPS.get_or_init(|| {
+        VERB_GROUPS
+            .iter()
+            .map(|g| g.iter().map(|w| stem(w)).collect())
+            .collect()
+    });
+    groups
+        .iter()
+        .filter(move |g| g.iter().any(|s| s == stem_))
+        .flat_map(|g| g.iter().map(String::as_str))
+        .filter(move |s| *s != stem_)
+}
 
 /// True for English function words that carry no intent.
 pub fn is_stopword(word: &str) -> bool {
@@ -76,33 +110,95 @@ fn class(c: char) -> Class {
 /// `搜索`, `索关`, `关键`, `键词`.
 pub fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for_each_word(text, |w| out.push(w.to_string()));
+    out
+}
+
+/// Calls `f` with each word of `words(text)`, reusing one buffer (no allocation per word).
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
-    let mut cjk_run: Vec<char> = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let flush = |cur: &mut String, out: &mut Vec<String>| {
-        if !cur.is_empty() {
-            out.push(std::mem::take(cur));
-        }
-    };
-    let flush_cjk = |run: &mut Vec<char>, out: &mut Vec<String>| {
-        match run.len() {
-            0 => {}
-            1 => out.push(run[0].to_string()),
-            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
-        }
-        run.clear();
-    };
+    let mut cjk_prev: Option<char> = None;
+    let mut cjk_len = 0usize;
     let mut prev = Class::Other;
-    for (i, &c) in chars.iter().enumerate() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut buf = [0u8; 8];
+    // ASCII is classified byte by byte; other characters are decoded.
+    let char_at = |i: usize| -> Option<(char, usize)> {
+        let b = *bytes.get(i)?;
+        if b < 0x80 {
+            Some((b as char, 1))
+        } else {
+            text[i..].chars().next().map(|c| (c, c.len_utf8()))
+        }
+    };
+    macro_rules! flush {
+        () => {
+            if !cur.is_empty() {
+                f(&cur);
+                cur.clear();
+            }
+        };
+    }
+    while let Some((c, len)) = char_at(i) {
+        i += len;
+        if c.is_ascii() {
+            if let Some(p) = cjk_prev.take() {
+                if cjk_len == 1 {
+                    f(p.encode_utf8(&mut buf));
+                }
+                cjk_len = 0;
+            }
+            if !c.is_ascii_alphanumeric() {
+                flush!();
+                prev = Class::Other;
+                continue;
+            }
+            let cls = if c.is_ascii_digit() {
+                Class::Digit
+            } else if c.is_ascii_uppercase() {
+                Class::Upper
+            } else {
+                Class::Lower
+            };
+            let boundary = match (prev, cls) {
+                (Class::Lower, Class::Upper) => true,
+                (Class::Digit, Class::Lower | Class::Upper) => true,
+                (Class::Lower | Class::Upper, Class::Digit) => true,
+                // "HTMLParser": the last capital of a run starts the next word.
+                (Class::Upper, Class::Upper) => {
+                    char_at(i).is_some_and(|(n, _)| n.is_lowercase() && !is_cjk(n))
+                }
+                _ => false,
+            };
+            if boundary {
+                flush!();
+            }
+            cur.push(c.to_ascii_lowercase());
+            prev = cls;
+            continue;
+        }
         if is_cjk(c) {
-            flush(&mut cur, &mut out);
-            cjk_run.push(c);
+            flush!();
+            // Overlapping bigrams; a run of one character is a word of its own.
+            if let Some(p) = cjk_prev {
+                let n = p.encode_utf8(&mut buf).len();
+                let m = c.encode_utf8(&mut buf[n..]).len();
+                f(std::str::from_utf8(&buf[..n + m]).unwrap_or_default());
+            }
+            cjk_prev = Some(c);
+            cjk_len += 1;
             prev = Class::Other;
             continue;
         }
-        flush_cjk(&mut cjk_run, &mut out);
+        if let Some(p) = cjk_prev.take() {
+            if cjk_len == 1 {
+                f(p.encode_utf8(&mut buf));
+            }
+            cjk_len = 0;
+        }
         if !c.is_alphanumeric() {
-            flush(&mut cur, &mut out);
+            flush!();
             prev = Class::Other;
             continue;
         }
@@ -114,21 +210,23 @@ pub fn words(text: &str) -> Vec<String> {
             (Class::Lower, Class::Upper) => true,
             (Class::Digit, Class::Lower | Class::Upper) => true,
             (Class::Lower | Class::Upper, Class::Digit) => true,
-            // "HTMLParser": the last capital of a run starts the next word.
-            (Class::Upper, Class::Upper) => chars
-                .get(i + 1)
-                .is_some_and(|n| n.is_lowercase() && !is_cjk(*n)),
+            (Class::Upper, Class::Upper) => {
+                char_at(i).is_some_and(|(n, _)| n.is_lowercase() && !is_cjk(n))
+            }
             _ => false,
         };
         if boundary {
-            flush(&mut cur, &mut out);
+            flush!();
         }
         cur.extend(c.to_lowercase());
         prev = cls;
     }
-    flush(&mut cur, &mut out);
-    flush_cjk(&mut cjk_run, &mut out);
-    out
+    flush!();
+    if let Some(p) = cjk_prev {
+        if cjk_len == 1 {
+            f(p.encode_utf8(&mut buf));
+        }
+    }
 }
 
 /// Search terms of a text: words without stopwords, stemmed.
@@ -146,7 +244,10 @@ mod tests {
 
     #[test]
     fn splits_separators_camel_case_and_digits() {
-        assert_eq!(words("mcp__slack__send_message"), ["mcp", "slack", "send", "message"]);
+        assert_eq!(
+            words("mcp__slack__send_message"),
+            ["mcp", "slack", "send", "message"]
+        );
         assert_eq!(words("NotebookEdit"), ["notebook", "edit"]);
         assert_eq!(words("getHTMLPage_v2"), ["get", "html", "page", "v", "2"]);
         assert_eq!(words("a-b.c/d e"), ["a", "b", "c", "d", "e"]);
@@ -170,6 +271,16 @@ mod tests {
     fn chinese_becomes_bigrams() {
         assert_eq!(words("搜索关键词"), ["搜索", "索关", "关键", "键词"]);
         assert_eq!(words("用bing搜"), ["用", "bing", "搜"]);
+    }
+
+    #[test]
+    fn verb_groups_give_synonym_stems() {
+        let syn: Vec<_> = verb_synonyms(&stem("open")).collect();
+        assert!(syn.contains(&stem("create").as_str()), "{syn:?}");
+        assert!(!syn.contains(&"open"));
+        let syn: Vec<_> = verb_synonyms(&stem("finding")).collect();
+        assert!(syn.contains(&"search"), "{syn:?}");
+        assert_eq!(verb_synonyms("weather").count(), 0);
     }
 
     #[test]

@@ -259,7 +259,13 @@ mod tests {
 
     #[test]
     fn huge_description_is_capped() {
-        let t = Tool::new(Source::Client, None, "x", &"word ".repeat(10_000), json!({}));
+        let t = Tool::new(
+            Source::Client,
+            None,
+            "x",
+            &"word ".repeat(10_000),
+            json!({}),
+        );
         assert!(t.description.len() <= MAX_DESCRIPTION_BYTES);
         assert!(t.description.ends_with('…'));
     }

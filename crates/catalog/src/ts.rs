@@ -16,19 +16,38 @@ const MAX_ENUM: usize = 50;
 pub fn declaration(name: &str, description: &str, input: &Value, output: Option<&Value>) -> String {
     let mut out = String::new();
     push_doc(&mut out, description, "");
-    let args = Ctx { root: input, stack: Vec::new() }.ty(input, 0);
+    let args = Ctx {
+        root: input,
+        stack: Vec::new(),
+    }
+    .ty(input, 0);
     let ret = match output {
-        Some(schema) => Ctx { root: schema, stack: Vec::new() }.ty(schema, 0),
+        Some(schema) => Ctx {
+            root: schema,
+            stack: Vec::new(),
+        }
+        .ty(schema, 0),
         None => "unknown".into(),
     };
-    out.push_str(&format!("declare function {}(args: {args}): Promise<{ret}>;", identifier(name)));
+    out.push_str(&format!(
+        "declare function {}(args: {args}): Promise<{ret}>;",
+        identifier(name)
+    ));
     out
 }
 
 /// A valid JS identifier made from a tool name (`gh.search-code` -> `gh_search_code`).
 pub fn identifier(name: &str) -> String {
-    let mut id: String =
-        name.chars().map(|c| if c.is_alphanumeric() || c == '_' || c == '$' { c } else { '_' }).collect();
+    let mut id: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '$' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
     if id.is_empty() || id.starts_with(|c: char| c.is_numeric()) {
         id.insert(0, '_');
     }
@@ -132,14 +151,22 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 if !parts.is_empty() {
-                    return parts.iter().map(|p| wrap_union_member(p)).collect::<Vec<_>>().join(" | ");
+                    return parts
+                        .iter()
+                        .map(|p| wrap_union_member(p))
+                        .collect::<Vec<_>>()
+                        .join(" | ");
                 }
             }
         }
         if let Some(Value::Array(all)) = obj.get("allOf") {
             let parts: Vec<String> = all.iter().map(|v| self.ty(v, depth)).collect();
             if !parts.is_empty() {
-                return parts.iter().map(|p| wrap_union_member(p)).collect::<Vec<_>>().join(" & ");
+                return parts
+                    .iter()
+                    .map(|p| wrap_union_member(p))
+                    .collect::<Vec<_>>()
+                    .join(" & ");
             }
         }
         match obj.get("type") {
@@ -150,7 +177,11 @@ impl<'a> Ctx<'a> {
                     .filter_map(Value::as_str)
                     .map(|t| wrap_union_member(&self.of_type(t, obj, depth)))
                     .collect();
-                if parts.is_empty() { "unknown".into() } else { parts.join(" | ") }
+                if parts.is_empty() {
+                    "unknown".into()
+                } else {
+                    parts.join(" | ")
+                }
             }
             _ if obj.contains_key("properties") => self.object(obj, depth),
             _ if obj.contains_key("items") => self.of_type("array", obj, depth),
@@ -193,15 +224,26 @@ impl<'a> Ctx<'a> {
         let mut body = String::new();
         if let Some(Value::Object(props)) = obj.get("properties") {
             for (key, prop) in props {
-                let mut doc = prop.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+                let mut doc = prop
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
                 if let Some(default) = prop.get("default") {
                     let d = default.to_string();
                     if d.len() <= 80 {
-                        doc = format!("{doc}{}@default {d}", if doc.is_empty() { "" } else { "\n" });
+                        doc = format!(
+                            "{doc}{}@default {d}",
+                            if doc.is_empty() { "" } else { "\n" }
+                        );
                     }
                 }
                 push_doc(&mut body, &doc, &indent);
-                let opt = if required.contains(&key.as_str()) { "" } else { "?" };
+                let opt = if required.contains(&key.as_str()) {
+                    ""
+                } else {
+                    "?"
+                };
                 let t = self.ty(prop, depth + 1);
                 body.push_str(&format!("{indent}{}{opt}: {t};\n", property_key(key)));
             }
@@ -237,7 +279,11 @@ mod tests {
     use serde_json::json;
 
     fn args(schema: Value) -> String {
-        Ctx { root: &schema, stack: Vec::new() }.ty(&schema, 0)
+        Ctx {
+            root: &schema,
+            stack: Vec::new(),
+        }
+        .ty(&schema, 0)
     }
 
     #[test]
@@ -254,21 +300,31 @@ mod tests {
 
     #[test]
     fn arrays_enums_unions_and_nullables() {
-        assert_eq!(args(json!({"type": "array", "items": {"type": "string"}})), "string[]");
+        assert_eq!(
+            args(json!({"type": "array", "items": {"type": "string"}})),
+            "string[]"
+        );
         assert_eq!(args(json!({"enum": ["a", "b", 3]})), "\"a\" | \"b\" | 3");
         assert_eq!(
             args(json!({"type": "array", "items": {"enum": ["x", "y"]}})),
             "Array<\"x\" | \"y\">"
         );
         assert_eq!(args(json!({"type": ["string", "null"]})), "string | null");
-        assert_eq!(args(json!({"anyOf": [{"type": "string"}, {"type": "number"}]})), "string | number");
+        assert_eq!(
+            args(json!({"anyOf": [{"type": "string"}, {"type": "number"}]})),
+            "string | number"
+        );
         assert_eq!(args(json!({"const": "fixed"})), "\"fixed\"");
         assert_eq!(
             args(json!({"type": "array", "items": [{"type": "string"}, {"type": "number"}]})),
             "[string, number]"
         );
-        assert_eq!(args(json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "object"}]})),
-            "{\n  a?: string;\n} & {}");
+        assert_eq!(
+            args(
+                json!({"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "object"}]})
+            ),
+            "{\n  a?: string;\n} & {}"
+        );
     }
 
     #[test]
@@ -279,7 +335,10 @@ mod tests {
             "remote": {"$ref": "https://example.com/x.json"}
         }, "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}}}});
         let t = args(s);
-        assert!(t.contains("node?: {\n    next?: unknown /* recursive */;\n  };"), "{t}");
+        assert!(
+            t.contains("node?: {\n    next?: unknown /* recursive */;\n  };"),
+            "{t}"
+        );
         assert!(t.contains("missing?: unknown;"), "{t}");
         assert!(t.contains("remote?: unknown;"), "{t}");
     }
@@ -300,8 +359,16 @@ mod tests {
             args(json!({"type": "object", "additionalProperties": {"type": "number"}})),
             "{\n  [key: string]: number;\n}"
         );
-        let d = declaration("gh.search-code", "Search code.", &json!({"type": "object"}), Some(&json!({"type": "string"})));
-        assert_eq!(d, "/** Search code. */\ndeclare function gh_search_code(args: {}): Promise<string>;");
+        let d = declaration(
+            "gh.search-code",
+            "Search code.",
+            &json!({"type": "object"}),
+            Some(&json!({"type": "string"})),
+        );
+        assert_eq!(
+            d,
+            "/** Search code. */\ndeclare function gh_search_code(args: {}): Promise<string>;"
+        );
         assert_eq!(identifier("9lives"), "_9lives");
     }
 

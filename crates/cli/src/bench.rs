@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
-use toolsearch_catalog::{text, SearchOptions, Tool};
+use toolsearch_catalog::{PlainBm25, SearchOptions};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,57 +55,6 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Plain BM25 over name + description + parameter names, scanning every tool per query
-/// (what a simple implementation without an inverted index does).
-struct PlainBm25 {
-    docs: Vec<Vec<String>>,
-    avg_len: f64,
-}
-
-impl PlainBm25 {
-    fn new(tools: &[Tool]) -> Self {
-        let docs: Vec<Vec<String>> = tools
-            .iter()
-            .map(|t| {
-                let params = t.input_schema.get("properties").and_then(|p| p.as_object());
-                let names = params.map(|p| p.keys().cloned().collect::<Vec<_>>().join(" ")).unwrap_or_default();
-                text::terms(&format!("{} {} {}", t.name, t.description, names))
-            })
-            .collect();
-        let avg_len = docs.iter().map(Vec::len).sum::<usize>() as f64 / docs.len().max(1) as f64;
-        PlainBm25 { docs, avg_len }
-    }
-
-    fn search(&self, query: &str) -> Vec<usize> {
-        let terms = text::terms(query);
-        let n = self.docs.len() as f64;
-        let dfs: Vec<f64> =
-            terms.iter().map(|t| self.docs.iter().filter(|d| d.contains(t)).count() as f64).collect();
-        let mut scored: Vec<(usize, f64)> = self
-            .docs
-            .iter()
-            .enumerate()
-            .map(|(i, d)| {
-                let len = d.len() as f64;
-                let s: f64 = terms
-                    .iter()
-                    .zip(&dfs)
-                    .map(|(t, df)| {
-                        let tf = d.iter().filter(|w| *w == t).count() as f64;
-                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                        idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len / self.avg_len.max(1.0)))
-                    })
-                    .sum();
-                (i, s)
-            })
-            .filter(|(_, s)| *s > 0.0)
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(8);
-        scored.into_iter().map(|(i, _)| i).collect()
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
     let catalog = &loaded.catalog;
@@ -126,14 +75,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut base = Vec::new();
     for q in QUERIES {
         let t = Instant::now();
-        hits += plain.search(q).len();
+        hits += plain.search(q, 8).len();
         base.push(t.elapsed().as_secs_f64() * 1e6);
     }
     ours.sort_by(f64::total_cmp);
     base.sort_by(f64::total_cmp);
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let base_p50 = percentile(&base, 0.5);
-    let sandbox = if args.search_only { serde_json::Value::Null } else { crate::bench_sandbox::run(args.sandbox_runs)? };
+    let sandbox = if args.search_only {
+        serde_json::Value::Null
+    } else {
+        crate::bench_sandbox::run(args.sandbox_runs)?
+    };
     print_json(json!({
         "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         "sandbox": sandbox,

@@ -29,12 +29,24 @@ fn r3(x: f64) -> f64 {
 }
 
 fn pool(workers: usize, prewarm: bool, snapshot: bool) -> Result<Pool> {
-    Ok(Pool::new(PoolConfig { workers, queue: 4096, prewarm, snapshot, ..PoolConfig::default() })?)
+    Ok(Pool::new(PoolConfig {
+        workers,
+        queue: 4096,
+        prewarm,
+        snapshot,
+        ..PoolConfig::default()
+    })?)
 }
 
 /// Sequential latency in ms; with `pause`, waits between requests so the worker
 /// can pre-warm the next isolate (a warm pool).
-fn latency(rt: &tokio::runtime::Runtime, pool: &Pool, bridge: &Arc<dyn Bridge>, n: usize, pause: Duration) -> Result<(Value, f64)> {
+fn latency(
+    rt: &tokio::runtime::Runtime,
+    pool: &Pool,
+    bridge: &Arc<dyn Bridge>,
+    n: usize,
+    pause: Duration,
+) -> Result<(Value, f64)> {
     let mut ms = Vec::with_capacity(n);
     let mut startup = Vec::with_capacity(n);
     for _ in 0..n {
@@ -55,13 +67,20 @@ fn latency(rt: &tokio::runtime::Runtime, pool: &Pool, bridge: &Arc<dyn Bridge>, 
 }
 
 /// Fresh-runtime executions per second with every worker busy.
-fn throughput(rt: &tokio::runtime::Runtime, pool: &Pool, bridge: &Arc<dyn Bridge>, n: usize) -> Result<f64> {
+fn throughput(
+    rt: &tokio::runtime::Runtime,
+    pool: &Pool,
+    bridge: &Arc<dyn Bridge>,
+    n: usize,
+) -> Result<f64> {
     let t = Instant::now();
     let results = rt.block_on(async {
         let mut tasks = Vec::with_capacity(n);
         for _ in 0..n {
             let (pool, bridge) = (pool.clone(), bridge.clone());
-            tasks.push(tokio::spawn(async move { pool.execute(SNIPPET, bridge).await }));
+            tasks.push(tokio::spawn(
+                async move { pool.execute(SNIPPET, bridge).await },
+            ));
         }
         let mut out = Vec::with_capacity(n);
         for task in tasks {
@@ -85,7 +104,10 @@ pub fn run(runs: usize) -> Result<Value> {
         Arc::new(EchoDispatcher),
         CallContext::default(),
     ));
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()?;
     let mut out = json!({"engine": Pool::engine_name(), "cores": cores, "snippet": "search -> describe -> call (demo catalog, echo dispatcher)"});
     for (label, snapshot) in [("snapshot", true), ("no_snapshot_baseline", false)] {
         let warm_pool = pool(1, true, snapshot)?;
@@ -100,10 +122,14 @@ pub fn run(runs: usize) -> Result<Value> {
         drop(busy);
         out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": r3(per_sec), "warm_p50_ms": r3(warm_p50)});
     }
-    let base = out["no_snapshot_baseline"]["throughput_per_s"].as_f64().unwrap_or(0.0);
+    let base = out["no_snapshot_baseline"]["throughput_per_s"]
+        .as_f64()
+        .unwrap_or(0.0);
     let ours = out["snapshot"]["throughput_per_s"].as_f64().unwrap_or(0.0);
     out["throughput_ratio_vs_baseline"] = json!(r3(ours / base.max(1e-9)));
-    let base_cold = out["no_snapshot_baseline"]["cold"]["p50_ms"].as_f64().unwrap_or(0.0);
+    let base_cold = out["no_snapshot_baseline"]["cold"]["p50_ms"]
+        .as_f64()
+        .unwrap_or(0.0);
     let ours_cold = out["snapshot"]["cold"]["p50_ms"].as_f64().unwrap_or(0.0);
     out["cold_p50_ratio_vs_baseline"] = json!(r3(base_cold / ours_cold.max(1e-9)));
     Ok(out)

@@ -18,20 +18,39 @@ pub fn load_catalog(path: Option<&Path>, strict: bool) -> Result<LoadedCatalog> 
     let Some(path) = path else {
         let start = Instant::now();
         let catalog = Catalog::demo();
-        return Ok(LoadedCatalog { catalog, build_ms: start.elapsed().as_secs_f64() * 1e3 });
+        return Ok(LoadedCatalog {
+            catalog,
+            build_ms: start.elapsed().as_secs_f64() * 1e3,
+        });
     };
-    let opts = LoadOptions { strict, ..Default::default() };
-    let loaded = load_path(path, &opts).with_context(|| format!("loading catalog {}", path.display()))?;
+    let opts = LoadOptions {
+        strict,
+        ..Default::default()
+    };
+    let loaded =
+        load_path(path, &opts).with_context(|| format!("loading catalog {}", path.display()))?;
     for p in &loaded.problems {
-        let tool = p.tool.as_deref().map(|t| format!(" (tool `{t}`)")).unwrap_or_default();
+        let tool = p
+            .tool
+            .as_deref()
+            .map(|t| format!(" (tool `{t}`)"))
+            .unwrap_or_default();
         let what = if p.skipped { "skipped" } else { "kept" };
-        eprintln!("toolsearch: {}: {}{tool}: {} [{what}]", path.display(), p.location, p.message);
+        eprintln!(
+            "toolsearch: {}: {}{tool}: {} [{what}]",
+            path.display(),
+            p.location,
+            p.message
+        );
     }
     // Time the snapshot + index build alone, from already-parsed tools.
     let tools = loaded.catalog.tools().to_vec();
     let start = Instant::now();
     let catalog = Catalog::new(tools)?;
-    Ok(LoadedCatalog { catalog, build_ms: start.elapsed().as_secs_f64() * 1e3 })
+    Ok(LoadedCatalog {
+        catalog,
+        build_ms: start.elapsed().as_secs_f64() * 1e3,
+    })
 }
 
 /// Prints `value` as pretty JSON with `schema_version` first.
@@ -52,7 +71,9 @@ pub fn print_json(mut value: Value) -> Result<()> {
 /// True when the error is a closed stdout (`toolsearch ... | head`), which is not a failure.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || c.downcast_ref::<serde_json::Error>().is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }

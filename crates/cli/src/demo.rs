@@ -20,7 +20,10 @@ const QUERIES: &[&str] = &[
 
 pub fn run(_args: Args) -> Result<ExitCode> {
     let catalog = Catalog::demo();
-    let opts = SearchOptions { limit: Some(3), ..Default::default() };
+    let opts = SearchOptions {
+        limit: Some(3),
+        ..Default::default()
+    };
     let mut searches = Vec::new();
     for q in QUERIES {
         let r = catalog.search(q, &opts);

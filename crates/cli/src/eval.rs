@@ -24,6 +24,9 @@ pub struct Args {
     /// Score only the first N queries.
     #[arg(long)]
     max_queries: Option<usize>,
+    /// Also score the plain-BM25 reference on the same queries and print the ratios.
+    #[arg(long)]
+    baseline: bool,
     /// Print JSON (the only output format; accepted for scripts that pass it).
     #[arg(long)]
     json: bool,
@@ -34,14 +37,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
     let text = std::fs::read_to_string(&args.queries)
         .with_context(|| format!("reading queries {}", args.queries.display()))?;
-    let mut queries = parse_queries(&text).with_context(|| format!("in {}", args.queries.display()))?;
+    let mut queries =
+        parse_queries(&text).with_context(|| format!("in {}", args.queries.display()))?;
     if let Some(n) = args.max_queries {
         queries.truncate(n);
     }
-    let opts = SearchOptions { band: args.band, ..Default::default() };
+    let opts = SearchOptions {
+        band: args.band,
+        ..Default::default()
+    };
     let report = evaluate(&loaded.catalog, &queries, args.k, &opts, loaded.build_ms);
     let mut value = report.to_json();
     value["catalog_tools"] = serde_json::json!(loaded.catalog.len());
+    if args.baseline {
+        let base = toolsearch_catalog::eval::evaluate_baseline(&loaded.catalog, &queries, args.k);
+        let ratio = |a: f64, b: f64| {
+            if b > 0.0 {
+                (a / b * 1000.0).round() / 1000.0
+            } else {
+                0.0
+            }
+        };
+        value["baseline_plain_bm25"] = base.to_json();
+        value["ratio_vs_baseline"] = serde_json::json!({
+            format!("recall@{}", args.k): ratio(report.recall_at_k, base.recall_at_k),
+            "ndcg@10": ratio(report.ndcg_at_10, base.ndcg_at_10),
+            "search_p50": ratio(report.search_p50_us, base.search_p50_us),
+        });
+    }
     print_json(value)?;
     let _ = args.json;
     Ok(ExitCode::SUCCESS)

@@ -39,16 +39,24 @@ pub struct Args {
 fn read_source(args: &Args) -> Result<Vec<u8>> {
     let from_stdin = || -> Result<Vec<u8>> {
         let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).context("reading the snippet from standard input")?;
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading the snippet from standard input")?;
         Ok(buf)
     };
     match (&args.code, &args.file, args.stdin.as_deref()) {
         (Some(code), None, None) => Ok(code.clone().into_bytes()),
         (None, Some(f), None) if f.as_os_str() == "-" => from_stdin(),
-        (None, Some(f), None) => std::fs::read(f).with_context(|| format!("reading {}", f.display())),
+        (None, Some(f), None) => {
+            std::fs::read(f).with_context(|| format!("reading {}", f.display()))
+        }
         (None, None, Some("-")) => from_stdin(),
-        (None, None, Some(other)) => bail!("unexpected argument `{other}`; give the snippet with --code, --file or -"),
-        (None, None, None) => bail!("no snippet: give it with --code JS, --file F or - (standard input)"),
+        (None, None, Some(other)) => {
+            bail!("unexpected argument `{other}`; give the snippet with --code, --file or -")
+        }
+        (None, None, None) => {
+            bail!("no snippet: give it with --code JS, --file F or - (standard input)")
+        }
         _ => bail!("give the snippet only once (--code, --file or -)"),
     }
 }
@@ -60,11 +68,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let source = read_source(&args)?;
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
     let policy = Arc::new(Policy::from_patterns(&args.allow, &args.deny));
-    let bridge = Arc::new(CatalogBridge::new(loaded.catalog, policy, Arc::new(EchoDispatcher), CallContext::default()));
-    let limits = Limits { deadline: Duration::from_millis(args.timeout_ms), ..Limits::default() };
-    let pool = Pool::new(PoolConfig { workers: 1, queue: 1, limits: limits.clone(), prewarm: false, ..PoolConfig::default() })
-        .context("starting the sandbox")?;
-    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build()?;
+    let bridge = Arc::new(CatalogBridge::new(
+        loaded.catalog,
+        policy,
+        Arc::new(EchoDispatcher),
+        CallContext::default(),
+    ));
+    let limits = Limits {
+        deadline: Duration::from_millis(args.timeout_ms),
+        ..Limits::default()
+    };
+    let pool = Pool::new(PoolConfig {
+        workers: 1,
+        queue: 1,
+        limits: limits.clone(),
+        prewarm: false,
+        ..PoolConfig::default()
+    })
+    .context("starting the sandbox")?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
     let result = rt.block_on(pool.execute_bytes(&source, bridge, limits));
     print_json(serde_json::to_value(&result)?)?;
     Ok(ExitCode::SUCCESS)

@@ -15,7 +15,11 @@ use std::process::ExitCode;
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Parser)]
-#[command(name = "toolsearch", version, about = "Tool search for LLM agents with many tools")]
+#[command(
+    name = "toolsearch",
+    version,
+    about = "Tool search for LLM agents with many tools"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -29,7 +29,12 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_catalog(args.catalog.as_deref(), args.strict)?;
-    let opts = SearchOptions { limit: args.limit, band: args.band, explain: args.explain, ..Default::default() };
+    let opts = SearchOptions {
+        limit: args.limit,
+        band: args.band,
+        explain: args.explain,
+        ..Default::default()
+    };
     let queries: Vec<&str> = args.query.iter().map(String::as_str).collect();
     let result = loaded.catalog.search_many(&queries, &opts, &|_| true)?;
     let mut value = serde_json::to_value(&result)?;

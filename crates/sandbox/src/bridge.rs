@@ -35,12 +35,7 @@ pub trait Bridge: Send + Sync + 'static {
     /// snippet times out, returns without awaiting the call, or is abandoned;
     /// the bridge must stop the tool's work then. The returned future is also
     /// dropped at that point.
-    fn call(
-        &self,
-        id: &str,
-        args: serde_json::Value,
-        cancel: CancellationToken,
-    ) -> BridgeFuture;
+    fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture;
 }
 
 /// Error codes visible to a snippet as `err.code`.

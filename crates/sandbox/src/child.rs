@@ -33,8 +33,12 @@ fn send(out: &Out, msg: &ToHost) {
 /// Turns an encoded bridge answer back into what a [`Bridge`] returns.
 fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
     if let Some(json) = payload.strip_prefix('1') {
-        return serde_json::from_str(json)
-            .map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, format!("bad answer from the host: {e}")));
+        return serde_json::from_str(json).map_err(|e| {
+            BridgeError::new(
+                BridgeErrorCode::Unavailable,
+                format!("bad answer from the host: {e}"),
+            )
+        });
     }
     let body = payload.strip_prefix('0').unwrap_or(payload);
     let (code, message) = body.split_once('\n').unwrap_or(("UNAVAILABLE", body));
@@ -55,8 +59,18 @@ struct ProxyBridge {
 impl ProxyBridge {
     fn request(&self, op: BridgeOp, waiter: Waiter) -> u64 {
         let req = self.next_req.fetch_add(1, Ordering::SeqCst);
-        self.waiters.lock().unwrap_or_else(|p| p.into_inner()).insert(req, waiter);
-        send(&self.out, &ToHost::Request { job: self.job, req, op });
+        self.waiters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(req, waiter);
+        send(
+            &self.out,
+            &ToHost::Request {
+                job: self.job,
+                req,
+                op,
+            },
+        );
         req
     }
 
@@ -66,14 +80,20 @@ impl ProxyBridge {
         let wait = self.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
         match rx.recv_timeout(wait) {
             Ok(payload) => decode(&payload),
-            Err(_) => Err(BridgeError::new(BridgeErrorCode::Unavailable, "the host did not answer")),
+            Err(_) => Err(BridgeError::new(
+                BridgeErrorCode::Unavailable,
+                "the host did not answer",
+            )),
         }
     }
 }
 
 impl Bridge for ProxyBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<serde_json::Value, BridgeError> {
-        self.lookup(BridgeOp::Search { query: query.to_owned(), limit })
+        self.lookup(BridgeOp::Search {
+            query: query.to_owned(),
+            limit,
+        })
     }
 
     fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError> {
@@ -82,7 +102,13 @@ impl Bridge for ProxyBridge {
 
     fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture {
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let req = self.request(BridgeOp::Call { id: id.to_owned(), args }, Waiter::Async(tx));
+        let req = self.request(
+            BridgeOp::Call {
+                id: id.to_owned(),
+                args,
+            },
+            Waiter::Async(tx),
+        );
         let (out, waiters) = (self.out.clone(), self.waiters.clone());
         Box::pin(async move {
             tokio::select! {
@@ -111,7 +137,12 @@ pub fn run_worker_process() -> std::process::ExitCode {
         .ok()
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default();
-    let pool = match Pool::new(PoolConfig { workers: 1, queue: 2, limits, ..PoolConfig::default() }) {
+    let pool = match Pool::new(PoolConfig {
+        workers: 1,
+        queue: 2,
+        limits,
+        ..PoolConfig::default()
+    }) {
         Ok(pool) => pool,
         Err(e) => {
             tracing::error!("sandbox worker process: {e}");
@@ -135,11 +166,22 @@ pub fn run_worker_process() -> std::process::ExitCode {
                     deadline: Instant::now() + limits.deadline + limits.grace,
                 });
                 let result = pool.execute_blocking_with(&code, bridge, limits);
-                send(&out, &ToHost::Done { job, result: Box::new(result) });
+                send(
+                    &out,
+                    &ToHost::Done {
+                        job,
+                        result: Box::new(result),
+                    },
+                );
             }
         })
     };
-    send(&out, &ToHost::Ready { pid: std::process::id() });
+    send(
+        &out,
+        &ToHost::Ready {
+            pid: std::process::id(),
+        },
+    );
     let mut input = BufReader::new(std::io::stdin().lock());
     loop {
         match ipc::recv::<ToChild>(&mut input) {
@@ -149,7 +191,10 @@ pub fn run_worker_process() -> std::process::ExitCode {
                 }
             }
             Ok(Some(ToChild::Reply { req, payload })) => {
-                let waiter = waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(&req);
+                let waiter = waiters
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&req);
                 match waiter {
                     Some(Waiter::Sync(tx)) => drop(tx.try_send(payload)),
                     Some(Waiter::Async(tx)) => drop(tx.send(payload)),
@@ -179,6 +224,9 @@ mod tests {
         let e = decode("0UNKNOWN_TOOL\nno such tool").unwrap_err();
         assert_eq!(e.code, BridgeErrorCode::UnknownTool);
         assert_eq!(e.message, "no such tool");
-        assert_eq!(decode("0WHAT\nx").unwrap_err().code, BridgeErrorCode::Unavailable);
+        assert_eq!(
+            decode("0WHAT\nx").unwrap_err().code,
+            BridgeErrorCode::Unavailable
+        );
     }
 }

@@ -41,24 +41,32 @@ pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
         // would set `--predictable --random-seed=42`, making Math.random the same in
         // every sandbox. Initialise the platform with the normal flags first.
         deno_core::JsRuntime::init_platform(None);
-        let made = std::thread::Builder::new().name("sandbox-snapshot".into()).spawn(|| {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().ok()?;
-            let _enter = rt.enter();
-            std::panic::catch_unwind(|| {
-                let runtime = deno_core::JsRuntimeForSnapshot::try_new(deno_core::RuntimeOptions {
-                    extensions: vec![crate::ops::toolsearch_sandbox::init()],
-                    ..Default::default()
+        let made = std::thread::Builder::new()
+            .name("sandbox-snapshot".into())
+            .spawn(|| {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_time()
+                    .build()
+                    .ok()?;
+                let _enter = rt.enter();
+                std::panic::catch_unwind(|| {
+                    let runtime =
+                        deno_core::JsRuntimeForSnapshot::try_new(deno_core::RuntimeOptions {
+                            extensions: vec![crate::ops::toolsearch_sandbox::init()],
+                            ..Default::default()
+                        })
+                        .ok()?;
+                    Some(runtime.snapshot())
                 })
-                .ok()?;
-                Some(runtime.snapshot())
-            })
-            .ok()
-            .flatten()
-        });
+                .ok()
+                .flatten()
+            });
         match made.ok().and_then(|h| h.join().ok()).flatten() {
             Some(bytes) => Some(&*Box::leak(bytes)),
             None => {
-                tracing::warn!("the JS engine could not make a startup snapshot; isolates start cold");
+                tracing::warn!(
+                    "the JS engine could not make a startup snapshot; isolates start cold"
+                );
                 None
             }
         }
@@ -128,7 +136,10 @@ impl ArrayBufferBudget {
 /// the global `ArrayBuffer` constructor with one that allocates through it
 /// (`v8x/src/quickjs/arraybuffer.rs`, `install_array_buffer_constructor`);
 /// without it, `new ArrayBuffer(n)` memory is counted nowhere.
-pub(crate) fn create_params(heap_bytes: usize, budget: &Arc<ArrayBufferBudget>) -> v8::CreateParams {
+pub(crate) fn create_params(
+    heap_bytes: usize,
+    budget: &Arc<ArrayBufferBudget>,
+) -> v8::CreateParams {
     let allocator = budget_allocator::new(budget.clone());
     v8::CreateParams::default()
         .heap_limits(0, heap_bytes)

@@ -17,7 +17,11 @@ use crate::result::ExecResult;
 #[serde(tag = "t", rename_all = "snake_case")]
 pub(crate) enum ToChild {
     /// Run a snippet.
-    Job { job: u64, code: String, limits: Limits },
+    Job {
+        job: u64,
+        code: String,
+        limits: Limits,
+    },
     /// The answer to a bridge request.
     Reply { req: u64, payload: String },
     /// Finish the running job (if any) and exit.
@@ -40,7 +44,12 @@ pub(crate) enum ToHost {
     /// The child is up (its isolate is pre-warmed).
     Ready { pid: u32 },
     /// A bridge request of the running job.
-    Request { job: u64, req: u64, #[serde(flatten)] op: BridgeOp },
+    Request {
+        job: u64,
+        req: u64,
+        #[serde(flatten)]
+        op: BridgeOp,
+    },
     /// The snippet no longer waits for this call: cancel it.
     CancelCall { req: u64 },
     /// The job's result.
@@ -55,12 +64,16 @@ pub(crate) fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Resu
 }
 
 /// Reads one message; `Ok(None)` at end of input.
-pub(crate) fn recv<T: for<'de> Deserialize<'de>>(input: &mut impl BufRead) -> std::io::Result<Option<T>> {
+pub(crate) fn recv<T: for<'de> Deserialize<'de>>(
+    input: &mut impl BufRead,
+) -> std::io::Result<Option<T>> {
     let mut line = String::new();
     if input.read_line(&mut line)? == 0 {
         return Ok(None);
     }
-    serde_json::from_str(&line).map(Some).map_err(std::io::Error::other)
+    serde_json::from_str(&line)
+        .map(Some)
+        .map_err(std::io::Error::other)
 }
 
 #[cfg(test)]
@@ -70,18 +83,39 @@ mod tests {
     #[test]
     fn messages_round_trip_one_per_line() {
         let mut buf = Vec::new();
-        send(&mut buf, &ToHost::Request { job: 1, req: 2, op: BridgeOp::Search { query: "a\nb".into(), limit: Some(3) } })
-            .unwrap();
+        send(
+            &mut buf,
+            &ToHost::Request {
+                job: 1,
+                req: 2,
+                op: BridgeOp::Search {
+                    query: "a\nb".into(),
+                    limit: Some(3),
+                },
+            },
+        )
+        .unwrap();
         send(&mut buf, &ToHost::CancelCall { req: 2 }).unwrap();
         assert_eq!(buf.iter().filter(|&&b| b == b'\n').count(), 2);
         let mut input = std::io::BufReader::new(&buf[..]);
         match recv::<ToHost>(&mut input).unwrap() {
-            Some(ToHost::Request { job: 1, req: 2, op: BridgeOp::Search { query, limit: Some(3) } }) => {
+            Some(ToHost::Request {
+                job: 1,
+                req: 2,
+                op:
+                    BridgeOp::Search {
+                        query,
+                        limit: Some(3),
+                    },
+            }) => {
                 assert_eq!(query, "a\nb")
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(recv::<ToHost>(&mut input).unwrap(), Some(ToHost::CancelCall { req: 2 })));
+        assert!(matches!(
+            recv::<ToHost>(&mut input).unwrap(),
+            Some(ToHost::CancelCall { req: 2 })
+        ));
         assert!(recv::<ToHost>(&mut input).unwrap().is_none());
     }
 }

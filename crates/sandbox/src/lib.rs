@@ -72,15 +72,17 @@ mod watchdog;
 
 pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
 pub use child::run_worker_process;
-pub use process::{WorkerCommand, JOBS_PER_PROCESS};
 pub use limits::{
-    Isolation, Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE, DEFAULT_GRACE,
-    DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_LOOKUPS,
-    DEFAULT_QUERY_BYTES, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
+    Isolation, Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE,
+    DEFAULT_GRACE, DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT,
+    DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES,
+    DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
 pub use pool::{live_threads, Pool, PoolStats};
+pub use process::{WorkerCommand, JOBS_PER_PROCESS};
 pub use result::{
-    CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError, Stats,
+    CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
+    Stats,
 };
 pub use sandbox::live_isolates;
 

@@ -55,18 +55,41 @@ pub(crate) struct JobCtx {
 
 deno_core::extension!(
     toolsearch_sandbox,
-    ops = [op_ts_search, op_ts_describe, op_ts_call, op_ts_log, op_ts_reject],
+    ops = [
+        op_ts_search,
+        op_ts_describe,
+        op_ts_call,
+        op_ts_log,
+        op_ts_reject
+    ],
     middleware = disable_dangerous_ops,
 );
 
 /// Built-in ops that must not work even if a reference leaked past the scrub.
 fn disable_dangerous_ops(op: OpDecl) -> OpDecl {
     match op.name {
-        "op_panic" | "op_print" | "op_read" | "op_read_all" | "op_read_sync" | "op_write"
-        | "op_write_all" | "op_write_sync" | "op_write_type_error" | "op_close" | "op_try_close"
-        | "op_shutdown" | "op_eval_context" | "op_compile_function" | "op_import_sync"
-        | "op_import_sync_with_source" | "op_set_promise_hooks" | "op_pipe" | "op_resources"
-        | "op_lazy_load_esm" | "op_memory_usage" | "op_leak_tracing_enable" => op.disable(),
+        "op_panic"
+        | "op_print"
+        | "op_read"
+        | "op_read_all"
+        | "op_read_sync"
+        | "op_write"
+        | "op_write_all"
+        | "op_write_sync"
+        | "op_write_type_error"
+        | "op_close"
+        | "op_try_close"
+        | "op_shutdown"
+        | "op_eval_context"
+        | "op_compile_function"
+        | "op_import_sync"
+        | "op_import_sync_with_source"
+        | "op_set_promise_hooks"
+        | "op_pipe"
+        | "op_resources"
+        | "op_lazy_load_esm"
+        | "op_memory_usage"
+        | "op_leak_tracing_enable" => op.disable(),
         _ => op,
     }
 }
@@ -113,7 +136,8 @@ pub(crate) fn encode_ok(v: &serde_json::Value, cap: usize, what: &str) -> Result
     };
     w.buf.push(b'1');
     match serde_json::to_writer(&mut w, v) {
-        Ok(()) => String::from_utf8(w.buf).map_err(|_| encode_err(BridgeErrorCode::ToolError, "invalid UTF-8")),
+        Ok(()) => String::from_utf8(w.buf)
+            .map_err(|_| encode_err(BridgeErrorCode::ToolError, "invalid UTF-8")),
         Err(_) => Err(encode_err(
             BridgeErrorCode::Limit,
             &format!("{what} is larger than {cap} bytes of JSON and was dropped; ask for less"),
@@ -141,7 +165,10 @@ fn check_id(id: &str) -> Result<(), String> {
     }
 }
 
-fn ctx_parts(state: &OpState) -> Option<(Arc<dyn Bridge>, Limits, Arc<Mutex<Journal>>)> {
+/// What a lookup needs from the job context.
+type JobParts = (Arc<dyn Bridge>, Limits, Arc<Mutex<Journal>>);
+
+fn ctx_parts(state: &OpState) -> Option<JobParts> {
     let ctx = state.try_borrow::<JobCtx>()?;
     Some((ctx.bridge.clone(), ctx.limits.clone(), ctx.journal.clone()))
 }
@@ -171,7 +198,10 @@ fn lookup(
             j.stats.rejected += 1;
             return encode_err(
                 BridgeErrorCode::Limit,
-                &format!("at most {} search/describe calls per snippet", limits.max_lookups),
+                &format!(
+                    "at most {} search/describe calls per snippet",
+                    limits.max_lookups
+                ),
             );
         }
         if is_search {
@@ -182,7 +212,11 @@ fn lookup(
         j.stats.bytes_out += arg.len() as u64;
     }
     let out = std::panic::catch_unwind(AssertUnwindSafe(|| f(&*bridge)));
-    let what = if is_search { "the search result" } else { "the description" };
+    let what = if is_search {
+        "the search result"
+    } else {
+        "the description"
+    };
     let s = match out {
         Ok(Ok(v)) => encode_ok(&v, limits.tool_result_bytes, what).unwrap_or_else(|e| e),
         Ok(Err(e)) => encode_bridge_err(&e),
@@ -289,7 +323,10 @@ async fn op_ts_call(
             &journal,
             encode_err(
                 BridgeErrorCode::InvalidArgs,
-                &format!("call: arguments are larger than {} bytes of JSON", limits.arg_bytes),
+                &format!(
+                    "call: arguments are larger than {} bytes of JSON",
+                    limits.arg_bytes
+                ),
             ),
         );
     }
@@ -298,7 +335,10 @@ async fn op_ts_call(
         _ => {
             return reject(
                 &journal,
-                encode_err(BridgeErrorCode::InvalidArgs, "call: args must be a JSON object"),
+                encode_err(
+                    BridgeErrorCode::InvalidArgs,
+                    "call: args must be a JSON object",
+                ),
             )
         }
     };
@@ -341,7 +381,10 @@ async fn op_ts_call(
             Ok(s) => (s, (CallStatus::Ok, None, Some(v))),
             Err(e) => (e, (CallStatus::Error, Some(BridgeErrorCode::Limit), None)),
         },
-        Ok(Err(e)) => (encode_bridge_err(&e), (CallStatus::Error, Some(e.code), None)),
+        Ok(Err(e)) => (
+            encode_bridge_err(&e),
+            (CallStatus::Error, Some(e.code), None),
+        ),
         Err(()) => (
             encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
             (CallStatus::Error, Some(BridgeErrorCode::Unavailable), None),
@@ -386,6 +429,9 @@ mod tests {
     fn oversized_results_are_refused_while_serializing() {
         let v = serde_json::json!({"data": "x".repeat(1000)});
         assert!(encode_ok(&v, 100, "r").unwrap_err().starts_with("0LIMIT\n"));
-        assert_eq!(encode_ok(&serde_json::json!([1]), 100, "r").unwrap(), "1[1]");
+        assert_eq!(
+            encode_ok(&serde_json::json!([1]), 100, "r").unwrap(),
+            "1[1]"
+        );
     }
 }

@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::Bridge;
 use crate::limits::{Isolation, Limits, PoolConfig};
-use crate::process::{self, HostJob, WorkerCommand};
 use crate::ops::{lock, Journal};
+use crate::process::{self, HostJob, WorkerCommand};
 use crate::result::{ErrorKind, ExecResult, SandboxError};
 use crate::sandbox::{self, JobSpec, Live, Sandbox};
 use crate::watchdog::Watchdog;
@@ -83,8 +83,14 @@ struct Inner {
 }
 
 enum Backend {
-    Threads { tx: SyncSender<Job>, counters: Arc<Counters> },
-    Processes { tx: SyncSender<HostJob>, shared: Arc<process::Shared> },
+    Threads {
+        tx: SyncSender<Job>,
+        counters: Arc<Counters>,
+    },
+    Processes {
+        tx: SyncSender<HostJob>,
+        shared: Arc<process::Shared>,
+    },
 }
 
 /// A pool of sandbox workers. Cheap to clone; all clones share the workers.
@@ -107,7 +113,9 @@ pub struct Pool {
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pool").field("limits", &self.inner.limits).finish_non_exhaustive()
+        f.debug_struct("Pool")
+            .field("limits", &self.inner.limits)
+            .finish_non_exhaustive()
     }
 }
 
@@ -146,7 +154,11 @@ impl Pool {
         let rx = Arc::new(Mutex::new(rx));
         let counters = Arc::new(Counters::default());
         crate::engine::configure_process();
-        let snapshot = if cfg.snapshot { crate::engine::startup_snapshot() } else { None };
+        let snapshot = if cfg.snapshot {
+            crate::engine::startup_snapshot()
+        } else {
+            None
+        };
         for index in 0..cfg.workers {
             let watchdog = Watchdog::spawn(format!("sandbox-watchdog-{index}"), &counters.threads)?;
             Worker {
@@ -255,8 +267,18 @@ impl Pool {
                     .build()
                     .map_err(|e| e.to_string())?;
                 rt.block_on(async {
-                    let snapshot = if use_snapshot { crate::engine::startup_snapshot() } else { None };
-                    Sandbox::create(limits.heap_bytes, limits.array_buffer_bytes, snapshot, &scratch).map(drop)
+                    let snapshot = if use_snapshot {
+                        crate::engine::startup_snapshot()
+                    } else {
+                        None
+                    };
+                    Sandbox::create(
+                        limits.heap_bytes,
+                        limits.array_buffer_bytes,
+                        snapshot,
+                        &scratch,
+                    )
+                    .map(drop)
                 })
             })?
             .join()
@@ -270,29 +292,50 @@ impl Pool {
     fn probe_process(&self) -> Result<(), SandboxError> {
         struct NoTools;
         impl Bridge for NoTools {
-            fn search(&self, _: &str, _: Option<u32>) -> Result<serde_json::Value, crate::BridgeError> {
+            fn search(
+                &self,
+                _: &str,
+                _: Option<u32>,
+            ) -> Result<serde_json::Value, crate::BridgeError> {
                 Ok(serde_json::json!([]))
             }
             fn describe(&self, id: &str) -> Result<serde_json::Value, crate::BridgeError> {
-                Err(crate::BridgeError::new(crate::BridgeErrorCode::UnknownTool, format!("unknown tool {id}")))
+                Err(crate::BridgeError::new(
+                    crate::BridgeErrorCode::UnknownTool,
+                    format!("unknown tool {id}"),
+                ))
             }
-            fn call(&self, id: &str, _: serde_json::Value, _: CancellationToken) -> crate::BridgeFuture {
-                let e = crate::BridgeError::new(crate::BridgeErrorCode::UnknownTool, format!("unknown tool {id}"));
+            fn call(
+                &self,
+                id: &str,
+                _: serde_json::Value,
+                _: CancellationToken,
+            ) -> crate::BridgeFuture {
+                let e = crate::BridgeError::new(
+                    crate::BridgeErrorCode::UnknownTool,
+                    format!("unknown tool {id}"),
+                );
                 Box::pin(async move { Err(e) })
             }
         }
-        let limits = Limits { deadline: std::time::Duration::from_secs(20), ..self.inner.limits.clone() };
+        let limits = Limits {
+            deadline: std::time::Duration::from_secs(20),
+            ..self.inner.limits.clone()
+        };
         let res = self.execute_blocking_with("return 1", Arc::new(NoTools), limits);
         match (res.ok, res.error) {
             (true, _) => Ok(()),
             (false, Some(e)) => Err(SandboxError::Engine(e.message)),
-            (false, None) => Err(SandboxError::Engine("the worker process gave no answer".into())),
+            (false, None) => Err(SandboxError::Engine(
+                "the worker process gave no answer".into(),
+            )),
         }
     }
 
     /// Runs `code` with the pool's limits. See [`Pool::execute_with`].
     pub async fn execute(&self, code: &str, bridge: Arc<dyn Bridge>) -> ExecResult {
-        self.execute_with(code, bridge, self.inner.limits.clone()).await
+        self.execute_with(code, bridge, self.inner.limits.clone())
+            .await
     }
 
     /// Runs `code` (the body of an async function) in a fresh isolate.
@@ -305,7 +348,12 @@ impl Pool {
     /// Dropping the future abandons the job (its tool calls are cancelled).
     ///
     /// Needs a tokio runtime with the time driver enabled.
-    pub async fn execute_with(&self, code: &str, bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
+    pub async fn execute_with(
+        &self,
+        code: &str,
+        bridge: Arc<dyn Bridge>,
+        limits: Limits,
+    ) -> ExecResult {
         if let Err(e) = validate(&limits) {
             return ExecResult::failed(ErrorKind::Engine, e.to_string());
         }
@@ -323,10 +371,19 @@ impl Pool {
             Backend::Threads { tx, .. } => tx,
             Backend::Processes { tx, .. } => {
                 let (reply, rx) = oneshot::channel();
-                let job = HostJob { code: code.to_owned(), bridge, limits, enqueued: Instant::now(), reply };
+                let job = HostJob {
+                    code: code.to_owned(),
+                    bridge,
+                    limits,
+                    enqueued: Instant::now(),
+                    reply,
+                };
                 return match tx.try_send(job) {
                     Ok(()) => rx.await.unwrap_or_else(|_| {
-                        ExecResult::failed(ErrorKind::Engine, "the sandbox driver stopped unexpectedly")
+                        ExecResult::failed(
+                            ErrorKind::Engine,
+                            "the sandbox driver stopped unexpectedly",
+                        )
                     }),
                     Err(TrySendError::Full(_)) => ExecResult::failed(ErrorKind::Limit, BUSY),
                     Err(TrySendError::Disconnected(_)) => {
@@ -349,9 +406,7 @@ impl Pool {
         };
         match tx.try_send(job) {
             Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                return ExecResult::failed(ErrorKind::Limit, BUSY)
-            }
+            Err(TrySendError::Full(_)) => return ExecResult::failed(ErrorKind::Limit, BUSY),
             Err(TrySendError::Disconnected(_)) => {
                 return ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
             }
@@ -368,7 +423,10 @@ impl Pool {
             match tokio::time::timeout_at(until.into(), &mut rx).await {
                 Ok(Ok(res)) => return res,
                 Ok(Err(_)) => {
-                    return ExecResult::failed(ErrorKind::Engine, "the sandbox worker stopped unexpectedly")
+                    return ExecResult::failed(
+                        ErrorKind::Engine,
+                        "the sandbox worker stopped unexpectedly",
+                    )
                 }
                 Err(_) if started.is_some() => {
                     // The worker did not acknowledge in time (e.g. stuck in a
@@ -394,25 +452,48 @@ impl Pool {
     ///
     /// # Panics
     /// When called from inside a tokio runtime.
-    pub fn execute_blocking_with(&self, code: &str, bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
-        match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+    pub fn execute_blocking_with(
+        &self,
+        code: &str,
+        bridge: Arc<dyn Bridge>,
+        limits: Limits,
+    ) -> ExecResult {
+        match tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+        {
             Ok(rt) => rt.block_on(self.execute_with(code, bridge, limits)),
-            Err(e) => ExecResult::failed(ErrorKind::Engine, format!("cannot start a tokio runtime: {e}")),
+            Err(e) => ExecResult::failed(
+                ErrorKind::Engine,
+                format!("cannot start a tokio runtime: {e}"),
+            ),
         }
     }
 
     /// Like [`Pool::execute_with`] for raw bytes: source that is not UTF-8
     /// is rejected before compilation.
-    pub async fn execute_bytes(&self, code: &[u8], bridge: Arc<dyn Bridge>, limits: Limits) -> ExecResult {
+    pub async fn execute_bytes(
+        &self,
+        code: &[u8],
+        bridge: Arc<dyn Bridge>,
+        limits: Limits,
+    ) -> ExecResult {
         if code.len() > limits.source_bytes {
             return ExecResult::failed(
                 ErrorKind::Limit,
-                format!("the snippet is {} bytes; the limit is {} bytes", code.len(), limits.source_bytes),
+                format!(
+                    "the snippet is {} bytes; the limit is {} bytes",
+                    code.len(),
+                    limits.source_bytes
+                ),
             );
         }
         match std::str::from_utf8(code) {
             Ok(s) => self.execute_with(s, bridge, limits).await,
-            Err(e) => ExecResult::failed(ErrorKind::Script, format!("the snippet is not valid UTF-8: {e}")),
+            Err(e) => ExecResult::failed(
+                ErrorKind::Script,
+                format!("the snippet is not valid UTF-8: {e}"),
+            ),
         }
     }
 }
@@ -439,17 +520,19 @@ struct Worker {
 
 impl Worker {
     fn spawn(self) -> std::io::Result<()> {
-        std::thread::Builder::new().name(format!("sandbox-worker-{}", self.index)).spawn(move || {
-            let live = ThreadGuard::new(&self.counters.threads);
-            let quota_reached = self.serve();
-            drop(live);
-            if quota_reached {
-                let index = self.index;
-                if let Err(e) = self.spawn() {
-                    tracing::error!("sandbox worker {index} could not be replaced: {e}");
+        std::thread::Builder::new()
+            .name(format!("sandbox-worker-{}", self.index))
+            .spawn(move || {
+                let live = ThreadGuard::new(&self.counters.threads);
+                let quota_reached = self.serve();
+                drop(live);
+                if quota_reached {
+                    let index = self.index;
+                    if let Err(e) = self.spawn() {
+                        tracing::error!("sandbox worker {index} could not be replaced: {e}");
+                    }
                 }
-            }
-        })?;
+            })?;
         Ok(())
     }
 
@@ -457,13 +540,19 @@ impl Worker {
     /// [`ISOLATES_PER_THREAD`] isolates (true: hand over to a new thread).
     fn serve(&self) -> bool {
         let rx = &*self.rx;
-        let rt = match tokio::runtime::Builder::new_current_thread().enable_time().build() {
+        let rt = match tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+        {
             Ok(rt) => rt,
             Err(e) => {
                 tracing::error!("sandbox worker cannot start a tokio runtime: {e}");
                 // Answer jobs with an engine error rather than leaving them hanging.
                 while let Ok(job) = recv(rx) {
-                    let _ = job.reply.send(ExecResult::failed(ErrorKind::Engine, "the sandbox worker has no runtime"));
+                    let _ = job.reply.send(ExecResult::failed(
+                        ErrorKind::Engine,
+                        "the sandbox worker has no runtime",
+                    ));
                 }
                 return false;
             }
@@ -472,7 +561,12 @@ impl Worker {
         rt.block_on(async {
             let create = |l: &Limits| {
                 created.set(created.get() + 1);
-                Sandbox::create(l.heap_bytes, l.array_buffer_bytes, self.snapshot, &self.counters.isolates)
+                Sandbox::create(
+                    l.heap_bytes,
+                    l.array_buffer_bytes,
+                    self.snapshot,
+                    &self.counters.isolates,
+                )
             };
             // At most one live isolate on this thread at any time: the next one
             // is created only after the previous one was dropped.
@@ -482,7 +576,8 @@ impl Worker {
                     continue;
                 }
                 let queue_us = job.enqueued.elapsed().as_micros() as u64;
-                let prewarmed = matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
+                let prewarmed =
+                    matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
                 let live = match next.take() {
                     Some(live) if prewarmed => live,
                     other => {
@@ -503,7 +598,10 @@ impl Worker {
                         (live.sandbox.run(&spec, &self.watchdog).await, Some(live))
                     }
                     Err(e) => (
-                        ExecResult::failed(ErrorKind::Engine, format!("the JS engine could not start: {e}")),
+                        ExecResult::failed(
+                            ErrorKind::Engine,
+                            format!("the JS engine could not start: {e}"),
+                        ),
                         None,
                     ),
                 };

@@ -105,33 +105,51 @@ impl Shared {
     fn spawn(&self) -> std::io::Result<Proc> {
         let mut child = Command::new(&self.command.program)
             .args(&self.command.args)
-            .env("TOOLSEARCH_SANDBOX_LIMITS", serde_json::to_string(&self.pool_limits).unwrap_or_default())
+            .env(
+                "TOOLSEARCH_SANDBOX_LIMITS",
+                serde_json::to_string(&self.pool_limits).unwrap_or_default(),
+            )
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()?;
         self.processes.fetch_add(1, Ordering::SeqCst);
         let live = Live(self.processes.clone());
-        let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child.stdout.take().ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdin"))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| std::io::Error::other("no stdout"))?;
         let (tx, events) = mpsc::channel();
-        std::thread::Builder::new().name("sandbox-process-reader".into()).spawn(move || {
-            let mut input = BufReader::new(stdout);
-            loop {
-                match ipc::recv::<ToHost>(&mut input) {
-                    Ok(Some(msg)) => {
-                        if tx.send(Event::Msg(msg)).is_err() {
+        std::thread::Builder::new()
+            .name("sandbox-process-reader".into())
+            .spawn(move || {
+                let mut input = BufReader::new(stdout);
+                loop {
+                    match ipc::recv::<ToHost>(&mut input) {
+                        Ok(Some(msg)) => {
+                            if tx.send(Event::Msg(msg)).is_err() {
+                                return;
+                            }
+                        }
+                        _ => {
+                            let _ = tx.send(Event::Eof);
                             return;
                         }
                     }
-                    _ => {
-                        let _ = tx.send(Event::Eof);
-                        return;
-                    }
                 }
-            }
-        })?;
-        Ok(Proc { child, stdin: Arc::new(Mutex::new(stdin)), events, jobs: 0, ready: false, _live: live })
+            })?;
+        Ok(Proc {
+            child,
+            stdin: Arc::new(Mutex::new(stdin)),
+            events,
+            jobs: 0,
+            ready: false,
+            _live: live,
+        })
     }
 }
 
@@ -142,7 +160,10 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
     }
     let until = Instant::now() + START_TIMEOUT;
     loop {
-        match p.events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        match p
+            .events
+            .recv_timeout(until.saturating_duration_since(Instant::now()))
+        {
             Ok(Event::Msg(ToHost::Ready { .. })) => {
                 p.ready = true;
                 return Ok(());
@@ -150,7 +171,9 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
             Ok(Event::Msg(_)) => continue,
             Ok(Event::Eof) => {
                 let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
-                return Err(format!("the sandbox worker process exited while starting ({status})"));
+                return Err(format!(
+                    "the sandbox worker process exited while starting ({status})"
+                ));
             }
             Err(_) => return Err("the sandbox worker process did not start in time".into()),
         }
@@ -181,7 +204,9 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
         if active.is_none() {
             let started = match standby.take() {
                 Some(p) => Ok(p),
-                None => shared.spawn().map_err(|e| format!("cannot start a sandbox worker process: {e}")),
+                None => shared
+                    .spawn()
+                    .map_err(|e| format!("cannot start a sandbox worker process: {e}")),
             };
             let ready = started.and_then(|mut p| wait_ready(&mut p).map(|()| p));
             match ready {
@@ -196,13 +221,23 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
         let id = next_job;
         next_job += 1;
         p.jobs += 1;
-        let (result, healthy) = run_job(&shared, p, id, job.code, job.bridge, &job.limits, job.enqueued);
+        let (result, healthy) = run_job(
+            &shared,
+            p,
+            id,
+            job.code,
+            job.bridge,
+            &job.limits,
+            job.enqueued,
+        );
         let _ = job.reply.send(result);
         if !healthy {
             active = None;
         }
         // Start the successor a little before the active process retires.
-        let near_quota = active.as_ref().is_some_and(|p| p.jobs + 4 >= JOBS_PER_PROCESS);
+        let near_quota = active
+            .as_ref()
+            .is_some_and(|p| p.jobs + 4 >= JOBS_PER_PROCESS);
         if (near_quota || active.is_none()) && standby.is_none() {
             standby = shared.spawn().ok();
         }
@@ -224,8 +259,21 @@ fn run_job(
 ) -> (ExecResult, bool) {
     let queue_us = enqueued.elapsed().as_micros() as u64;
     let started = Instant::now();
-    if let Err(e) = write(&p.stdin, &ToChild::Job { job, code, limits: limits.clone() }) {
-        return (ExecResult::failed(ErrorKind::Engine, format!("the sandbox worker process is gone: {e}")), false);
+    if let Err(e) = write(
+        &p.stdin,
+        &ToChild::Job {
+            job,
+            code,
+            limits: limits.clone(),
+        },
+    ) {
+        return (
+            ExecResult::failed(
+                ErrorKind::Engine,
+                format!("the sandbox worker process is gone: {e}"),
+            ),
+            false,
+        );
     }
     let hard_deadline = started + limits.deadline + limits.grace + IPC_SLACK;
     let job_cancel = CancellationToken::new();
@@ -308,7 +356,9 @@ fn handle_request(
         BridgeOp::Call { id, args } => {
             let token = job_cancel.child_token();
             calls.insert(req, token.clone());
-            let fut = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.call(&id, args, token.clone())));
+            let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                bridge.call(&id, args, token.clone())
+            }));
             let (stdin, records) = (p.stdin.clone(), records.clone());
             shared.runtime.spawn(async move {
                 let started = Instant::now();
@@ -332,13 +382,16 @@ fn handle_request(
                         None,
                     ),
                 };
-                records.lock().unwrap_or_else(|p| p.into_inner()).push(CallRecord {
-                    id,
-                    status,
-                    code,
-                    result,
-                    ms: started.elapsed().as_millis() as u64,
-                });
+                records
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(CallRecord {
+                        id,
+                        status,
+                        code,
+                        result,
+                        ms: started.elapsed().as_millis() as u64,
+                    });
                 let _ = write(&stdin, &ToChild::Reply { req, payload });
             });
             return;
@@ -347,7 +400,9 @@ fn handle_request(
     let _ = write(&p.stdin, &ToChild::Reply { req, payload });
 }
 
-async fn futures_lite_catch(fut: crate::bridge::BridgeFuture) -> Result<Result<serde_json::Value, crate::BridgeError>, ()> {
+async fn futures_lite_catch(
+    fut: crate::bridge::BridgeFuture,
+) -> Result<Result<serde_json::Value, crate::BridgeError>, ()> {
     use deno_core::futures::FutureExt;
     AssertUnwindSafe(fut).catch_unwind().await.map_err(|_| ())
 }
@@ -366,6 +421,8 @@ fn encode_lookup(
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Shared").field("command", &self.command).finish_non_exhaustive()
+        f.debug_struct("Shared")
+            .field("command", &self.command)
+            .finish_non_exhaustive()
     }
 }

@@ -115,7 +115,9 @@ impl Sandbox {
             });
         }
         engine::restrict_isolate(runtime.v8_isolate());
-        runtime.v8_isolate().set_prepare_stack_trace_callback(no_stack_trace);
+        runtime
+            .v8_isolate()
+            .set_prepare_stack_trace_callback(no_stack_trace);
         {
             deno_core::scope!(scope, &mut runtime);
             let context = scope.get_current_context();
@@ -123,7 +125,12 @@ impl Sandbox {
         }
         let runner = runtime
             .execute_script("[toolsearch-sandbox]", SCRUB)
-            .map_err(|e| format!("sandbox scrub failed: {}", truncate(&e.to_string(), MAX_MESSAGE)))?;
+            .map_err(|e| {
+                format!(
+                    "sandbox scrub failed: {}",
+                    truncate(&e.to_string(), MAX_MESSAGE)
+                )
+            })?;
         let runner = {
             deno_core::scope!(scope, &mut runtime);
             let local = v8::Local::new(scope, &runner);
@@ -166,7 +173,11 @@ impl Sandbox {
         let t0 = Instant::now();
         let deadline = tokio::time::Instant::now() + limits.deadline;
         let timed_out = Arc::new(AtomicBool::new(false));
-        watchdog.arm(self.handle.clone(), Instant::now() + limits.deadline, timed_out.clone());
+        watchdog.arm(
+            self.handle.clone(),
+            Instant::now() + limits.deadline,
+            timed_out.clone(),
+        );
         let outcome = self.execute(job, deadline).await;
         // Acknowledge: no termination is requested after this returns.
         watchdog.disarm();
@@ -227,7 +238,8 @@ impl Sandbox {
         limits: &Limits,
         watchdog_fired: bool,
     ) -> (serde_json::Value, Option<ExecError>) {
-        let err = |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+        let err =
+            |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
         if self.oom.load(Ordering::SeqCst) {
             return err(
                 ErrorKind::Memory,
@@ -273,18 +285,25 @@ impl Sandbox {
         v: v8::Global<v8::Value>,
         limits: &Limits,
     ) -> (serde_json::Value, Option<ExecError>) {
-        let err = |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+        let err =
+            |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
         let s = {
             deno_core::scope!(scope, &mut self.runtime);
             let local = v8::Local::new(scope, &v);
             let Ok(s) = v8::Local::<v8::String>::try_from(local) else {
-                return err(ErrorKind::Engine, "the sandbox runner returned no string".to_owned());
+                return err(
+                    ErrorKind::Engine,
+                    "the sandbox runner returned no string".to_owned(),
+                );
             };
             // Messages are bounded in JS; results by `result_bytes` (UTF-16 units).
             if s.length() > limits.result_bytes.saturating_add(MAX_MESSAGE * 2 + 64) {
                 return err(
                     ErrorKind::Result,
-                    format!("the return value is larger than {} bytes", limits.result_bytes),
+                    format!(
+                        "the return value is larger than {} bytes",
+                        limits.result_bytes
+                    ),
                 );
             }
             s.to_rust_string_lossy(scope)
@@ -303,7 +322,10 @@ impl Sandbox {
             self.result_len = json.len();
             return match serde_json::from_str(json) {
                 Ok(v) => (v, None),
-                Err(e) => err(ErrorKind::Result, format!("the return value could not be read back: {e}")),
+                Err(e) => err(
+                    ErrorKind::Result,
+                    format!("the return value could not be read back: {e}"),
+                ),
             };
         }
         let body = s.strip_prefix('0').unwrap_or(&s);
@@ -313,7 +335,9 @@ impl Sandbox {
             "RESULT" => ErrorKind::Result,
             "SCRIPT" => ErrorKind::Script,
             code => match BridgeErrorCode::from_str(code) {
-                Some(BridgeErrorCode::UnknownTool | BridgeErrorCode::ApprovalDenied) => ErrorKind::Policy,
+                Some(BridgeErrorCode::UnknownTool | BridgeErrorCode::ApprovalDenied) => {
+                    ErrorKind::Policy
+                }
                 Some(BridgeErrorCode::InvalidArgs) => ErrorKind::Argument,
                 Some(BridgeErrorCode::Limit) => ErrorKind::Limit,
                 Some(BridgeErrorCode::Timeout) => ErrorKind::Timeout,

@@ -38,7 +38,10 @@ fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl Watchdog {
-    pub(crate) fn spawn(name: String, threads: &Arc<std::sync::atomic::AtomicUsize>) -> std::io::Result<Watchdog> {
+    pub(crate) fn spawn(
+        name: String,
+        threads: &Arc<std::sync::atomic::AtomicUsize>,
+    ) -> std::io::Result<Watchdog> {
         let threads = threads.clone();
         let shared: Shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
         let thread_shared = shared.clone();

@@ -5,9 +5,9 @@ use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
 use crate::policy::Policy;
 use serde_json::{json, Value};
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::{Catalog, SearchOptions, Tool};
 use toolsearch_sandbox::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
-use tokio_util::sync::CancellationToken;
 
 /// Search, describe and call over one catalog snapshot, scoped by a policy.
 #[derive(Clone)]
@@ -20,7 +20,10 @@ pub struct CatalogBridge {
 
 impl std::fmt::Debug for CatalogBridge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CatalogBridge").field("catalog", &self.catalog).field("policy", &self.policy).finish()
+        f.debug_struct("CatalogBridge")
+            .field("catalog", &self.catalog)
+            .field("policy", &self.policy)
+            .finish()
     }
 }
 
@@ -36,8 +39,18 @@ pub(crate) fn unknown_tool(id: &str) -> BridgeError {
 impl CatalogBridge {
     /// A bridge over `catalog`, showing only what `policy` allows, running calls
     /// through `dispatcher` with `context` (session, principal).
-    pub fn new(catalog: Catalog, policy: Arc<Policy>, dispatcher: Arc<dyn Dispatcher>, context: CallContext) -> Self {
-        CatalogBridge { catalog, policy, dispatcher, context }
+    pub fn new(
+        catalog: Catalog,
+        policy: Arc<Policy>,
+        dispatcher: Arc<dyn Dispatcher>,
+        context: CallContext,
+    ) -> Self {
+        CatalogBridge {
+            catalog,
+            policy,
+            dispatcher,
+            context,
+        }
     }
 
     fn visible(&self, id: &str) -> Option<&Tool> {
@@ -47,15 +60,25 @@ impl CatalogBridge {
 
 impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
-        let opts = SearchOptions { limit: limit.map(|l| l as usize), ..Default::default() };
-        let result = self.catalog.search_scoped(query, &opts, &|t| self.policy.allows(t));
-        serde_json::to_value(&result).map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, e.to_string()))
+        let opts = SearchOptions {
+            limit: limit.map(|l| l as usize),
+            ..Default::default()
+        };
+        let result = self
+            .catalog
+            .search_scoped(query, &opts, &|t| self.policy.allows(t));
+        serde_json::to_value(&result)
+            .map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, e.to_string()))
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
         let tool = self.visible(id).ok_or_else(|| unknown_tool(id))?;
-        let d = self.catalog.describe(&tool.id).ok_or_else(|| unknown_tool(id))?;
-        serde_json::to_value(&d).map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, e.to_string()))
+        let d = self
+            .catalog
+            .describe(&tool.id)
+            .ok_or_else(|| unknown_tool(id))?;
+        serde_json::to_value(&d)
+            .map_err(|e| BridgeError::new(BridgeErrorCode::Unavailable, e.to_string()))
     }
 
     fn call(&self, id: &str, args: Value, cancel: CancellationToken) -> BridgeFuture {
@@ -63,7 +86,10 @@ impl Bridge for CatalogBridge {
             let err = unknown_tool(id);
             return Box::pin(async move { Err(err) });
         };
-        let cx = CallContext { cancel, ..self.context.clone() };
+        let cx = CallContext {
+            cancel,
+            ..self.context.clone()
+        };
         let fut = self.dispatcher.dispatch(&tool, args, cx);
         Box::pin(async move {
             fut.await.map_err(|e| {

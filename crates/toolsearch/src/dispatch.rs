@@ -51,7 +51,10 @@ pub struct DispatchError {
 impl DispatchError {
     /// An error of `kind`.
     pub fn new(kind: DispatchErrorKind, message: impl Into<String>) -> Self {
-        DispatchError { kind, message: message.into() }
+        DispatchError {
+            kind,
+            message: message.into(),
+        }
     }
 }
 

@@ -21,7 +21,7 @@ mod policy;
 
 pub use bridge::{echo_value, CatalogBridge};
 pub use dispatch::{
-    dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher, EchoDispatcher,
-    FnDispatcher,
+    dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher,
+    EchoDispatcher, FnDispatcher,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};

@@ -28,8 +28,15 @@ impl Glob {
         if self.0.contains(':') {
             return glob_match(&self.0, &tool.id.to_ascii_lowercase());
         }
-        let candidates = [Some(tool.name.as_str()), tool.native_name.as_deref(), tool.server.as_deref()];
-        candidates.into_iter().flatten().any(|c| glob_match(&self.0, &c.to_ascii_lowercase()))
+        let candidates = [
+            Some(tool.name.as_str()),
+            tool.native_name.as_deref(),
+            tool.server.as_deref(),
+        ];
+        candidates
+            .into_iter()
+            .flatten()
+            .any(|c| glob_match(&self.0, &c.to_ascii_lowercase()))
     }
 }
 
@@ -85,7 +92,10 @@ impl Policy {
     /// This policy further restricted by `other` (a sub-agent's or a turn's policy):
     /// a tool must pass both.
     pub fn narrowed(&self, other: &Policy) -> NarrowedPolicy<'_> {
-        NarrowedPolicy { outer: self, inner: other.clone() }
+        NarrowedPolicy {
+            outer: self,
+            inner: other.clone(),
+        }
     }
 }
 

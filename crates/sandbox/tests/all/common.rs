@@ -34,7 +34,10 @@ impl FakeBridge {
 }
 
 fn unknown() -> BridgeError {
-    BridgeError::new(BridgeErrorCode::UnknownTool, "unknown tool; use search() to find tool ids")
+    BridgeError::new(
+        BridgeErrorCode::UnknownTool,
+        "unknown tool; use search() to find tool ids",
+    )
 }
 
 impl Bridge for FakeBridge {
@@ -54,7 +57,9 @@ impl Bridge for FakeBridge {
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
         if VISIBLE.contains(&id) {
-            Ok(json!({"id": id, "params": {"type": "object"}, "ts": format!("declare function {id}(args: object): unknown;")}))
+            Ok(
+                json!({"id": id, "params": {"type": "object"}, "ts": format!("declare function {id}(args: object): unknown;")}),
+            )
         } else {
             Err(unknown())
         }
@@ -77,7 +82,10 @@ impl Bridge for FakeBridge {
                 let counter = self.cancelled.clone();
                 // Observe cancellation from outside the (dropped) future.
                 std::thread::spawn(move || {
-                    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+                    let rt = tokio::runtime::Builder::new_current_thread()
+                        .enable_time()
+                        .build()
+                        .unwrap();
                     rt.block_on(async {
                         tokio::select! {
                             _ = cancel.cancelled() => { counter.fetch_add(1, Ordering::SeqCst); }
@@ -89,7 +97,10 @@ impl Bridge for FakeBridge {
             }
             "big" => Box::pin(async move { Ok(json!({"data": "x".repeat(50 << 20)})) }),
             "fail" => Box::pin(async move {
-                Err(BridgeError::new(BridgeErrorCode::ToolError, "the tool failed"))
+                Err(BridgeError::new(
+                    BridgeErrorCode::ToolError,
+                    "the tool failed",
+                ))
             }),
             "slow" => Box::pin(async move {
                 tokio::time::sleep(Duration::from_millis(30)).await;
@@ -103,11 +114,21 @@ impl Bridge for FakeBridge {
 
 /// Limits used by the tests: the catalogue's defaults with a 300 ms deadline.
 pub fn test_limits() -> Limits {
-    Limits { deadline: Duration::from_millis(300), ..Limits::default() }
+    Limits {
+        deadline: Duration::from_millis(300),
+        ..Limits::default()
+    }
 }
 
 pub fn pool(workers: usize) -> Pool {
-    Pool::new(PoolConfig { workers, queue: 256, limits: test_limits(), prewarm: true, ..PoolConfig::default() }).expect("pool")
+    Pool::new(PoolConfig {
+        workers,
+        queue: 256,
+        limits: test_limits(),
+        prewarm: true,
+        ..PoolConfig::default()
+    })
+    .expect("pool")
 }
 
 /// Shared pool for most tests (2 workers).
@@ -133,7 +154,10 @@ pub fn err_kind(r: &ExecResult) -> Option<toolsearch_sandbox::ErrorKind> {
 }
 
 pub fn err_msg(r: &ExecResult) -> String {
-    r.error.as_ref().map(|e| e.message.clone()).unwrap_or_default()
+    r.error
+        .as_ref()
+        .map(|e| e.message.clone())
+        .unwrap_or_default()
 }
 
 /// Process RSS in KiB from /proc/self/status.
@@ -234,10 +258,16 @@ pub fn rss_kib_children() -> u64 {
     let mut total = 0;
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for e in entries.flatten() {
-            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
             // Field 4 is the parent pid (after the parenthesised command name).
-            let ppid = stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+            let ppid = stat
+                .rsplit(')')
+                .next()
+                .and_then(|r| r.split_whitespace().nth(1))
+                .and_then(|p| p.parse::<u32>().ok());
             if ppid == Some(me) {
                 total += rss_kib_of(pid);
             }

@@ -37,7 +37,14 @@ fn wasm_is_gone() {
 #[test]
 fn termination_at_random_points_never_aborts() {
     let out = in_child("crash::termination_at_random_points_never_aborts", || {
-        let pool = Pool::new(PoolConfig { workers: 2, queue: 64, limits: test_limits(), prewarm: true, ..PoolConfig::default() }).unwrap();
+        let pool = Pool::new(PoolConfig {
+            workers: 2,
+            queue: 64,
+            limits: test_limits(),
+            prewarm: true,
+            ..PoolConfig::default()
+        })
+        .unwrap();
         // Snippets that keep deno_core busy converting values, throwing objects with
         // getters and crossing the bridge, cut off at deadlines spread over 1-40 ms.
         let snippets = [
@@ -48,18 +55,36 @@ fn termination_at_random_points_never_aborts() {
             "for(;;){ await Promise.reject(new Error('r')).catch(e => e) }",
             "throw {get message(){ for(;;); }}",
         ];
-        let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
         let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
         for i in 0..120 {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let ms = 1 + seed % 40;
-            let limits = Limits { deadline: Duration::from_millis(ms), ..test_limits() };
+            let limits = Limits {
+                deadline: Duration::from_millis(ms),
+                ..test_limits()
+            };
             let code = snippets[i % snippets.len()];
             let r = rt.block_on(pool.execute_with(code, FakeBridge::new(), limits));
             assert!(!r.ok, "{code} finished?");
-            assert!(matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory | ErrorKind::Script | ErrorKind::Limit)), "{:?}", r.error);
+            assert!(
+                matches!(
+                    err_kind(&r),
+                    Some(
+                        ErrorKind::Timeout
+                            | ErrorKind::Memory
+                            | ErrorKind::Script
+                            | ErrorKind::Limit
+                    )
+                ),
+                "{:?}",
+                r.error
+            );
         }
         assert_clean(&pool);
     });
@@ -70,7 +95,14 @@ fn termination_at_random_points_never_aborts() {
 
 #[test]
 fn r33_thousand_sequential_jobs_on_one_worker() {
-    let pool = Pool::new(PoolConfig { workers: 1, queue: 4, limits: test_limits(), prewarm: true, ..PoolConfig::default() }).unwrap();
+    let pool = Pool::new(PoolConfig {
+        workers: 1,
+        queue: 4,
+        limits: test_limits(),
+        prewarm: true,
+        ..PoolConfig::default()
+    })
+    .unwrap();
     let mut max_isolates = 0;
     let rss_start = rss_kib();
     for i in 0..1000 {

@@ -35,7 +35,10 @@ fn console_capture_and_returned_objects() -> anyhow::Result<()> {
         return {nested: {list: [1, "two", true, null]}, n: 1.5};
     "#);
     assert!(r.ok, "{:?}", r.error);
-    assert_eq!(r.value, json!({"nested": {"list": [1, "two", true, null]}, "n": 1.5}));
+    assert_eq!(
+        r.value,
+        json!({"nested": {"list": [1, "two", true, null]}, "n": 1.5})
+    );
     let texts: Vec<_> = r.logs.iter().map(|l| (l.level, l.text.as_str())).collect();
     assert_eq!(
         texts,
@@ -65,37 +68,62 @@ fn thrown_errors_become_script_errors_with_logs_kept() -> anyhow::Result<()> {
 
 #[test]
 fn bridge_errors_carry_codes_and_map_to_kinds() -> anyhow::Result<()> {
-    let r = run(r#"try { await openclaw.tools.call("fail", {}); } catch (e) { return [e.code, e.message, e instanceof Error]; }"#);
+    let r = run(
+        r#"try { await openclaw.tools.call("fail", {}); } catch (e) { return [e.code, e.message, e instanceof Error]; }"#,
+    );
     assert_eq!(r.value, json!(["TOOL_ERROR", "the tool failed", true]));
     // Uncaught: the kind follows the code.
-    assert_eq!(err_kind(&run(r#"await openclaw.tools.call("nope", {})"#)), Some(ErrorKind::Policy));
-    assert_eq!(err_kind(&run(r#"await openclaw.tools.call(1)"#)), Some(ErrorKind::Argument));
+    assert_eq!(
+        err_kind(&run(r#"await openclaw.tools.call("nope", {})"#)),
+        Some(ErrorKind::Policy)
+    );
+    assert_eq!(
+        err_kind(&run(r#"await openclaw.tools.call(1)"#)),
+        Some(ErrorKind::Argument)
+    );
     Ok(())
 }
 
 #[test]
 fn unawaited_calls_are_abandoned_and_reported() -> anyhow::Result<()> {
     let bridge = FakeBridge::new();
-    let r = run_with(r#"openclaw.tools.call("hang", {}); openclaw.tools.call("echo", {}); return "done""#, bridge.clone());
+    let r = run_with(
+        r#"openclaw.tools.call("hang", {}); openclaw.tools.call("echo", {}); return "done""#,
+        bridge.clone(),
+    );
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value, json!("done"));
-    assert!(r.calls.iter().any(|c| c.id == "hang" && c.status == CallStatus::Abandoned), "{:?}", r.calls);
-    assert!(eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1));
+    assert!(
+        r.calls
+            .iter()
+            .any(|c| c.id == "hang" && c.status == CallStatus::Abandoned),
+        "{:?}",
+        r.calls
+    );
+    assert!(eventually(|| bridge
+        .cancelled
+        .load(std::sync::atomic::Ordering::SeqCst)
+        == 1));
     Ok(())
 }
 
 #[test]
 fn search_result_is_an_array_with_hints() -> anyhow::Result<()> {
-    let r = run(r#"const h = await openclaw.tools.search("echo", {limit: 2}); return [Array.isArray(h), h.length, JSON.stringify(h).startsWith("[")]"#);
+    let r = run(
+        r#"const h = await openclaw.tools.search("echo", {limit: 2}); return [Array.isArray(h), h.length, JSON.stringify(h).startsWith("[")]"#,
+    );
     assert_eq!(r.value, json!([true, 1, true]));
-    let r = run(r#"try { await openclaw.tools.search("x", {limit: 0}); } catch (e) { return e.code }"#);
+    let r =
+        run(r#"try { await openclaw.tools.search("x", {limit: 0}); } catch (e) { return e.code }"#);
     assert_eq!(r.value, json!("INVALID_ARGS"));
     Ok(())
 }
 
 #[test]
 fn in_flight_calls_are_bounded_but_all_complete() -> anyhow::Result<()> {
-    let r = run(r#"const ps = []; for (let i = 0; i < 20; i++) ps.push(openclaw.tools.call("slow", {})); return (await Promise.all(ps)).length"#);
+    let r = run(
+        r#"const ps = []; for (let i = 0; i < 20; i++) ps.push(openclaw.tools.call("slow", {})); return (await Promise.all(ps)).length"#,
+    );
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value, json!(20));
     // 20 calls of 30 ms with 8 in flight need at least 3 rounds.

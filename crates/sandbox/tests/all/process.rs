@@ -26,9 +26,15 @@ fn happy_path_and_bridge_errors_cross_the_process_boundary() {
         bridge.clone(),
     );
     assert!(r.ok, "{:?}", r.error);
-    assert_eq!(r.value, json!({"out": {"msg": "hi"}, "err": "UNKNOWN_TOOL", "big": "LIMIT", "n": 1}));
+    assert_eq!(
+        r.value,
+        json!({"out": {"msg": "hi"}, "err": "UNKNOWN_TOOL", "big": "LIMIT", "n": 1})
+    );
     assert_eq!(r.logs[0].text, "in a child");
-    assert_eq!((r.stats.searches, r.stats.describes, r.stats.calls), (1, 1, 3));
+    assert_eq!(
+        (r.stats.searches, r.stats.describes, r.stats.calls),
+        (1, 1, 3)
+    );
     assert_eq!(bridge.runs("echo"), 1);
     assert_clean(&pool);
 }
@@ -42,9 +48,21 @@ fn overrun_kills_the_process_cancels_the_tool_and_the_next_job_runs() {
     let r = pool.execute_blocking(r#"await openclaw.tools.call("echo", {a: 1}); await openclaw.tools.call("hang", {}); return 1"#, bridge.clone());
     let took = t0.elapsed();
     assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
-    assert!(took < Duration::from_millis(300 + 100 + 200), "took {took:?}");
-    assert!(r.calls.iter().any(|c| c.id == "echo" && c.status == CallStatus::Ok), "{:?}", r.calls);
-    assert!(eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1), "cancellation did not fire");
+    assert!(
+        took < Duration::from_millis(300 + 100 + 200),
+        "took {took:?}"
+    );
+    assert!(
+        r.calls
+            .iter()
+            .any(|c| c.id == "echo" && c.status == CallStatus::Ok),
+        "{:?}",
+        r.calls
+    );
+    assert!(
+        eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1),
+        "cancellation did not fire"
+    );
     for code in ["for(;;){}", "const a = []; for(;;) a.push({x: 1})"] {
         let r = pool.execute_blocking(code, FakeBridge::new());
         assert!(!r.ok);

@@ -19,27 +19,100 @@ fn js_ok(code: &str) -> serde_json::Value {
 
 /// Globals a snippet may see; everything else was deleted by the scrub script.
 const ALLOWED_GLOBALS: &[&str] = &[
-    "AggregateError", "Array", "ArrayBuffer", "AsyncDisposableStack", "BigInt", "BigInt64Array",
-    "BigUint64Array", "Boolean", "DataView", "Date", "DisposableStack", "Error", "EvalError",
-    "Float16Array", "Float32Array", "Float64Array", "Function", "Infinity", "Int16Array",
-    "Int32Array", "Int8Array", "InternalError", "Intl", "Iterator", "JSON", "Map", "Math", "NaN",
-    "Number", "Object", "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp",
-    "Set", "String", "SuppressedError", "Symbol", "SyntaxError", "TypeError", "URIError",
-    "Uint16Array", "Uint32Array", "Uint8Array", "Uint8ClampedArray", "WeakMap", "WeakSet",
-    "console", "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape",
-    "eval", "globalThis", "isFinite", "isNaN", "openclaw", "parseFloat", "parseInt", "undefined",
+    "AggregateError",
+    "Array",
+    "ArrayBuffer",
+    "AsyncDisposableStack",
+    "BigInt",
+    "BigInt64Array",
+    "BigUint64Array",
+    "Boolean",
+    "DataView",
+    "Date",
+    "DisposableStack",
+    "Error",
+    "EvalError",
+    "Float16Array",
+    "Float32Array",
+    "Float64Array",
+    "Function",
+    "Infinity",
+    "Int16Array",
+    "Int32Array",
+    "Int8Array",
+    "InternalError",
+    "Intl",
+    "Iterator",
+    "JSON",
+    "Map",
+    "Math",
+    "NaN",
+    "Number",
+    "Object",
+    "Promise",
+    "Proxy",
+    "RangeError",
+    "ReferenceError",
+    "Reflect",
+    "RegExp",
+    "Set",
+    "String",
+    "SuppressedError",
+    "Symbol",
+    "SyntaxError",
+    "TypeError",
+    "URIError",
+    "Uint16Array",
+    "Uint32Array",
+    "Uint8Array",
+    "Uint8ClampedArray",
+    "WeakMap",
+    "WeakSet",
+    "console",
+    "decodeURI",
+    "decodeURIComponent",
+    "encodeURI",
+    "encodeURIComponent",
+    "escape",
+    "eval",
+    "globalThis",
+    "isFinite",
+    "isNaN",
+    "openclaw",
+    "parseFloat",
+    "parseInt",
+    "undefined",
     "unescape",
 ];
 
 #[test]
 fn r01_globals_are_an_allowlist() {
     let v = js_ok("return Object.getOwnPropertyNames(globalThis).sort()");
-    let names: Vec<&str> = v.as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
     for forbidden in [
-        "Deno", "__bootstrap", "__infra", "require", "process", "fetch", "WebAssembly",
-        "SharedArrayBuffer", "Atomics", "Temporal", "queueMicrotask", "setTimeout", "setInterval",
+        "Deno",
+        "__bootstrap",
+        "__infra",
+        "require",
+        "process",
+        "fetch",
+        "WebAssembly",
+        "SharedArrayBuffer",
+        "Atomics",
+        "Temporal",
+        "queueMicrotask",
+        "setTimeout",
+        "setInterval",
     ] {
-        assert!(!names.contains(&forbidden), "{forbidden} is visible: {names:?}");
+        assert!(
+            !names.contains(&forbidden),
+            "{forbidden} is visible: {names:?}"
+        );
     }
     for n in &names {
         assert!(ALLOWED_GLOBALS.contains(n), "unexpected global {n}");
@@ -54,7 +127,9 @@ fn r01_globals_are_an_allowlist() {
 
 #[test]
 fn r02_deno_ops_are_unreachable() {
-    let v = js_ok(r#"try { Deno.core.ops.op_panic("x"); return "reached"; } catch (e) { return e.name; }"#);
+    let v = js_ok(
+        r#"try { Deno.core.ops.op_panic("x"); return "reached"; } catch (e) { return e.name; }"#,
+    );
     assert_eq!(v, json!("ReferenceError"));
 }
 
@@ -70,27 +145,41 @@ fn r03_code_generation_from_strings_is_disabled() {
         r#"(()=>{}).constructor.constructor("return 1")()"#,
         r#"Reflect.construct(Object.getPrototypeOf(async()=>{}).constructor, ["return 1"])"#,
     ] {
-        let v = js_ok(&format!("try {{ {expr}; return 'ran'; }} catch (e) {{ return e.name; }}"));
+        let v = js_ok(&format!(
+            "try {{ {expr}; return 'ran'; }} catch (e) {{ return e.name; }}"
+        ));
         assert_eq!(v, json!("EvalError"), "{expr}");
     }
 }
 
 #[test]
 fn r04_imports_are_rejected() {
-    for expr in [r#"await import("ext:core/ops")"#, r#"await import("data:text/javascript,1")"#, r#"await import("file:///etc/passwd")"#] {
-        let v = js_ok(&format!("try {{ {expr}; return 'imported'; }} catch (e) {{ return 'rejected'; }}"));
+    for expr in [
+        r#"await import("ext:core/ops")"#,
+        r#"await import("data:text/javascript,1")"#,
+        r#"await import("file:///etc/passwd")"#,
+    ] {
+        let v = js_ok(&format!(
+            "try {{ {expr}; return 'imported'; }} catch (e) {{ return 'rejected'; }}"
+        ));
         assert_eq!(v, json!("rejected"), "{expr}");
     }
     let r = run(r#"import x from "ext:core/ops"; return 1"#);
     assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{:?}", r.error);
-    assert!(err_msg(&r).contains("SyntaxError") || err_msg(&r).to_lowercase().contains("import"), "{}", err_msg(&r));
+    assert!(
+        err_msg(&r).contains("SyntaxError") || err_msg(&r).to_lowercase().contains("import"),
+        "{}",
+        err_msg(&r)
+    );
     assert_clean(shared());
 }
 
 #[test]
 fn r05_console_is_captured_not_printed() {
     let out = in_child("security::r05_console_is_captured_not_printed", || {
-        let r = run(r#"console.log("MARK-LOG", 1, {a: 2}); console.warn("MARK-WARN"); console.error(new TypeError("MARK-ERR")); return 0"#);
+        let r = run(
+            r#"console.log("MARK-LOG", 1, {a: 2}); console.warn("MARK-WARN"); console.error(new TypeError("MARK-ERR")); return 0"#,
+        );
         assert!(r.ok, "{:?}", r.error);
         assert_eq!(r.logs.len(), 3);
         assert_eq!(r.logs[0].level, LogLevel::Log);
@@ -100,18 +189,30 @@ fn r05_console_is_captured_not_printed() {
     });
     if let Some(out) = out {
         assert_child_ok(&out);
-        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(!all.contains("MARK-"), "console reached the host's output:\n{all}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !all.contains("MARK-"),
+            "console reached the host's output:\n{all}"
+        );
     }
 }
 
 #[test]
 fn r06_closing_the_wrapper_gives_no_capability() {
-    let v = run(r#"}); globalThis.p = [typeof Deno, typeof require, typeof __bootstrap, (function(){ return this === undefined; })()]; (async()=>{ return globalThis.p"#);
+    let v = run(
+        r#"}); globalThis.p = [typeof Deno, typeof require, typeof __bootstrap, (function(){ return this === undefined; })()]; (async()=>{ return globalThis.p"#,
+    );
     match v.error {
         Some(e) => assert_eq!(e.kind, ErrorKind::Script, "{e:?}"),
         // It ran: at the top level of the same scrubbed, strict global.
-        None => assert_eq!(v.value, json!(["undefined", "undefined", "undefined", true])),
+        None => assert_eq!(
+            v.value,
+            json!(["undefined", "undefined", "undefined", true])
+        ),
     }
     // Nothing carries over to the next snippet (a fresh isolate each time).
     assert_eq!(js_ok("return typeof globalThis.p"), json!("undefined"));
@@ -119,7 +220,8 @@ fn r06_closing_the_wrapper_gives_no_capability() {
 
 #[test]
 fn r07_poisoned_then_does_not_hijack_bridge_results() {
-    let v = js_ok(r#"
+    let v = js_ok(
+        r#"
         Object.prototype.then = r => r(1);
         Array.prototype.then = r => r(2);
         const hits = await openclaw.tools.search("echo");
@@ -127,7 +229,8 @@ fn r07_poisoned_then_does_not_hijack_bridge_results() {
         const c = await openclaw.tools.call("echo", {k: 1});
         delete Object.prototype.then; delete Array.prototype.then;
         return [Array.isArray(hits), hits[0].id, d.id, c.k];
-    "#);
+    "#,
+    );
     assert_eq!(v, json!([true, "echo", "echo", 1]));
 }
 
@@ -148,7 +251,16 @@ fn r08_openclaw_is_frozen() {
         bridge.clone(),
     );
     assert!(r.ok, "{:?}", r.error);
-    assert_eq!(r.value["errs"], json!(["TypeError", "TypeError", "TypeError", "TypeError", "TypeError"]));
+    assert_eq!(
+        r.value["errs"],
+        json!([
+            "TypeError",
+            "TypeError",
+            "TypeError",
+            "TypeError",
+            "TypeError"
+        ])
+    );
     assert_eq!(r.value["out"], json!({"x": 1}));
     assert_eq!(r.stats.calls, 1);
     assert_eq!(bridge.runs("echo"), 1);
@@ -185,9 +297,17 @@ fn assert_timeout(code: &str) -> toolsearch_sandbox::ExecResult {
     let t0 = Instant::now();
     let r = run(code);
     let took = t0.elapsed();
-    assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}\ncode: {code}", r.error);
+    assert_eq!(
+        err_kind(&r),
+        Some(ErrorKind::Timeout),
+        "{:?}\ncode: {code}",
+        r.error
+    );
     // Within deadline + grace, plus scheduling slack for a loaded 2-core machine.
-    assert!(took < limits.deadline + limits.grace + Duration::from_millis(150), "took {took:?}: {code}");
+    assert!(
+        took < limits.deadline + limits.grace + Duration::from_millis(150),
+        "took {took:?}: {code}"
+    );
     assert_clean(shared());
     r
 }
@@ -206,10 +326,18 @@ fn r11_microtask_loop_times_out() {
 fn r12_promise_chain_storm_times_out_and_next_job_is_clean() {
     // The chain keeps every promise alive, so the heap limit may stop it first.
     let r = run("const f = () => Promise.resolve().then(f); f(); await new Promise(() => {});");
-    assert!(matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)), "{:?}", r.error);
+    assert!(
+        matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)),
+        "{:?}",
+        r.error
+    );
     assert_clean(shared());
     let r = run("const f = () => Promise.resolve().then(f); f();");
-    assert!(matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)), "{:?}", r.error);
+    assert!(
+        matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)),
+        "{:?}",
+        r.error
+    );
     assert_clean(shared());
     assert_eq!(js_ok("return 40 + 2"), json!(42));
 }
@@ -220,7 +348,11 @@ fn r13_never_settling_promise_fails_fast() {
     let r = run("await new Promise(() => {}); return 1");
     assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{:?}", r.error);
     assert!(err_msg(&r).contains("never settle"), "{}", err_msg(&r));
-    assert!(t0.elapsed() < Duration::from_millis(200), "took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_millis(200),
+        "took {:?}",
+        t0.elapsed()
+    );
     assert_clean(shared());
 }
 
@@ -228,16 +360,31 @@ fn r13_never_settling_promise_fails_fast() {
 fn r14_hanging_tool_times_out_and_is_cancelled() {
     let bridge = FakeBridge::new();
     let t0 = Instant::now();
-    let r = run_with(r#"console.log("before"); const a = await openclaw.tools.call("echo", {n: 1}); await openclaw.tools.call("hang", {}); return 1"#, bridge.clone());
+    let r = run_with(
+        r#"console.log("before"); const a = await openclaw.tools.call("echo", {n: 1}); await openclaw.tools.call("hang", {}); return 1"#,
+        bridge.clone(),
+    );
     let took = t0.elapsed();
     assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
-    assert!(took < Duration::from_millis(300 + 100 + 150), "took {took:?}");
+    assert!(
+        took < Duration::from_millis(300 + 100 + 150),
+        "took {took:?}"
+    );
     // Partial work survives: the log and the completed call.
     assert_eq!(r.logs[0].text, "before");
     assert_eq!(r.calls[0].status, CallStatus::Ok);
     assert_eq!(r.calls[0].result, Some(json!({"n": 1})));
-    assert!(r.calls.iter().any(|c| c.id == "hang" && c.status == CallStatus::Abandoned), "{:?}", r.calls);
-    assert!(eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1), "cancellation did not fire");
+    assert!(
+        r.calls
+            .iter()
+            .any(|c| c.id == "hang" && c.status == CallStatus::Abandoned),
+        "{:?}",
+        r.calls
+    );
+    assert!(
+        eventually(|| bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst) == 1),
+        "cancellation did not fire"
+    );
     assert_clean(shared());
 }
 
@@ -263,7 +410,10 @@ fn r17_heap_exhaustion_is_a_memory_error_and_rss_returns() {
     let after = rss_kib();
     eprintln!("r17: RSS before {before} KiB, after {after} KiB");
     // The isolates are gone; RSS stays within a heap limit's worth of the baseline.
-    assert!(after < before + 2 * 64 * 1024, "RSS grew from {before} to {after} KiB");
+    assert!(
+        after < before + 2 * 64 * 1024,
+        "RSS grew from {before} to {after} KiB"
+    );
 }
 
 #[test]
@@ -272,9 +422,20 @@ fn r18_huge_array_is_a_memory_error() {
     // deadline the snippet may be stopped by either limit; given time, the heap
     // limit stops it.
     let r = run("new Array(2**27 - 1).fill(0); return 1");
-    assert!(matches!(err_kind(&r), Some(ErrorKind::Memory | ErrorKind::Timeout)), "{:?}", r.error);
-    let limits = Limits { deadline: Duration::from_secs(5), ..test_limits() };
-    let r = run_limits("new Array(2**27 - 1).fill(0); return 1", FakeBridge::new(), limits);
+    assert!(
+        matches!(err_kind(&r), Some(ErrorKind::Memory | ErrorKind::Timeout)),
+        "{:?}",
+        r.error
+    );
+    let limits = Limits {
+        deadline: Duration::from_secs(5),
+        ..test_limits()
+    };
+    let r = run_limits(
+        "new Array(2**27 - 1).fill(0); return 1",
+        FakeBridge::new(),
+        limits,
+    );
     assert_eq!(err_kind(&r), Some(ErrorKind::Memory), "{:?}", r.error);
     assert!(r.stats.run_us < 4_000_000, "took {} us", r.stats.run_us);
     // The replacement fill keeps the usual semantics.
@@ -284,7 +445,8 @@ fn r18_huge_array_is_a_memory_error() {
 
 #[test]
 fn r19_array_buffers_are_budgeted() {
-    let v = js_ok(r#"
+    let v = js_ok(
+        r#"
         const small = new Int16Array(3); small[1] = 7;
         const shape = [small instanceof Int16Array, small.length, small.byteLength, Array.from(new Uint8Array([1, 2]))];
         const out = [];
@@ -296,14 +458,18 @@ fn r19_array_buffers_are_budgeted() {
         catch (e) { out.push(e.name); }
         try { new Float64Array(4 << 20); out.push("allocated"); } catch (e) { out.push(e.name); }
         return out.concat(shape);
-    "#);
+    "#,
+    );
     assert_eq!(v[0], json!("RangeError"));
     assert_eq!(v[1], json!("RangeError"));
     // 16 MiB budget: at most 16 one-MiB buffers fit.
     assert!(v[2].as_u64().unwrap() <= 16, "{v}");
     assert_eq!(v[3], json!("RangeError"));
     assert_eq!(v[4], json!("RangeError"));
-    assert_eq!(v.as_array().unwrap()[5..], [json!(true), json!(3), json!(6), json!([1, 2])]);
+    assert_eq!(
+        v.as_array().unwrap()[5..],
+        [json!(true), json!(3), json!(6), json!([1, 2])]
+    );
 }
 
 #[test]
@@ -311,7 +477,11 @@ fn r20_stack_overflow_is_a_range_error() {
     let out = in_child("security::r20_stack_overflow_is_a_range_error", || {
         let r = run("function f(){ f() } f()");
         assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{:?}", r.error);
-        assert!(err_msg(&r).contains("RangeError") || err_msg(&r).contains("stack"), "{}", err_msg(&r));
+        assert!(
+            err_msg(&r).contains("RangeError") || err_msg(&r).contains("stack"),
+            "{}",
+            err_msg(&r)
+        );
         let r = run("function f(){ try { f() } catch (e) { f() } } f()");
         assert!(!r.ok);
     });
@@ -324,7 +494,11 @@ fn r20_stack_overflow_is_a_range_error() {
 fn r21_huge_return_value_is_a_result_error() {
     let r = run(r#"return "a".repeat(2**29 - 24)"#);
     // The engine may refuse to build the string (memory) before the length check.
-    assert!(matches!(err_kind(&r), Some(ErrorKind::Result | ErrorKind::Memory)), "{:?}", r.error);
+    assert!(
+        matches!(err_kind(&r), Some(ErrorKind::Result | ErrorKind::Memory)),
+        "{:?}",
+        r.error
+    );
     assert!(err_msg(&r).len() < 4096);
     let r = run(r#"return "a".repeat(300 * 1024)"#);
     assert_eq!(err_kind(&r), Some(ErrorKind::Result), "{:?}", r.error);
@@ -334,21 +508,28 @@ fn r21_huge_return_value_is_a_result_error() {
 
 #[test]
 fn r22_unknown_and_denied_ids_are_indistinguishable() {
-    let v = js_ok(r#"
+    let v = js_ok(
+        r#"
         const msg = async (id) => { try { await openclaw.tools.call(id, {}); return "called"; } catch (e) { return [e.code, e.message.replace(id, "ID")]; } };
         const d = async (id) => { try { await openclaw.tools.describe(id); return "described"; } catch (e) { return [e.code, e.message.replace(id, "ID")]; } };
         const hits = await openclaw.tools.search("denied_existing");
         return [await msg("nope"), await msg("denied_existing"), await d("nope"), await d("denied_existing"), hits.map(h => h.id)];
-    "#);
+    "#,
+    );
     assert_eq!(v[0], v[1]);
     assert_eq!(v[2], v[3]);
     assert_eq!(v[0][0], json!("UNKNOWN_TOOL"));
-    assert!(!v[4].as_array().unwrap().iter().any(|id| id == "denied_existing"));
+    assert!(!v[4]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|id| id == "denied_existing"));
 }
 
 #[test]
 fn r23_hostile_ids_are_argument_errors() {
-    let v = js_ok(r#"
+    let v = js_ok(
+        r#"
         const ids = ["a\u0000b", "\uD800", "echo\u202E", "x".repeat(10 * 1024 * 1024), "", " echo"];
         const out = [];
         for (const id of ids) {
@@ -356,7 +537,8 @@ fn r23_hostile_ids_are_argument_errors() {
             try { await openclaw.tools.describe(id); out.push("described"); } catch (e) { out.push(e.code); }
         }
         return out;
-    "#);
+    "#,
+    );
     for code in v.as_array().unwrap() {
         assert!(code == "INVALID_ARGS" || code == "UNKNOWN_TOOL", "{v}");
     }
@@ -379,7 +561,15 @@ fn r24_non_string_ids_are_argument_errors_without_running_user_code() {
     );
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value["ran"], json!(false));
-    assert!(r.value["out"].as_array().unwrap().iter().all(|c| c == "INVALID_ARGS"), "{}", r.value);
+    assert!(
+        r.value["out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c == "INVALID_ARGS"),
+        "{}",
+        r.value
+    );
     assert_eq!(bridge.total_runs(), 0);
     assert!(r.stats.rejected >= 6);
     assert_clean(shared());
@@ -404,7 +594,16 @@ fn r25_unserializable_arguments_are_argument_errors() {
         bridge.clone(),
     );
     assert!(r.ok, "{:?}", r.error);
-    assert_eq!(r.value, json!(["INVALID_ARGS", "INVALID_ARGS", "INVALID_ARGS", "INVALID_ARGS", "INVALID_ARGS"]));
+    assert_eq!(
+        r.value,
+        json!([
+            "INVALID_ARGS",
+            "INVALID_ARGS",
+            "INVALID_ARGS",
+            "INVALID_ARGS",
+            "INVALID_ARGS"
+        ])
+    );
     assert_eq!(bridge.total_runs(), 0);
     assert_clean(shared());
 }
@@ -430,11 +629,20 @@ fn r26_oversized_arguments_and_queries_are_argument_errors() {
 
 #[test]
 fn r27_huge_tool_result_never_enters_the_isolate() {
-    let r = run(r#"try { await openclaw.tools.call("big", {}); return "entered"; } catch (e) { return [e.code, e.message]; }"#);
+    let r = run(
+        r#"try { await openclaw.tools.call("big", {}); return "entered"; } catch (e) { return [e.code, e.message]; }"#,
+    );
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value[0], json!("LIMIT"), "{}", r.value);
-    assert!(r.stats.bytes_in < 1 << 20, "{} bytes entered", r.stats.bytes_in);
-    assert_eq!(r.calls[0].code, Some(toolsearch_sandbox::BridgeErrorCode::Limit));
+    assert!(
+        r.stats.bytes_in < 1 << 20,
+        "{} bytes entered",
+        r.stats.bytes_in
+    );
+    assert_eq!(
+        r.calls[0].code,
+        Some(toolsearch_sandbox::BridgeErrorCode::Limit)
+    );
     assert_clean(shared());
 }
 
@@ -459,21 +667,39 @@ fn r28_call_budget_caps_unawaited_calls() {
         // 1e5 promises may not all settle within 300 ms on a slow machine.
         Some(e) => assert_eq!(e.kind, ErrorKind::Timeout, "{e:?}"),
     }
-    assert!(bridge.runs("echo") <= limits.max_calls as usize, "tool ran {} times", bridge.runs("echo"));
+    assert!(
+        bridge.runs("echo") <= limits.max_calls as usize,
+        "tool ran {} times",
+        bridge.runs("echo")
+    );
     assert!(r.stats.calls <= limits.max_calls);
     assert_clean(shared());
 }
 
 #[test]
 fn r29_unserializable_return_values_are_result_errors() {
-    for code in ["return Symbol()", "return 1n", "const o = {}; o.o = o; return o", "return {toJSON(){ throw 1 }}", "return () => 1"] {
+    for code in [
+        "return Symbol()",
+        "return 1n",
+        "const o = {}; o.o = o; return o",
+        "return {toJSON(){ throw 1 }}",
+        "return () => 1",
+    ] {
         let r = run(code);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Result), "{code}: {:?}", r.error);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Result),
+            "{code}: {:?}",
+            r.error
+        );
         assert!(err_msg(&r).len() <= 2100, "{code}: unbounded message");
     }
     assert_eq!(js_ok("return undefined"), json!(null));
     assert_eq!(js_ok("return"), json!(null));
-    assert_eq!(js_ok("return {a: undefined, b: [undefined]}"), json!({"b": [null]}));
+    assert_eq!(
+        js_ok("return {a: undefined, b: [undefined]}"),
+        json!({"b": [null]})
+    );
 }
 
 #[test]
@@ -489,13 +715,21 @@ fn r30_log_flood_times_out_with_capped_logs() {
 #[test]
 fn r31_concurrent_snippets_half_of_them_loops() {
     let pool = pool(8);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
     let results = rt.block_on(async {
         let mut tasks = Vec::new();
         for i in 0..100 {
             let pool = pool.clone();
             tasks.push(tokio::spawn(async move {
-                let code = if i % 2 == 0 { "for(;;){}".to_string() } else { format!("return {i}") };
+                let code = if i % 2 == 0 {
+                    "for(;;){}".to_string()
+                } else {
+                    format!("return {i}")
+                };
                 (i, pool.execute(&code, FakeBridge::new()).await)
             }));
         }
@@ -525,8 +759,12 @@ fn r32_oversized_or_non_utf8_source_is_rejected_before_compiling() {
     let r = run(&big);
     assert_eq!(err_kind(&r), Some(ErrorKind::Limit), "{:?}", r.error);
     assert_eq!(r.stats.startup_us, 0);
-    let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
-    let r = rt.block_on(shared().execute_bytes(b"return \xff\xfe 1", FakeBridge::new(), test_limits()));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let r =
+        rt.block_on(shared().execute_bytes(b"return \xff\xfe 1", FakeBridge::new(), test_limits()));
     assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{:?}", r.error);
     assert!(err_msg(&r).contains("UTF-8"));
     assert_clean(shared());

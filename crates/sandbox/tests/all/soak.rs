@@ -29,7 +29,10 @@ const HOSTILE: &[&str] = &[
 
 #[test]
 fn soak_thousand_mixed_snippets() {
-    let limits = Limits { deadline: Duration::from_millis(60), ..test_limits() };
+    let limits = Limits {
+        deadline: Duration::from_millis(60),
+        ..test_limits()
+    };
     // Process isolation: what a long-running gateway uses (bounded memory).
     let pool = process_pool(2, limits);
     // Warm up allocator arenas before taking the baseline.
@@ -37,7 +40,11 @@ fn soak_thousand_mixed_snippets() {
         pool.execute_blocking(BENIGN[0], FakeBridge::new());
     }
     let baseline = rss_kib_children();
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_time().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .unwrap();
     let t0 = Instant::now();
     let (ok, failed, peak) = rt.block_on(async {
         let (mut ok, mut failed, mut peak) = (0usize, 0usize, 0u64);
@@ -45,14 +52,24 @@ fn soak_thousand_mixed_snippets() {
             let mut tasks = Vec::new();
             for j in 0..10 {
                 let i = chunk * 10 + j;
-                let code = if i % 3 == 0 { HOSTILE[(i / 3) % HOSTILE.len()] } else { BENIGN[i % BENIGN.len()] };
+                let code = if i % 3 == 0 {
+                    HOSTILE[(i / 3) % HOSTILE.len()]
+                } else {
+                    BENIGN[i % BENIGN.len()]
+                };
                 let pool = pool.clone();
-                tasks.push(tokio::spawn(async move { (i % 3 == 0, pool.execute(code, FakeBridge::new()).await) }));
+                tasks.push(tokio::spawn(async move {
+                    (i % 3 == 0, pool.execute(code, FakeBridge::new()).await)
+                }));
             }
             for t in tasks {
                 let (hostile, r) = t.await.unwrap();
                 if hostile {
-                    assert!(!r.ok || r.value.is_null(), "hostile snippet succeeded: {:?}", r.value);
+                    assert!(
+                        !r.ok || r.value.is_null(),
+                        "hostile snippet succeeded: {:?}",
+                        r.value
+                    );
                     assert_ne!(err_kind(&r), Some(ErrorKind::Engine), "{:?}", r.error);
                     failed += 1;
                 } else {
@@ -74,5 +91,8 @@ fn soak_thousand_mixed_snippets() {
     );
     assert_eq!(ok + failed, 1000);
     // Each worker process keeps at most JOBS_PER_PROCESS isolates' worth of engine memory.
-    assert!(end < baseline + 2 * 160 * 1024, "RSS did not come back: baseline {baseline} KiB, end {end} KiB");
+    assert!(
+        end < baseline + 2 * 160 * 1024,
+        "RSS did not come back: baseline {baseline} KiB, end {end} KiB"
+    );
 }
