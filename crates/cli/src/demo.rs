@@ -4,7 +4,10 @@ use crate::common::print_json;
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::process::ExitCode;
+use std::sync::Arc;
+use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
 use toolsearch_catalog::{Catalog, SearchOptions};
+use toolsearch_sandbox::{Pool, PoolConfig};
 
 #[derive(clap::Args)]
 pub struct Args {}
@@ -32,10 +35,28 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     let top = catalog.search(QUERIES[0], &opts);
     let id = &top.hits.first().context("the demo query found nothing")?.id;
     let described = catalog.describe(id).context("a hit can be described")?;
+    // Code mode end to end: the snippet a model would send as `tool_search_code`.
+    let bridge = Arc::new(CatalogBridge::new(
+        catalog.clone(),
+        Arc::new(Policy::default()),
+        Arc::new(EchoDispatcher),
+        CallContext::default(),
+    ));
+    let pool = Pool::new(PoolConfig {
+        workers: 1,
+        queue: 1,
+        ..PoolConfig::default()
+    })
+    .context("starting the sandbox")?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    let code_mode = rt.block_on(pool.execute(crate::bench_sandbox::SNIPPET, bridge));
     print_json(json!({
         "catalog": {"tools": catalog.len(), "servers": catalog.servers().len(), "fingerprint": catalog.fingerprint()},
         "searches": searches,
         "describe": {"id": id, "typescript": described.typescript},
+        "code_mode": {"snippet": crate::bench_sandbox::SNIPPET.trim(), "result": code_mode},
     }))?;
     Ok(ExitCode::SUCCESS)
 }

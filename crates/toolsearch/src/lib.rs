@@ -18,6 +18,7 @@
 mod bridge;
 mod dispatch;
 mod policy;
+mod validate;
 
 pub use bridge::{echo_value, CatalogBridge};
 pub use dispatch::{
@@ -25,3 +26,4 @@ pub use dispatch::{
     EchoDispatcher, FnDispatcher,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
+pub use validate::{repair, validate, Violation};

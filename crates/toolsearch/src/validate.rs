@@ -23,7 +23,11 @@ pub struct Violation {
 /// Checks `args` against `schema`; empty when they conform.
 pub fn validate(schema: &Value, args: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
-    Checker { root: schema, out: &mut out }.check(schema, args, "$", 0);
+    Checker {
+        root: schema,
+        out: &mut out,
+    }
+    .check(schema, args, "$", 0);
     out
 }
 
@@ -63,7 +67,10 @@ pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value>
 
 impl Checker<'_> {
     fn fail(&mut self, path: &str, message: String) {
-        self.out.push(Violation { path: path.to_owned(), message });
+        self.out.push(Violation {
+            path: path.to_owned(),
+            message,
+        });
     }
 
     fn check(&mut self, schema: &Value, v: &Value, path: &str, depth: usize) {
@@ -90,7 +97,10 @@ impl Checker<'_> {
             };
             let nullable = s.get("nullable") == Some(&Value::Bool(true)) && v.is_null();
             if !types.is_empty() && !nullable && !types.iter().any(|t| is_type(v, t)) {
-                self.fail(path, format!("expected {}, got {}", types.join(" or "), type_name(v)));
+                self.fail(
+                    path,
+                    format!("expected {}, got {}", types.join(" or "), type_name(v)),
+                );
                 return;
             }
         }
@@ -108,9 +118,14 @@ impl Checker<'_> {
         self.bounds(s, v, path);
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(variants)) = s.get(key) {
-                let ok = variants.iter().any(|variant| validate_with_root(self.root, variant, v, depth).is_empty());
+                let ok = variants
+                    .iter()
+                    .any(|variant| validate_with_root(self.root, variant, v, depth).is_empty());
                 if !ok && !variants.is_empty() {
-                    self.fail(path, format!("matches none of the {} allowed shapes", variants.len()));
+                    self.fail(
+                        path,
+                        format!("matches none of the {} allowed shapes", variants.len()),
+                    );
                 }
             }
         }
@@ -136,7 +151,10 @@ impl Checker<'_> {
                 self.fail(path, format!("must be at most {}", s["maximum"]));
             }
             if num("exclusiveMinimum").is_some_and(|m| x <= m) {
-                self.fail(path, format!("must be greater than {}", s["exclusiveMinimum"]));
+                self.fail(
+                    path,
+                    format!("must be greater than {}", s["exclusiveMinimum"]),
+                );
             }
             if num("exclusiveMaximum").is_some_and(|m| x >= m) {
                 self.fail(path, format!("must be less than {}", s["exclusiveMaximum"]));
@@ -145,10 +163,16 @@ impl Checker<'_> {
         if let Some(text) = v.as_str() {
             let len = text.chars().count() as f64;
             if num("minLength").is_some_and(|m| len < m) {
-                self.fail(path, format!("must have at least {} characters", s["minLength"]));
+                self.fail(
+                    path,
+                    format!("must have at least {} characters", s["minLength"]),
+                );
             }
             if num("maxLength").is_some_and(|m| len > m) {
-                self.fail(path, format!("must have at most {} characters", s["maxLength"]));
+                self.fail(
+                    path,
+                    format!("must have at most {} characters", s["maxLength"]),
+                );
             }
         }
         if let Some(items) = v.as_array() {
@@ -162,7 +186,13 @@ impl Checker<'_> {
         }
     }
 
-    fn object(&mut self, s: &Map<String, Value>, obj: &Map<String, Value>, path: &str, depth: usize) {
+    fn object(
+        &mut self,
+        s: &Map<String, Value>,
+        obj: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+    ) {
         if let Some(Value::Array(required)) = s.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !obj.contains_key(name) {
@@ -176,10 +206,17 @@ impl Checker<'_> {
                 Some(prop) => self.check(prop, value, &child(path, key), depth + 1),
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
-                        let known: Vec<&str> = props.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
-                        self.fail(&child(path, key), format!("is not a known property (known: {})", known.join(", ")));
+                        let known: Vec<&str> = props
+                            .map(|p| p.keys().map(String::as_str).collect())
+                            .unwrap_or_default();
+                        self.fail(
+                            &child(path, key),
+                            format!("is not a known property (known: {})", known.join(", ")),
+                        );
                     }
-                    Some(extra @ Value::Object(_)) => self.check(extra, value, &child(path, key), depth + 1),
+                    Some(extra @ Value::Object(_)) => {
+                        self.check(extra, value, &child(path, key), depth + 1)
+                    }
                     _ => {}
                 },
             }
@@ -205,7 +242,11 @@ impl Checker<'_> {
 
 fn validate_with_root(root: &Value, schema: &Value, v: &Value, depth: usize) -> Vec<Violation> {
     let mut out = Vec::new();
-    Checker { root, out: &mut out }.check(schema, v, "$", depth + 1);
+    Checker {
+        root,
+        out: &mut out,
+    }
+    .check(schema, v, "$", depth + 1);
     out
 }
 
@@ -235,13 +276,18 @@ pub fn repair(schema: &Value, args: Value) -> (Value, Vec<String>) {
         if let Value::Object(obj) = &args {
             if obj.len() == 1 && !declares(wrapper) {
                 if let Some(inner @ Value::Object(_)) = obj.get(wrapper) {
-                    notes.push(format!("arguments were nested under `{wrapper}`; unwrapped them"));
+                    notes.push(format!(
+                        "arguments were nested under `{wrapper}`; unwrapped them"
+                    ));
                     args = inner.clone();
                 }
             }
         }
     }
-    let mut fixer = Fixer { root: schema, notes: &mut notes };
+    let mut fixer = Fixer {
+        root: schema,
+        notes: &mut notes,
+    };
     fixer.fix(schema, &mut args, "$", 0);
     (args, notes)
 }
@@ -270,7 +316,11 @@ impl Fixer<'_> {
         };
         if !wanted.is_empty() && !wanted.iter().any(|t| is_type(v, t)) {
             if let Some(fixed) = coerce(v, &wanted) {
-                self.notes.push(format!("{path}: converted {} to {}", short(v), short(&fixed)));
+                self.notes.push(format!(
+                    "{path}: converted {} to {}",
+                    short(v),
+                    short(&fixed)
+                ));
                 *v = fixed;
             }
         }
@@ -305,10 +355,16 @@ fn coerce(v: &Value, wanted: &[&str]) -> Option<Value> {
     for t in wanted {
         let out = match (*t, v) {
             ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
-            ("number", Value::String(s)) => {
-                s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).and_then(|f| serde_json::Number::from_f64(f).map(Value::Number))
-            }
-            ("integer", Value::Number(n)) => n.as_f64().filter(|f| f.fract() == 0.0).map(|f| Value::from(f as i64)),
+            ("number", Value::String(s)) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number)),
+            ("integer", Value::Number(n)) => n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0)
+                .map(|f| Value::from(f as i64)),
             ("boolean", Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
                 "true" => Some(Value::Bool(true)),
                 "false" => Some(Value::Bool(false)),
@@ -316,7 +372,9 @@ fn coerce(v: &Value, wanted: &[&str]) -> Option<Value> {
             },
             ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
             ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
-            ("array", single) if !single.is_null() && !single.is_array() => Some(Value::Array(vec![single.clone()])),
+            ("array", single) if !single.is_null() && !single.is_array() => {
+                Some(Value::Array(vec![single.clone()]))
+            }
             ("null", Value::String(s)) if s == "null" => Some(Value::Null),
             _ => None,
         };
@@ -357,9 +415,23 @@ mod tests {
 
     #[test]
     fn every_violation_names_its_path() {
-        let args = json!({"count": 0, "labels": ["a", 2], "state": "merged", "target": {}, "extra": 1});
-        let paths: Vec<String> = validate(&schema(), &args).into_iter().map(|v| v.path).collect();
-        assert_eq!(paths, ["$.owner", "$.count", "$.extra", "$.labels[1]", "$.state", "$.target.id"]);
+        let args =
+            json!({"count": 0, "labels": ["a", 2], "state": "merged", "target": {}, "extra": 1});
+        let paths: Vec<String> = validate(&schema(), &args)
+            .into_iter()
+            .map(|v| v.path)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "$.owner",
+                "$.count",
+                "$.extra",
+                "$.labels[1]",
+                "$.state",
+                "$.target.id"
+            ]
+        );
         let v = validate(&schema(), &json!("nope"));
         assert_eq!(v[0].message, "expected object, got string");
     }
@@ -376,8 +448,14 @@ mod tests {
 
     #[test]
     fn repairs_common_coercions_and_says_so() {
-        let (fixed, notes) = repair(&schema(), json!({"arguments": {"owner": 7, "count": "42", "draft": "true", "labels": "bug"}}));
-        assert_eq!(fixed, json!({"owner": "7", "count": 42, "draft": true, "labels": ["bug"]}));
+        let (fixed, notes) = repair(
+            &schema(),
+            json!({"arguments": {"owner": 7, "count": "42", "draft": "true", "labels": "bug"}}),
+        );
+        assert_eq!(
+            fixed,
+            json!({"owner": "7", "count": 42, "draft": true, "labels": ["bug"]})
+        );
         assert_eq!(notes.len(), 5, "{notes:?}");
         assert!(notes[0].contains("nested under `arguments`"));
         assert!(validate(&schema(), &fixed).is_empty());

@@ -1,0 +1,3 @@
+//! The facade's bridge over the real catalog, policy and sandbox.
+
+mod bridge;
