@@ -421,15 +421,16 @@ mod tests {
             .into_iter()
             .map(|v| v.path)
             .collect();
+        // Missing required properties first, then the arguments in the order given.
         assert_eq!(
             paths,
             [
                 "$.owner",
                 "$.count",
-                "$.extra",
                 "$.labels[1]",
                 "$.state",
-                "$.target.id"
+                "$.target.id",
+                "$.extra"
             ]
         );
         let v = validate(&schema(), &json!("nope"));
