@@ -16,14 +16,25 @@
 #![deny(missing_docs)]
 
 mod bridge;
+mod defs;
 mod dispatch;
+mod facade;
+mod host;
 mod policy;
+mod telemetry;
 mod validate;
 
 pub use bridge::{echo_value, CatalogBridge};
+pub use defs::{definition, listing_text, provider_names, Provider, BRIDGE_TOOLS, MAX_NAME};
 pub use dispatch::{
     dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher,
     EchoDispatcher, FnDispatcher,
 };
+pub use facade::{
+    Activation, Builder, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
+    DEFAULT_COUNT_THRESHOLD, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SHARE_THRESHOLD,
+};
+pub use host::{AfterCall, ApprovalFuture, Approver, BeforeCall, Host, DEFAULT_CALL_TIMEOUT};
 pub use policy::{Glob, NarrowedPolicy, Policy};
+pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
 pub use validate::{repair, validate, Violation};

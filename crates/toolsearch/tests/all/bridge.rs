@@ -144,7 +144,7 @@ fn dispatcher_errors_keep_their_kind_and_timeouts_cancel() -> anyhow::Result<()>
         CallContext::default(),
     ));
     let r = pool().execute_blocking(
-        r#"try { await openclaw.tools.call("mcp:weather:get_forecast", {}); } catch (e) { return [e.code, e.message]; }"#,
+        r#"try { await openclaw.tools.call("mcp:weather:get_forecast", {latitude: 59.9, longitude: 10.7}); } catch (e) { return [e.code, e.message]; }"#,
         b.clone(),
     );
     assert_eq!(r.value, json!(["UNAVAILABLE", "weather server is down"]));
@@ -153,7 +153,7 @@ fn dispatcher_errors_keep_their_kind_and_timeouts_cancel() -> anyhow::Result<()>
         ..Limits::default()
     };
     let r = pool().execute_blocking_with(
-        r#"await openclaw.tools.call("mcp:maps:geocode", {}); return 1"#,
+        r#"await openclaw.tools.call("mcp:maps:geocode", {address: "Oslo"}); return 1"#,
         b,
         limits,
     );

@@ -1,3 +1,4 @@
 //! The facade's bridge over the real catalog, policy and sandbox.
 
 mod bridge;
+mod facade;

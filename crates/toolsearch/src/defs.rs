@@ -1,0 +1,256 @@
+//! Tool definitions in each provider's shape, with names every provider accepts,
+//! and the bridge tools' own definitions.
+
+use serde_json::{json, Value};
+use toolsearch_catalog::{listing, Catalog, Tool};
+
+/// The wire shape of tool definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions: `{"type": "function", "function": {name, description, parameters}}`.
+    OpenAiChat,
+    /// OpenAI Responses: `{"type": "function", name, description, parameters}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{name, description, input_schema}`.
+    Anthropic,
+    /// MCP `tools/list`: `{name, description, inputSchema}`.
+    Mcp,
+}
+
+/// Longest tool name every provider accepts.
+pub const MAX_NAME: usize = 64;
+
+/// One definition in `provider`'s shape.
+pub fn definition(provider: Provider, name: &str, description: &str, schema: &Value) -> Value {
+    match provider {
+        Provider::OpenAiChat => {
+            json!({"type": "function", "function": {"name": name, "description": description, "parameters": schema}})
+        }
+        Provider::OpenAiResponses => {
+            json!({"type": "function", "name": name, "description": description, "parameters": schema})
+        }
+        Provider::Anthropic => {
+            json!({"name": name, "description": description, "input_schema": schema})
+        }
+        Provider::Mcp => json!({"name": name, "description": description, "inputSchema": schema}),
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "tool".into()
+    } else {
+        s
+    }
+}
+
+/// A short stable hash (FNV-1a) for disambiguating names.
+fn short_hash(s: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:08x}", h as u32)
+}
+
+/// Provider names for `tools`, in order: valid characters only, at most 64 long, and
+/// unique (`server__name` when two servers share a name, a hash suffix when still
+/// ambiguous or too long). Deterministic for the same tools.
+pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
+    let base: Vec<String> = tools.iter().map(|t| sanitize(t.short_name())).collect();
+    let mut counts = std::collections::HashMap::new();
+    for b in &base {
+        *counts.entry(b.clone()).or_insert(0usize) += 1;
+    }
+    let mut names: Vec<String> = tools
+        .iter()
+        .zip(&base)
+        .map(|(t, b)| match (&t.server, counts[b] > 1) {
+            (Some(server), true) => format!("{}__{b}", sanitize(server)),
+            _ => b.clone(),
+        })
+        .collect();
+    let mut seen = std::collections::HashMap::new();
+    for n in &names {
+        *seen.entry(n.clone()).or_insert(0usize) += 1;
+    }
+    for (name, tool) in names.iter_mut().zip(tools) {
+        if name.len() > MAX_NAME || seen[name.as_str()] > 1 {
+            let keep = toolsearch_catalog::truncate_at_boundary(name, MAX_NAME - 9).to_string();
+            *name = format!("{keep}_{}", short_hash(&tool.id));
+        }
+    }
+    names
+}
+
+/// Names of the bridge tools: never deferred, never callable through `tool_call`.
+pub const BRIDGE_TOOLS: [&str; 4] = [
+    "tool_search_code",
+    "tool_search",
+    "tool_describe",
+    "tool_call",
+];
+
+/// A compact, byte-stable listing of what the catalog holds, within `budget` bytes.
+pub fn listing_text(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> bool) -> String {
+    let l = listing::overview(catalog, usize::MAX, allow);
+    let total = l.total_tools;
+    let mut out = String::new();
+    let names: Vec<String> = if l.kind == listing::ListingKind::Tools {
+        l.tools.iter().map(|t| t.name.clone()).collect()
+    } else {
+        let mut servers = l.servers.clone();
+        // Largest servers first, then by name: stable and most informative.
+        servers.sort_by(|a, b| b.tools.cmp(&a.tools).then(a.server.cmp(&b.server)));
+        servers
+            .iter()
+            .map(|s| format!("{}({})", s.server, s.tools))
+            .collect()
+    };
+    let what = if l.kind == listing::ListingKind::Tools {
+        "Tools"
+    } else {
+        "Servers (tools)"
+    };
+    out.push_str(&format!("{total} tools. {what}: "));
+    let mut shown = 0;
+    for n in &names {
+        if out.len() + n.len() + 24 > budget {
+            break;
+        }
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(n);
+        shown += 1;
+    }
+    if shown < names.len() {
+        out.push_str(&format!(", +{} more", names.len() - shown));
+    }
+    out
+}
+
+const CODE_DESCRIPTION: &str = "Find and use tools by writing the body of an async JavaScript function. \
+Available: `await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit 8, max 20; \
+`select:a,b` picks by name, `+word` requires a word, `server:NAME` lists a server); \
+`await openclaw.tools.describe(id)` -> {id, input_schema, typescript, ...}; \
+`await openclaw.tools.call(id, args)` -> the tool's result. `return` the value you need; console.log is captured. \
+No fs, network, timers or imports. Errors carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, ...).";
+
+/// The `tool_search_code` definition, with a listing of the catalog.
+pub fn code_tool(listing: &str) -> (String, Value) {
+    let description = format!("{CODE_DESCRIPTION} {listing}");
+    let schema = json!({
+        "type": "object",
+        "properties": {"code": {"type": "string", "description": "Body of an async function; `return` the result."}},
+        "required": ["code"]
+    });
+    (description, schema)
+}
+
+/// The structured `tool_search`, `tool_describe`, `tool_call` definitions.
+pub fn structured_tools(listing: &str) -> Vec<(&'static str, String, Value)> {
+    vec![
+        (
+            "tool_search",
+            format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME` work. {listing}"),
+            json!({"type": "object", "properties": {
+                "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+            }, "required": ["query"]}),
+        ),
+        (
+            "tool_describe",
+            "Load the full schema (and a TypeScript declaration) of one or several tools by id.".to_string(),
+            json!({"type": "object", "properties": {
+                "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]}
+            }, "required": ["ids"]}),
+        ),
+        (
+            "tool_call",
+            "Call a tool found with tool_search, by id, with arguments matching its schema.".to_string(),
+            json!({"type": "object", "properties": {
+                "id": {"type": "string"},
+                "arguments": {"type": "object"}
+            }, "required": ["id", "arguments"]}),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolsearch_catalog::Source;
+
+    fn tool(server: &str, name: &str) -> Tool {
+        Tool::new(
+            Source::Mcp,
+            Some(server),
+            name,
+            "",
+            json!({"type": "object"}),
+        )
+    }
+
+    #[test]
+    fn names_are_valid_unique_and_short() {
+        let tools = [
+            tool("github", "search"),
+            tool("gitlab", "search"),
+            tool("x", "a.b/c"),
+            tool("y", &"n".repeat(90)),
+        ];
+        let refs: Vec<&Tool> = tools.iter().collect();
+        let names = provider_names(&refs);
+        assert_eq!(names[0], "github__search");
+        assert_eq!(names[1], "gitlab__search");
+        assert_eq!(names[2], "a_b_c");
+        assert!(names[3].len() <= MAX_NAME);
+        for n in &names {
+            assert!(
+                n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{n}"
+            );
+        }
+        assert_eq!(provider_names(&refs), names, "deterministic");
+    }
+
+    #[test]
+    fn shapes_per_provider() {
+        let s = json!({"type": "object"});
+        assert_eq!(
+            definition(Provider::OpenAiChat, "f", "d", &s)["function"]["parameters"],
+            s
+        );
+        assert_eq!(
+            definition(Provider::OpenAiResponses, "f", "d", &s)["parameters"],
+            s
+        );
+        assert_eq!(
+            definition(Provider::Anthropic, "f", "d", &s)["input_schema"],
+            s
+        );
+        assert_eq!(definition(Provider::Mcp, "f", "d", &s)["inputSchema"], s);
+    }
+
+    #[test]
+    fn listing_fits_its_budget_and_is_stable() {
+        let c = Catalog::demo();
+        let a = listing_text(&c, 300, &|_| true);
+        assert!(a.len() <= 300, "{}", a.len());
+        assert_eq!(a, listing_text(&c, 300, &|_| true));
+        assert!(a.starts_with("40 tools."), "{a}");
+    }
+}

@@ -1,0 +1,688 @@
+//! [`ToolSearch`]: what an agent runtime or gateway embeds. It decides, each time
+//! definitions are built, whether tools are deferred, sends them in the
+//! provider's shape, and handles the model's calls.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use toolsearch_catalog::{Catalog, Deferrable, Tool};
+use toolsearch_sandbox::{ErrorKind, Pool, PoolConfig};
+
+use crate::bridge::CatalogBridge;
+use crate::defs::{self, Provider, BRIDGE_TOOLS};
+use crate::dispatch::{CallContext, Dispatcher, EchoDispatcher};
+use crate::host::{AfterCall, Approver, BeforeCall, Host, HostParts, DEFAULT_CALL_TIMEOUT};
+use crate::policy::Policy;
+use crate::telemetry::{ActivationDecision, TurnRecord};
+
+/// The shape of deferral when it is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `tool_search_code` alone (plus never-deferred tools). Falls back to
+    /// [`Mode::Tools`] when the JS engine cannot start.
+    Code,
+    /// `tool_search`, `tool_describe`, `tool_call` as plain tools.
+    Tools,
+}
+
+/// When deferral is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activation {
+    /// When the deferrable tools reach [`Settings::count_threshold`] (≥), or their
+    /// schemas reach [`Settings::share_threshold`] of the context window.
+    Auto,
+    /// Whenever at least one tool is deferrable.
+    Always,
+    /// Never: direct pass-through.
+    Never,
+}
+
+/// Default count threshold of [`Activation::Auto`].
+pub const DEFAULT_COUNT_THRESHOLD: usize = 15;
+/// Default context-window share threshold of [`Activation::Auto`].
+pub const DEFAULT_SHARE_THRESHOLD: f64 = 0.10;
+/// Default number of sessions whose reveal state is kept (oldest evicted first).
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// Default byte budget of the catalog listing inside the bridge descriptions.
+pub const DEFAULT_LISTING_BYTES: usize = 700;
+
+/// Settings; `Default` gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Shape when deferral is on. Default [`Mode::Code`].
+    pub mode: Mode,
+    /// When deferral is on. Default [`Activation::Auto`].
+    pub activation: Activation,
+    /// Default 15.
+    pub count_threshold: usize,
+    /// Default 0.10.
+    pub share_threshold: f64,
+    /// The model's context window in tokens, when known (enables the share rule).
+    pub context_window: Option<usize>,
+    /// Tool names (or ids) never deferred, merged with each tool's own policy.
+    pub never_defer: Vec<String>,
+    /// Budget of the listing in the bridge descriptions. Default 700 bytes.
+    pub listing_bytes: usize,
+    /// Sessions whose reveal state is kept. Default 1024.
+    pub max_sessions: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            mode: Mode::Code,
+            activation: Activation::Auto,
+            count_threshold: DEFAULT_COUNT_THRESHOLD,
+            share_threshold: DEFAULT_SHARE_THRESHOLD,
+            context_window: None,
+            never_defer: Vec::new(),
+            listing_bytes: DEFAULT_LISTING_BYTES,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+        }
+    }
+}
+
+/// Who is asking: a session (conversation) with its principal and its own scope
+/// over the shared catalog (a sub-agent restricted to some servers).
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// Session id.
+    pub id: String,
+    /// The user or client.
+    pub principal: Option<String>,
+    /// Narrows the host policy for this session.
+    pub scope: Policy,
+}
+
+impl Session {
+    /// A session with no extra restriction.
+    pub fn new(id: impl Into<String>) -> Self {
+        Session {
+            id: id.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Definitions to send to the model.
+#[derive(Debug, Clone)]
+pub struct Definitions {
+    /// In the provider's shape.
+    pub tools: Vec<Value>,
+    /// Why deferral is on or off, and in which shape.
+    pub decision: ActivationDecision,
+}
+
+/// The answer to one model call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    /// JSON to hand back to the model.
+    pub content: Value,
+    /// True when the call failed (the content says why).
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    fn ok(content: Value) -> Self {
+        ToolOutput {
+            content,
+            is_error: false,
+        }
+    }
+    fn error(code: &str, message: impl Into<String>) -> Self {
+        ToolOutput {
+            content: json!({"error": {"code": code, "message": message.into()}}),
+            is_error: true,
+        }
+    }
+}
+
+/// Builds a [`ToolSearch`].
+pub struct Builder {
+    catalog: Catalog,
+    policy: Policy,
+    dispatcher: Arc<dyn Dispatcher>,
+    settings: Settings,
+    pool: Option<Pool>,
+    approver: Option<Arc<dyn Approver>>,
+    approve_destructive: bool,
+    before: Vec<BeforeCall>,
+    after: Vec<AfterCall>,
+    call_timeout: Duration,
+    capture: bool,
+}
+
+impl Builder {
+    /// The tool catalog (default: empty).
+    pub fn catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
+        self
+    }
+    /// The host policy (default: allow everything).
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+    /// Runs the real tools (default: [`EchoDispatcher`]).
+    pub fn dispatcher(mut self, dispatcher: Arc<dyn Dispatcher>) -> Self {
+        self.dispatcher = dispatcher;
+        self
+    }
+    /// Shape when deferral is on (default [`Mode::Code`]).
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.settings.mode = mode;
+        self
+    }
+    /// When deferral is on (default [`Activation::Auto`]).
+    pub fn activation(mut self, activation: Activation) -> Self {
+        self.settings.activation = activation;
+        self
+    }
+    /// All settings at once.
+    pub fn settings(mut self, settings: Settings) -> Self {
+        self.settings = settings;
+        self
+    }
+    /// The sandbox pool for code mode (default: one made on first use, threads).
+    pub fn sandbox(mut self, pool: Pool) -> Self {
+        self.pool = Some(pool);
+        self
+    }
+    /// Asks before every call (and for destructive ones, see [`Builder::approve_destructive`]).
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+    /// Tools annotated `destructiveHint` need approval (refused without an approver).
+    pub fn approve_destructive(mut self, on: bool) -> Self {
+        self.approve_destructive = on;
+        self
+    }
+    /// A hook before each call; it sees the real tool and can block the call.
+    pub fn before_call(mut self, hook: BeforeCall) -> Self {
+        self.before.push(hook);
+        self
+    }
+    /// A hook after each call, with the outcome.
+    pub fn after_call(mut self, hook: AfterCall) -> Self {
+        self.after.push(hook);
+        self
+    }
+    /// Per-call timeout (default 60 s).
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+    /// Record arguments and results in the turn record (default off: they carry tokens).
+    pub fn capture_payloads(mut self, on: bool) -> Self {
+        self.capture = on;
+        self
+    }
+    /// Builds it.
+    pub fn build(self) -> ToolSearch {
+        let host = Arc::new(Host::new(HostParts {
+            catalog: self.catalog,
+            policy: Arc::new(self.policy),
+            dispatcher: self.dispatcher,
+            approver: self.approver,
+            approve_destructive: self.approve_destructive,
+            before: self.before,
+            after: self.after,
+            call_timeout: self.call_timeout,
+            capture: self.capture,
+        }));
+        ToolSearch {
+            host,
+            settings: self.settings,
+            pool: Mutex::new(self.pool),
+            engine: Mutex::new(None),
+            reveals: Mutex::new(Reveals::default()),
+        }
+    }
+}
+
+/// Tools each session has described, for the oldest-first eviction.
+#[derive(Default)]
+struct Reveals {
+    order: VecDeque<String>,
+    by_session: HashMap<String, HashSet<String>>,
+}
+
+/// The embeddable facade. Share it behind an `Arc`.
+///
+/// ```
+/// use toolsearch::{Mode, Provider, Session, ToolSearch};
+/// use toolsearch_catalog::Catalog;
+///
+/// let ts = ToolSearch::builder().catalog(Catalog::demo()).mode(Mode::Tools).build();
+/// let defs = ts.definitions(&Session::new("s1"), Provider::OpenAiChat);
+/// assert!(defs.decision.active);
+/// let names: Vec<_> = defs.tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+/// assert!(names.contains(&"tool_search") && names.contains(&"read_file"));
+/// ```
+pub struct ToolSearch {
+    host: Arc<Host>,
+    settings: Settings,
+    pool: Mutex<Option<Pool>>,
+    /// The engine probe's answer, once made (`Err` holds the reason).
+    engine: Mutex<Option<Result<(), String>>>,
+    reveals: Mutex<Reveals>,
+}
+
+impl ToolSearch {
+    /// A builder with the defaults.
+    pub fn builder() -> Builder {
+        Builder {
+            catalog: Catalog::empty(),
+            policy: Policy::default(),
+            dispatcher: Arc::new(EchoDispatcher),
+            settings: Settings::default(),
+            pool: None,
+            approver: None,
+            approve_destructive: false,
+            before: Vec::new(),
+            after: Vec::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            capture: false,
+        }
+    }
+
+    /// The shared core (search, describe, call).
+    pub fn host(&self) -> &Arc<Host> {
+        &self.host
+    }
+
+    /// Replaces the catalog (tools added or removed mid-session); ids that disappear
+    /// answer "catalog changed, search again".
+    pub fn set_catalog(&self, catalog: Catalog) {
+        self.host.set_catalog(catalog);
+    }
+
+    fn never_deferred(&self, tool: &Tool) -> bool {
+        tool.deferrable == Deferrable::Never
+            || self
+                .settings
+                .never_defer
+                .iter()
+                .any(|n| n == &tool.name || n == &tool.id || Some(n) == tool.native_name.as_ref())
+    }
+
+    /// Whether the JS engine can run code mode (probed once, before any code tool is sent).
+    fn engine_ok(&self) -> Result<(), String> {
+        let mut engine = self.engine.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(answer) = engine.as_ref() {
+            return answer.clone();
+        }
+        let answer = self
+            .pool()
+            .and_then(|p| p.probe().map_err(|e| e.to_string()));
+        if let Err(reason) = &answer {
+            tracing::warn!(%reason, "code mode unavailable; using the structured tools");
+        }
+        *engine = Some(answer.clone());
+        answer
+    }
+
+    fn pool(&self) -> Result<Pool, String> {
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if pool.is_none() {
+            *pool = Some(Pool::new(PoolConfig::default()).map_err(|e| e.to_string())?);
+        }
+        Ok(pool.clone().expect("set above"))
+    }
+
+    fn visible_tools(&self, session: &Session, catalog: &Catalog) -> Vec<Tool> {
+        catalog
+            .tools()
+            .iter()
+            .filter(|t| self.host.visible(t, &session.scope))
+            .cloned()
+            .collect()
+    }
+
+    /// The definitions to send for this session and provider. Re-evaluates activation
+    /// every time, so tools added or removed mid-session cross the threshold both ways.
+    pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
+        let catalog = self.host.catalog();
+        let visible = self.visible_tools(session, &catalog);
+        let (kept, deferrable): (Vec<&Tool>, Vec<&Tool>) =
+            visible.iter().partition(|t| self.never_deferred(t));
+        let schema_bytes: usize = deferrable
+            .iter()
+            .map(|t| t.input_schema.to_string().len() + t.description.len() + t.name.len())
+            .sum();
+        let tokens = schema_bytes / 4;
+        let share = self
+            .settings
+            .context_window
+            .filter(|&w| w > 0)
+            .map(|w| tokens as f64 / w as f64);
+        let s = &self.settings;
+        let (active, reason) = match s.activation {
+            _ if deferrable.is_empty() => (false, "nothing is deferrable".to_string()),
+            Activation::Never => (false, "activation is never".to_string()),
+            Activation::Always => (true, "activation is always".to_string()),
+            Activation::Auto => {
+                let by_count = deferrable.len() >= s.count_threshold;
+                let by_share = share.is_some_and(|x| x >= s.share_threshold);
+                let reason = format!(
+                    "{} deferrable tools (threshold {}){}",
+                    deferrable.len(),
+                    s.count_threshold,
+                    share
+                        .map(|x| format!(
+                            ", {:.1}% of the context window (threshold {:.0}%)",
+                            x * 100.0,
+                            s.share_threshold * 100.0
+                        ))
+                        .unwrap_or_default()
+                );
+                (by_count || by_share, reason)
+            }
+        };
+        let mut shape = if !active {
+            "direct"
+        } else if s.mode == Mode::Code {
+            "code"
+        } else {
+            "tools"
+        };
+        let mut fallback = None;
+        if shape == "code" {
+            if let Err(reason) = self.engine_ok() {
+                shape = "tools";
+                fallback = Some(format!(
+                    "code mode unavailable ({reason}); sent the structured tools"
+                ));
+            }
+        }
+        let direct_set: Vec<&Tool> = if active {
+            kept.clone()
+        } else {
+            visible.iter().collect()
+        };
+        let names = defs::provider_names(&direct_set);
+        let mut tools: Vec<Value> = Vec::new();
+        let listing = || {
+            defs::listing_text(&catalog, s.listing_bytes, &|t| {
+                self.host.visible(t, &session.scope) && !self.never_deferred(t)
+            })
+        };
+        match shape {
+            "code" => {
+                let (description, schema) = defs::code_tool(&listing());
+                tools.push(defs::definition(
+                    provider,
+                    "tool_search_code",
+                    &description,
+                    &schema,
+                ));
+            }
+            "tools" => {
+                let l = listing();
+                for (name, description, schema) in defs::structured_tools(&l) {
+                    tools.push(defs::definition(provider, name, &description, &schema));
+                }
+            }
+            _ => {}
+        }
+        for (tool, name) in direct_set.iter().zip(&names) {
+            tools.push(defs::definition(
+                provider,
+                name,
+                &tool.description,
+                &tool.input_schema,
+            ));
+        }
+        let sent: usize = tools.iter().map(|t| t.to_string().len()).sum();
+        let direct_bytes: usize = {
+            let all: Vec<&Tool> = visible.iter().collect();
+            let all_names = defs::provider_names(&all);
+            all.iter()
+                .zip(&all_names)
+                .map(|(t, n)| {
+                    defs::definition(provider, n, &t.description, &t.input_schema)
+                        .to_string()
+                        .len()
+                })
+                .sum()
+        };
+        let decision = ActivationDecision {
+            shape,
+            active,
+            activation: match s.activation {
+                Activation::Auto => "auto",
+                Activation::Always => "always",
+                Activation::Never => "never",
+            },
+            deferrable_tools: deferrable.len(),
+            count_threshold: s.count_threshold,
+            deferrable_tokens: tokens,
+            context_share: share,
+            share_threshold: s.share_threshold,
+            reason,
+        };
+        let mut t = self.host.telemetry();
+        t.turn.activation = Some(decision.clone());
+        t.turn.catalog_by_source.clear();
+        for tool in &visible {
+            *t.turn
+                .catalog_by_source
+                .entry(tool.source.as_str())
+                .or_insert(0) += 1;
+        }
+        t.turn.tool_bytes_sent = sent;
+        t.turn.schemas_sent = direct_set.len();
+        t.turn.tool_bytes_direct = direct_bytes;
+        if let Some(f) = fallback {
+            t.turn.fallbacks.push(f);
+        }
+        Definitions { tools, decision }
+    }
+
+    /// Takes the record of the turn so far (and starts a new one).
+    pub fn take_record(&self) -> TurnRecord {
+        self.host.telemetry().take()
+    }
+
+    fn remember(&self, session: &Session, ids: &[String]) {
+        let mut r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
+        if !r.by_session.contains_key(&session.id) {
+            r.order.push_back(session.id.clone());
+            while r.order.len() > self.settings.max_sessions.max(1) {
+                if let Some(old) = r.order.pop_front() {
+                    r.by_session.remove(&old);
+                }
+            }
+        }
+        r.by_session
+            .entry(session.id.clone())
+            .or_default()
+            .extend(ids.iter().cloned());
+    }
+
+    /// Tools this session has described (bounded; evicted sessions start empty).
+    pub fn revealed(&self, session: &Session) -> Vec<String> {
+        let r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
+        let mut ids: Vec<String> = r
+            .by_session
+            .get(&session.id)
+            .map(|s| s.iter().cloned().collect())
+            .unwrap_or_default();
+        ids.sort();
+        ids
+    }
+
+    fn context(&self, session: &Session) -> CallContext {
+        CallContext {
+            session: Some(Arc::from(session.id.as_str())),
+            principal: session.principal.as_deref().map(Arc::from),
+            ..CallContext::default()
+        }
+    }
+
+    /// Handles one call from the model: a bridge tool or a tool sent directly.
+    pub async fn handle_call(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
+        let scope = &session.scope;
+        match name {
+            "tool_search_code" => self.run_code(session, args).await,
+            "tool_search" => {
+                let queries: Vec<String> = match &args["query"] {
+                    Value::String(q) => vec![q.clone()],
+                    Value::Array(qs) => qs
+                        .iter()
+                        .filter_map(|q| q.as_str().map(String::from))
+                        .collect(),
+                    _ => {
+                        return ToolOutput::error(
+                            "INVALID_ARGS",
+                            "tool_search needs `query`: a string or a list of up to 7 strings",
+                        )
+                    }
+                };
+                let limit = args["limit"].as_u64().map(|l| l as usize);
+                let refs: Vec<&str> = queries.iter().map(String::as_str).collect();
+                match self.host.search(&refs, limit, scope) {
+                    Ok(v) => ToolOutput::ok(v),
+                    Err(e) => ToolOutput::error(e.code.as_str(), e.message),
+                }
+            }
+            "tool_describe" => {
+                let ids: Vec<String> = match &args["ids"] {
+                    Value::String(id) => vec![id.clone()],
+                    Value::Array(ids) => ids
+                        .iter()
+                        .filter_map(|i| i.as_str().map(String::from))
+                        .collect(),
+                    _ => {
+                        return ToolOutput::error(
+                            "INVALID_ARGS",
+                            "tool_describe needs `ids`: an id or a list of ids",
+                        )
+                    }
+                };
+                let mut out = Vec::new();
+                let mut found = Vec::new();
+                for id in ids.iter().take(20) {
+                    match self.host.describe(id, scope) {
+                        Ok(d) => {
+                            found.push(d["id"].as_str().unwrap_or(id).to_string());
+                            out.push(d);
+                        }
+                        Err(e) => out.push(json!({"id": id, "error": {"code": e.code.as_str(), "message": e.message}})),
+                    }
+                }
+                self.remember(session, &found);
+                ToolOutput::ok(json!({"tools": out}))
+            }
+            "tool_call" => {
+                let Some(id) = args["id"].as_str() else {
+                    return ToolOutput::error(
+                        "INVALID_ARGS",
+                        "tool_call needs `id` (from tool_search) and `arguments`",
+                    );
+                };
+                if BRIDGE_TOOLS.contains(&id) {
+                    return ToolOutput::error(
+                        "INVALID_ARGS",
+                        format!("`{id}` is a bridge tool; call it directly"),
+                    );
+                }
+                let catalog = self.host.catalog();
+                if let toolsearch_catalog::Resolved::One(t) =
+                    catalog.resolve(id, &|t| self.host.visible(t, scope))
+                {
+                    if self.never_deferred(t) {
+                        return ToolOutput::error(
+                            "INVALID_ARGS",
+                            format!("`{}` is not deferred; call it directly", t.name),
+                        );
+                    }
+                }
+                let arguments = args.get("arguments").cloned().unwrap_or(json!({}));
+                self.call(session, id, arguments).await
+            }
+            direct => {
+                // A tool sent directly: its provider name maps back to the tool.
+                let catalog = self.host.catalog();
+                let visible = self.visible_tools(session, &catalog);
+                let refs: Vec<&Tool> = visible.iter().collect();
+                let names = defs::provider_names(&refs);
+                match names.iter().position(|n| n == direct) {
+                    Some(i) => self.call(session, &refs[i].id, args).await,
+                    None => ToolOutput::error("UNKNOWN_TOOL", format!("unknown tool `{direct}`")),
+                }
+            }
+        }
+    }
+
+    async fn call(&self, session: &Session, id: &str, args: Value) -> ToolOutput {
+        match self
+            .host
+            .clone()
+            .call(id, args, &session.scope, self.context(session))
+            .await
+        {
+            Ok((v, notes)) if notes.is_empty() => ToolOutput::ok(v),
+            Ok((v, notes)) => ToolOutput::ok(json!({"result": v, "repaired_arguments": notes})),
+            Err(e) => ToolOutput::error(e.code.as_str(), e.message),
+        }
+    }
+
+    async fn run_code(&self, session: &Session, args: Value) -> ToolOutput {
+        let Some(code) = args["code"].as_str() else {
+            return ToolOutput::error(
+                "INVALID_ARGS",
+                "tool_search_code needs `code`: the body of an async function",
+            );
+        };
+        let pool = match self.pool() {
+            Ok(p) => p,
+            Err(e) => {
+                return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable: {e}"))
+            }
+        };
+        let bridge = Arc::new(CatalogBridge::from_host(
+            self.host.clone(),
+            Arc::new(session.scope.clone()),
+            self.context(session),
+        ));
+        let result = pool.execute(code, bridge).await;
+        {
+            let mut t = self.host.telemetry();
+            t.turn.isolate_start_us.push(result.stats.startup_us);
+            t.turn.snippet_run_us.push(result.stats.run_us);
+        }
+        if result
+            .error
+            .as_ref()
+            .is_some_and(|e| e.kind == ErrorKind::Engine)
+        {
+            // Next definitions use the structured tools.
+            let reason = result
+                .error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_default();
+            *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.clone()));
+            self.host
+                .telemetry()
+                .turn
+                .fallbacks
+                .push(format!("code mode broke mid-session ({reason})"));
+            return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable ({reason}); use tool_search, tool_describe and tool_call next turn"));
+        }
+        let is_error = !result.ok;
+        ToolOutput {
+            content: serde_json::to_value(&result).unwrap_or(Value::Null),
+            is_error,
+        }
+    }
+
+    /// Marks the engine unusable (for tests and for hosts that know better).
+    pub fn disable_code_mode(&self, reason: &str) {
+        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.to_string()));
+    }
+}

@@ -1,0 +1,271 @@
+//! The one implementation of search, describe and call that every shape shares:
+//! the JS bridge (`openclaw.tools.*`), the structured tools (`tool_search`,
+//! `tool_describe`, `tool_call`) and direct calls. Policy, stale ids, argument
+//! repair and validation, approvals, hooks, dispatch with a timeout and
+//! telemetry all happen here, so no shape can skip them.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use toolsearch_catalog::{Catalog, SearchOptions, Tool};
+use toolsearch_sandbox::{BridgeError, BridgeErrorCode};
+
+use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
+use crate::policy::Policy;
+use crate::telemetry::Telemetry;
+use crate::validate::{repair, validate};
+
+/// Future of an approval decision: `Err(reason)` denies.
+pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+
+/// Decides whether a call may run (a human in the loop, a rules engine). Sees the
+/// real tool, never a bridge tool.
+pub trait Approver: Send + Sync + 'static {
+    /// `Err(reason)` denies the call; the reason reaches the model.
+    fn approve(&self, tool: &Tool, args: &Value, cx: &CallContext) -> ApprovalFuture;
+}
+
+/// Runs before dispatch; `Err(reason)` blocks the call like an approval denial.
+pub type BeforeCall = Arc<dyn Fn(&Tool, &Value, &CallContext) -> Result<(), String> + Send + Sync>;
+/// Runs after dispatch with the outcome.
+pub type AfterCall = Arc<dyn Fn(&Tool, &Result<Value, String>, &CallContext) + Send + Sync>;
+
+/// Per-call timeout when the caller sets none: 60 s.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The shared core. Cheap to share behind an `Arc`.
+pub struct Host {
+    catalog: RwLock<Catalog>,
+    /// Ids of earlier snapshots that the current one dropped: "catalog changed".
+    retired: RwLock<HashSet<String>>,
+    pub(crate) policy: Arc<Policy>,
+    dispatcher: Arc<dyn Dispatcher>,
+    approver: Option<Arc<dyn Approver>>,
+    pub(crate) approve_destructive: bool,
+    before: Vec<BeforeCall>,
+    after: Vec<AfterCall>,
+    call_timeout: Duration,
+    pub(crate) telemetry: Mutex<Telemetry>,
+}
+
+/// Settings of a [`Host`] (used by the builder).
+pub(crate) struct HostParts {
+    pub catalog: Catalog,
+    pub policy: Arc<Policy>,
+    pub dispatcher: Arc<dyn Dispatcher>,
+    pub approver: Option<Arc<dyn Approver>>,
+    pub approve_destructive: bool,
+    pub before: Vec<BeforeCall>,
+    pub after: Vec<AfterCall>,
+    pub call_timeout: Duration,
+    pub capture: bool,
+}
+
+fn err(code: BridgeErrorCode, message: impl Into<String>) -> BridgeError {
+    BridgeError::new(code, message)
+}
+
+/// The error for ids that do not exist and ids the policy hides: identical, so a
+/// caller cannot probe the policy.
+pub(crate) fn unknown_tool(id: &str) -> BridgeError {
+    err(
+        BridgeErrorCode::UnknownTool,
+        format!("unknown tool `{id}`; use search to find tool ids"),
+    )
+}
+
+impl Host {
+    pub(crate) fn new(p: HostParts) -> Host {
+        Host {
+            catalog: RwLock::new(p.catalog),
+            retired: RwLock::new(HashSet::new()),
+            policy: p.policy,
+            dispatcher: p.dispatcher,
+            approver: p.approver,
+            approve_destructive: p.approve_destructive,
+            before: p.before,
+            after: p.after,
+            call_timeout: p.call_timeout,
+            telemetry: Mutex::new(Telemetry::new(p.capture)),
+        }
+    }
+
+    /// The current snapshot.
+    pub fn catalog(&self) -> Catalog {
+        self.catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Swaps in a new snapshot; ids it no longer has answer "catalog changed".
+    pub fn set_catalog(&self, next: Catalog) {
+        let mut cur = self.catalog.write().unwrap_or_else(|p| p.into_inner());
+        let kept: HashSet<&str> = next.tools().iter().map(|t| t.id.as_str()).collect();
+        let mut retired = self.retired.write().unwrap_or_else(|p| p.into_inner());
+        retired.extend(
+            cur.tools()
+                .iter()
+                .filter(|t| !kept.contains(t.id.as_str()))
+                .map(|t| t.id.clone()),
+        );
+        retired.retain(|id| !kept.contains(id.as_str()));
+        *cur = next;
+    }
+
+    /// True when `tool` is visible under the host policy and the caller's scope.
+    pub(crate) fn visible(&self, tool: &Tool, scope: &Policy) -> bool {
+        self.policy.allows(tool) && scope.allows(tool)
+    }
+
+    /// Finds a visible tool by id or unambiguous bare name.
+    pub(crate) fn resolve(&self, name_or_id: &str, scope: &Policy) -> Result<Tool, BridgeError> {
+        let catalog = self.catalog();
+        match catalog.resolve(name_or_id, &|t| self.visible(t, scope)) {
+            toolsearch_catalog::Resolved::One(t) => Ok(t.clone()),
+            toolsearch_catalog::Resolved::Ambiguous(n) => Err(err(
+                BridgeErrorCode::InvalidArgs,
+                format!("{n} tools are named `{name_or_id}`; use the tool's id from search"),
+            )),
+            toolsearch_catalog::Resolved::None => {
+                let retired = self.retired.read().unwrap_or_else(|p| p.into_inner());
+                if retired.contains(name_or_id) {
+                    Err(err(
+                        BridgeErrorCode::Stale,
+                        "the tool catalog changed since this id was found; search again",
+                    ))
+                } else {
+                    Err(unknown_tool(name_or_id))
+                }
+            }
+        }
+    }
+
+    /// Searches (one query or several, merged) within the scope.
+    pub fn search(
+        &self,
+        queries: &[&str],
+        limit: Option<usize>,
+        scope: &Policy,
+    ) -> Result<Value, BridgeError> {
+        let catalog = self.catalog();
+        let opts = SearchOptions {
+            limit,
+            ..Default::default()
+        };
+        let result = catalog
+            .search_many(queries, &opts, &|t| self.visible(t, scope))
+            .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
+        self.telemetry().searched(queries.len());
+        serde_json::to_value(&result).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
+    }
+
+    /// The full record and TypeScript declaration of one visible tool.
+    pub fn describe(&self, id: &str, scope: &Policy) -> Result<Value, BridgeError> {
+        let tool = self.resolve(id, scope)?;
+        let d = self
+            .catalog()
+            .describe(&tool.id)
+            .ok_or_else(|| unknown_tool(id))?;
+        self.telemetry().described(&tool);
+        serde_json::to_value(&d).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
+    }
+
+    /// Policy check, argument repair and validation, approval, hooks, dispatch.
+    /// Returns the tool's result and the notes of any repairs made.
+    pub async fn call(
+        self: Arc<Self>,
+        id: &str,
+        args: Value,
+        scope: &Policy,
+        cx: CallContext,
+    ) -> Result<(Value, Vec<String>), BridgeError> {
+        let tool = self.resolve(id, scope)?;
+        let (args, notes) = repair(&tool.input_schema, args);
+        let violations = validate(&tool.input_schema, &args);
+        if !violations.is_empty() {
+            let detail = json!({"violations": violations, "input_schema": tool.input_schema});
+            return Err(err(
+                BridgeErrorCode::InvalidArgs,
+                format!(
+                    "arguments do not match the schema of `{}`; nothing was called: {detail}",
+                    tool.id
+                ),
+            ));
+        }
+        for hook in &self.before {
+            hook(&tool, &args, &cx).map_err(|reason| {
+                err(
+                    BridgeErrorCode::ApprovalDenied,
+                    format!("the call to `{}` was blocked: {reason}", tool.id),
+                )
+            })?;
+        }
+        let needs_approval = self.approve_destructive && tool.is_destructive();
+        if let Some(approver) = &self.approver {
+            approver
+                .approve(&tool, &args, &cx)
+                .await
+                .map_err(|reason| {
+                    err(
+                        BridgeErrorCode::ApprovalDenied,
+                        format!("the call to `{}` was not approved: {reason}", tool.id),
+                    )
+                })?;
+        } else if needs_approval {
+            return Err(err(
+                BridgeErrorCode::ApprovalDenied,
+                format!(
+                    "`{}` is destructive and needs approval, and no approver is configured",
+                    tool.id
+                ),
+            ));
+        }
+        let started = Instant::now();
+        let timeout = cx.deadline.map_or(self.call_timeout, |d| {
+            d.saturating_duration_since(started).min(self.call_timeout)
+        });
+        let cancel = cx.cancel.clone();
+        let fut = self.dispatcher.dispatch(&tool, args.clone(), cx.clone());
+        let outcome = match tokio::time::timeout(timeout, fut).await {
+            Ok(r) => r.map_err(|e| {
+                let code = match e.kind {
+                    DispatchErrorKind::Unavailable => BridgeErrorCode::Unavailable,
+                    DispatchErrorKind::Timeout => BridgeErrorCode::Timeout,
+                    DispatchErrorKind::InvalidArgs => BridgeErrorCode::InvalidArgs,
+                    _ => BridgeErrorCode::ToolError,
+                };
+                err(code, e.message)
+            }),
+            Err(_) => {
+                cancel.cancel();
+                Err(err(
+                    BridgeErrorCode::Timeout,
+                    format!(
+                        "`{}` did not answer within {} ms",
+                        tool.id,
+                        timeout.as_millis()
+                    ),
+                ))
+            }
+        };
+        let shown: Result<Value, String> = outcome
+            .as_ref()
+            .map(Clone::clone)
+            .map_err(|e| e.message.clone());
+        for hook in &self.after {
+            hook(&tool, &shown, &cx);
+        }
+        self.telemetry()
+            .called(&tool, &args, &shown, started.elapsed());
+        outcome.map(|v| (v, notes))
+    }
+
+    pub(crate) fn telemetry(&self) -> std::sync::MutexGuard<'_, Telemetry> {
+        self.telemetry.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,150 @@
+//! What a turn did, for comparing tool search with direct exposure: the
+//! activation decision, what was sent, what was searched, described and called.
+//! Arguments and results carry tokens and personal data: they are recorded only
+//! when capture is switched on, and never traced.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use toolsearch_catalog::Tool;
+
+/// Why deferral was on or off for a set of definitions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ActivationDecision {
+    /// `code`, `tools` or `direct`.
+    pub shape: &'static str,
+    /// Deferral is on.
+    pub active: bool,
+    /// `auto`, `always` or `never`.
+    pub activation: &'static str,
+    /// Deferrable tools visible to the session.
+    pub deferrable_tools: usize,
+    /// The count threshold (`auto`).
+    pub count_threshold: usize,
+    /// Estimated tokens of the deferrable schemas (bytes / 4).
+    pub deferrable_tokens: usize,
+    /// Their share of the context window, when one is configured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_share: Option<f64>,
+    /// The share threshold (`auto`, with a context window).
+    pub share_threshold: f64,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// One tool the model selected (described or called).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Selected {
+    /// Tool id.
+    pub id: String,
+    /// `builtin`, `mcp` or `client`.
+    pub source: &'static str,
+}
+
+/// Arguments and result of one call, kept only with capture on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Captured {
+    /// Tool id.
+    pub id: String,
+    /// The arguments sent.
+    pub arguments: Value,
+    /// The result, or the error message.
+    pub result: Result<Value, String>,
+}
+
+/// The record of one turn (since the last [`crate::ToolSearch::take_record`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TurnRecord {
+    /// The last activation decision.
+    pub activation: Option<ActivationDecision>,
+    /// Visible catalog size by source.
+    pub catalog_by_source: BTreeMap<&'static str, usize>,
+    /// Serialized bytes of the tool definitions sent in this shape.
+    pub tool_bytes_sent: usize,
+    /// Full parameter schemas sent up front.
+    pub schemas_sent: usize,
+    /// What direct exposure of the same tools would have sent.
+    pub tool_bytes_direct: usize,
+    /// Search queries run.
+    pub searches: u32,
+    /// Tools described.
+    pub describes: u32,
+    /// Tools called.
+    pub calls: u32,
+    /// Tools described or called, in order, without repeats.
+    pub selected: Vec<Selected>,
+    /// Isolate start-up time of each code-mode run, microseconds.
+    pub isolate_start_us: Vec<u64>,
+    /// Run time of each code-mode snippet, microseconds.
+    pub snippet_run_us: Vec<u64>,
+    /// Latency of each tool call, milliseconds.
+    pub call_latency_ms: Vec<u64>,
+    /// Fallbacks taken (code mode to structured tools), with reasons.
+    pub fallbacks: Vec<String>,
+    /// Arguments and results, only with capture on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub captured: Vec<Captured>,
+}
+
+/// Accumulates the current turn.
+#[derive(Debug, Default)]
+pub(crate) struct Telemetry {
+    capture: bool,
+    pub(crate) turn: TurnRecord,
+}
+
+impl Telemetry {
+    pub(crate) fn new(capture: bool) -> Self {
+        Telemetry {
+            capture,
+            turn: TurnRecord::default(),
+        }
+    }
+
+    fn select(&mut self, tool: &Tool) {
+        if !self.turn.selected.iter().any(|s| s.id == tool.id) {
+            self.turn.selected.push(Selected {
+                id: tool.id.clone(),
+                source: tool.source.as_str(),
+            });
+        }
+    }
+
+    pub(crate) fn searched(&mut self, queries: usize) {
+        self.turn.searches += queries as u32;
+        tracing::debug!(queries, "tool search");
+    }
+
+    pub(crate) fn described(&mut self, tool: &Tool) {
+        self.turn.describes += 1;
+        self.select(tool);
+        tracing::debug!(tool = %tool.id, "tool describe");
+    }
+
+    pub(crate) fn called(
+        &mut self,
+        tool: &Tool,
+        args: &Value,
+        result: &Result<Value, String>,
+        latency: Duration,
+    ) {
+        self.turn.calls += 1;
+        self.select(tool);
+        self.turn.call_latency_ms.push(latency.as_millis() as u64);
+        // Ids and timings only: arguments and results stay out of traces.
+        tracing::info!(tool = %tool.id, source = tool.source.as_str(), ok = result.is_ok(), ms = latency.as_millis() as u64, "tool call");
+        if self.capture {
+            self.turn.captured.push(Captured {
+                id: tool.id.clone(),
+                arguments: args.clone(),
+                result: result.clone(),
+            });
+        }
+    }
+
+    pub(crate) fn take(&mut self) -> TurnRecord {
+        std::mem::take(&mut self.turn)
+    }
+}

@@ -1,0 +1,473 @@
+//! ToolSearch: activation, shapes, providers, tool_call rules, hooks, telemetry.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use toolsearch::{
+    Activation, ApprovalFuture, Approver, CallContext, Mode, Policy, Provider, Session, Settings,
+    ToolSearch,
+};
+use toolsearch_catalog::{Annotations, Catalog, Deferrable, Source, Tool};
+
+fn tools(n: usize) -> Vec<Tool> {
+    (0..n)
+        .map(|i| {
+            Tool::new(
+                Source::Mcp,
+                Some("srv"),
+                &format!("tool_{i}"),
+                &format!("Does thing number {i}"),
+                json!({"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}),
+            )
+        })
+        .collect()
+}
+
+fn never(name: &str) -> Tool {
+    let mut t = Tool::new(
+        Source::Builtin,
+        None,
+        name,
+        "Always here",
+        json!({"type": "object"}),
+    );
+    t.deferrable = Deferrable::Never;
+    t
+}
+
+fn ts(catalog: Catalog, mode: Mode) -> ToolSearch {
+    let ts = ToolSearch::builder().catalog(catalog).mode(mode).build();
+    ts
+}
+
+fn names(defs: &[Value]) -> Vec<String> {
+    defs.iter()
+        .map(|d| {
+            d["function"]["name"]
+                .as_str()
+                .or(d["name"].as_str())
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn auto_activation_edges_at_14_15_16_deferrable_tools() {
+    for (n, active) in [(14, false), (15, true), (16, true)] {
+        let mut all = tools(n);
+        all.push(never("read_file"));
+        let ts = ts(Catalog::new(all).unwrap(), Mode::Tools);
+        let d = ts.definitions(&Session::new("s"), Provider::OpenAiChat);
+        assert_eq!(d.decision.active, active, "{n}: {}", d.decision.reason);
+        assert_eq!(d.decision.deferrable_tools, n);
+        let sent = names(&d.tools);
+        if active {
+            assert_eq!(
+                sent,
+                ["tool_search", "tool_describe", "tool_call", "read_file"]
+            );
+        } else {
+            assert_eq!(sent.len(), n + 1);
+        }
+    }
+}
+
+#[test]
+fn crossing_the_threshold_mid_session_both_ways_and_nothing_deferrable() {
+    let ts = ts(Catalog::new(tools(20)).unwrap(), Mode::Tools);
+    let s = Session::new("s");
+    assert!(ts.definitions(&s, Provider::Anthropic).decision.active);
+    ts.set_catalog(Catalog::new(tools(3)).unwrap());
+    assert!(!ts.definitions(&s, Provider::Anthropic).decision.active);
+    ts.set_catalog(Catalog::new(tools(30)).unwrap());
+    assert!(ts.definitions(&s, Provider::Anthropic).decision.active);
+    // Nothing deferrable: pass-through in every setting.
+    for activation in [Activation::Auto, Activation::Always, Activation::Never] {
+        let ts = ToolSearch::builder()
+            .catalog(Catalog::new(vec![never("a"), never("b")]).unwrap())
+            .activation(activation)
+            .build();
+        let d = ts.definitions(&s, Provider::Mcp);
+        assert!(!d.decision.active);
+        assert_eq!(names(&d.tools), ["a", "b"]);
+    }
+    let always = ToolSearch::builder()
+        .catalog(Catalog::new(tools(1)).unwrap())
+        .activation(Activation::Always)
+        .mode(Mode::Tools)
+        .build();
+    assert!(always.definitions(&s, Provider::Mcp).decision.active);
+    let off = ToolSearch::builder()
+        .catalog(Catalog::new(tools(50)).unwrap())
+        .activation(Activation::Never)
+        .build();
+    assert!(!off.definitions(&s, Provider::Mcp).decision.active);
+}
+
+#[test]
+fn context_share_rule_activates_few_large_tools() {
+    let big: Vec<Tool> = (0..3)
+        .map(|i| {
+            Tool::new(
+                Source::Mcp,
+                Some("s"),
+                &format!("t{i}"),
+                &"x".repeat(4000),
+                json!({"type": "object"}),
+            )
+        })
+        .collect();
+    let settings = Settings {
+        context_window: Some(8000),
+        mode: Mode::Tools,
+        ..Settings::default()
+    };
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(big).unwrap())
+        .settings(settings)
+        .build();
+    let d = ts.definitions(&Session::new("s"), Provider::OpenAiResponses);
+    assert!(d.decision.active, "{}", d.decision.reason);
+    assert!(d.decision.context_share.unwrap() >= 0.10);
+}
+
+#[test]
+fn never_defer_by_name_and_provider_shapes() {
+    let mut all = tools(20);
+    all.push(never("bash"));
+    let settings = Settings {
+        never_defer: vec!["tool_3".into()],
+        mode: Mode::Tools,
+        ..Settings::default()
+    };
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(all).unwrap())
+        .settings(settings)
+        .build();
+    let s = Session::new("s");
+    let chat = ts.definitions(&s, Provider::OpenAiChat);
+    assert_eq!(
+        names(&chat.tools),
+        [
+            "tool_search",
+            "tool_describe",
+            "tool_call",
+            "tool_3",
+            "bash"
+        ]
+    );
+    assert!(chat.tools[0]["function"]["parameters"].is_object());
+    let anthropic = ts.definitions(&s, Provider::Anthropic);
+    assert!(anthropic.tools[3]["input_schema"].is_object());
+    let mcp = ts.definitions(&s, Provider::Mcp);
+    assert!(mcp.tools[3]["inputSchema"].is_object());
+    let responses = ts.definitions(&s, Provider::OpenAiResponses);
+    assert_eq!(responses.tools[3]["name"], "tool_3");
+    // Byte-stable: the same catalog gives the same bytes.
+    assert_eq!(
+        serde_json::to_string(&chat.tools).unwrap(),
+        serde_json::to_string(&ts.definitions(&s, Provider::OpenAiChat).tools).unwrap()
+    );
+}
+
+#[test]
+fn code_mode_falls_back_to_tools_when_the_engine_cannot_start() {
+    let ts = ts(Catalog::new(tools(20)).unwrap(), Mode::Code);
+    ts.disable_code_mode("simulated engine failure");
+    let d = ts.definitions(&Session::new("s"), Provider::OpenAiChat);
+    assert_eq!(d.decision.shape, "tools");
+    assert_eq!(
+        names(&d.tools)[..3],
+        ["tool_search", "tool_describe", "tool_call"]
+    );
+    let rec = ts.take_record();
+    assert!(
+        rec.fallbacks[0].contains("simulated engine failure"),
+        "{:?}",
+        rec.fallbacks
+    );
+}
+
+#[tokio::test]
+async fn code_mode_sends_one_tool_and_runs_snippets() {
+    let mut all = tools(20);
+    all.push(never("bash"));
+    let ts = ts(Catalog::new(all).unwrap(), Mode::Code);
+    let s = Session::new("s");
+    let d = ts.definitions(&s, Provider::OpenAiChat);
+    assert_eq!(names(&d.tools), ["tool_search_code", "bash"]);
+    let out = ts
+        .handle_call(&s, "tool_search_code", json!({"code": "const h = await openclaw.tools.search('tool_7'); return openclaw.tools.call(h[0].id, {count: '3'})"}))
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(
+        out.content["value"]["arguments"]["count"], 3,
+        "repaired \"3\" to 3: {}",
+        out.content
+    );
+    let rec = ts.take_record();
+    assert_eq!((rec.searches, rec.calls), (1, 1));
+    assert_eq!(rec.selected[0].id, "mcp:srv:tool_7");
+}
+
+#[tokio::test]
+async fn tool_call_rules_validation_and_repair() {
+    let mut all = tools(20);
+    all.push(never("bash"));
+    let ts = ts(Catalog::new(all).unwrap(), Mode::Tools);
+    let s = Session::new("s");
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_search", "arguments": {}}),
+        )
+        .await;
+    assert!(
+        out.is_error
+            && out.content["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("bridge tool")
+    );
+    let out = ts
+        .handle_call(&s, "tool_call", json!({"id": "bash", "arguments": {}}))
+        .await;
+    assert!(
+        out.is_error
+            && out.content["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("call it directly")
+    );
+    // Wrong arguments: the schema and the path at fault, nothing called.
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_1", "arguments": {"count": "many"}}),
+        )
+        .await;
+    assert!(out.is_error);
+    let msg = out.content["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("$.count") && msg.contains("input_schema"),
+        "{msg}"
+    );
+    assert_eq!(ts.take_record().calls, 0);
+    // A bare name and a doubly nested, stringly-typed argument are repaired and said so.
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_1", "arguments": {"arguments": {"count": "42"}}}),
+        )
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(out.content["result"]["arguments"]["count"], 42);
+    assert_eq!(
+        out.content["repaired_arguments"].as_array().unwrap().len(),
+        2
+    );
+    // Directly sent tools dispatch by their provider name.
+    let out = ts.handle_call(&s, "bash", json!({})).await;
+    assert_eq!(out.content["tool"], "builtin::bash");
+}
+
+#[tokio::test]
+async fn describe_reveals_per_session_with_a_bounded_number_of_sessions() {
+    let settings = Settings {
+        max_sessions: 2,
+        mode: Mode::Tools,
+        ..Settings::default()
+    };
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(tools(20)).unwrap())
+        .settings(settings)
+        .build();
+    for id in ["a", "b", "c"] {
+        let out = ts
+            .handle_call(
+                &Session::new(id),
+                "tool_describe",
+                json!({"ids": ["tool_1", "mcp:srv:tool_2"]}),
+            )
+            .await;
+        assert_eq!(
+            out.content["tools"][0]["typescript"]
+                .as_str()
+                .map(|t| t.contains("count: number")),
+            Some(true),
+            "{}",
+            out.content
+        );
+    }
+    assert!(
+        ts.revealed(&Session::new("a")).is_empty(),
+        "oldest session evicted"
+    );
+    assert_eq!(
+        ts.revealed(&Session::new("c")),
+        ["mcp:srv:tool_1", "mcp:srv:tool_2"]
+    );
+}
+
+#[tokio::test]
+async fn stale_ids_after_a_catalog_change() {
+    let ts = ts(Catalog::new(tools(20)).unwrap(), Mode::Tools);
+    let s = Session::new("s");
+    ts.set_catalog(Catalog::new(tools(10)).unwrap());
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "mcp:srv:tool_15", "arguments": {"count": 1}}),
+        )
+        .await;
+    assert_eq!(out.content["error"]["code"], "STALE", "{}", out.content);
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "mcp:srv:never_was", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(out.content["error"]["code"], "UNKNOWN_TOOL");
+}
+
+struct DenyAll(Arc<Mutex<Vec<String>>>);
+impl Approver for DenyAll {
+    fn approve(&self, tool: &Tool, _args: &Value, cx: &CallContext) -> ApprovalFuture {
+        self.0.lock().unwrap().push(format!(
+            "{}@{}",
+            tool.id,
+            cx.principal.as_deref().unwrap_or("")
+        ));
+        Box::pin(async { Err("the user said no".to_string()) })
+    }
+}
+
+#[tokio::test]
+async fn policy_hooks_approvals_and_narrowed_sessions() {
+    let mut all = tools(20);
+    let mut rm = Tool::new(
+        Source::Mcp,
+        Some("files"),
+        "delete_everything",
+        "Deletes all files",
+        json!({"type": "object"}),
+    );
+    rm.annotations = Some(Annotations {
+        destructive_hint: Some(true),
+        ..Default::default()
+    });
+    all.push(rm);
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = seen.clone();
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(all.clone()).unwrap())
+        .mode(Mode::Tools)
+        .approve_destructive(true)
+        .before_call(Arc::new(move |tool: &Tool, _: &Value, _: &CallContext| {
+            hook_seen.lock().unwrap().push(tool.name.clone());
+            Ok(())
+        }))
+        .build();
+    let s = Session {
+        principal: Some("alice".into()),
+        ..Session::new("s")
+    };
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "delete_everything", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(
+        out.content["error"]["code"], "APPROVAL_DENIED",
+        "{}",
+        out.content
+    );
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_2", "arguments": {"count": 1}}),
+        )
+        .await;
+    assert!(!out.is_error);
+    // Hooks see the real tool name, never the bridge name.
+    assert!(seen.lock().unwrap().iter().all(|n| n != "tool_call"));
+    assert!(seen.lock().unwrap().contains(&"tool_2".to_string()));
+
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(all).unwrap())
+        .mode(Mode::Tools)
+        .approver(Arc::new(DenyAll(asked.clone())))
+        .build();
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_2", "arguments": {"count": 1}}),
+        )
+        .await;
+    assert!(out.content["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("the user said no"));
+    assert_eq!(asked.lock().unwrap()[0], "mcp:srv:tool_2@alice");
+
+    // A sub-agent narrowed to one server cannot find or call anything else.
+    let sub = Session {
+        scope: Policy::from_patterns::<&str, &str>(&["files"], &[]),
+        ..Session::new("sub")
+    };
+    let found = ts
+        .handle_call(&sub, "tool_search", json!({"query": "thing number 2"}))
+        .await;
+    assert!(
+        found.content["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["server"] == "files"),
+        "{}",
+        found.content
+    );
+    let out = ts
+        .handle_call(
+            &sub,
+            "tool_call",
+            json!({"id": "mcp:srv:tool_2", "arguments": {"count": 1}}),
+        )
+        .await;
+    assert_eq!(out.content["error"]["code"], "UNKNOWN_TOOL");
+}
+
+#[tokio::test]
+async fn payloads_are_redacted_unless_capture_is_on() {
+    for capture in [false, true] {
+        let ts = ToolSearch::builder()
+            .catalog(Catalog::new(tools(20)).unwrap())
+            .mode(Mode::Tools)
+            .capture_payloads(capture)
+            .build();
+        let s = Session::new("s");
+        ts.definitions(&s, Provider::OpenAiChat);
+        ts.handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "tool_1", "arguments": {"count": 7}}),
+        )
+        .await;
+        let rec = ts.take_record();
+        let text = serde_json::to_string(&rec).unwrap();
+        assert_eq!(rec.calls, 1);
+        assert_eq!(text.contains("\"count\":7"), capture, "{text}");
+        assert!(rec.tool_bytes_sent < rec.tool_bytes_direct);
+    }
+}
