@@ -253,10 +253,7 @@ impl Host {
                 ))
             }
         };
-        let shown: Result<Value, String> = outcome
-            .as_ref()
-            .map(Clone::clone)
-            .map_err(|e| e.message.clone());
+        let shown: Result<Value, String> = outcome.clone().map_err(|e| e.message);
         for hook in &self.after {
             hook(&tool, &shown, &cx);
         }

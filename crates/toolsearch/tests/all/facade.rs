@@ -36,8 +36,7 @@ fn never(name: &str) -> Tool {
 }
 
 fn ts(catalog: Catalog, mode: Mode) -> ToolSearch {
-    let ts = ToolSearch::builder().catalog(catalog).mode(mode).build();
-    ts
+    ToolSearch::builder().catalog(catalog).mode(mode).build()
 }
 
 fn names(defs: &[Value]) -> Vec<String> {
