@@ -6,6 +6,7 @@ mod common;
 mod demo;
 mod eval;
 mod exec;
+mod prompt_size;
 mod search;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +34,8 @@ enum Command {
     Eval(eval::Args),
     /// Run one tool_search_code snippet against a catalog (echo dispatcher).
     Exec(exec::Args),
+    /// Bytes of the tool definitions sent up front per mode (direct, code, tools).
+    PromptSize(prompt_size::Args),
     /// Run the demo on the embedded default catalog.
     Demo(demo::Args),
     /// Print search speed figures against a plain-BM25 baseline.
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Search(args) => search::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Exec(args) => exec::run(args),
+        Command::PromptSize(args) => prompt_size::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
     };

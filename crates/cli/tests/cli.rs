@@ -27,7 +27,7 @@ fn search_prints_versioned_json_on_the_demo_catalog() {
 
 #[test]
 fn exec_runs_a_snippet_with_the_echo_dispatcher_and_policy_globs() {
-    let code = r#"const h = await openclaw.tools.search("weather"); return {ids: h.map(x => x.id), out: await openclaw.tools.call(h[0].id, {city: "Oslo"})}"#;
+    let code = r#"const h = await openclaw.tools.search("weather"); return {ids: h.map(x => x.id), out: await openclaw.tools.call(h[0].id, {latitude: 59.9, longitude: 10.7})}"#;
     let (status, v, _) = toolsearch(&["exec", "--deny", "get_alerts", "--code", code]);
     assert_eq!(status, 0);
     assert_eq!(v["schema_version"], 1);
@@ -37,7 +37,7 @@ fn exec_runs_a_snippet_with_the_echo_dispatcher_and_policy_globs() {
         .unwrap()
         .iter()
         .any(|id| id == "mcp:weather:get_alerts"));
-    assert_eq!(v["value"]["out"]["arguments"]["city"], "Oslo");
+    assert_eq!(v["value"]["out"]["arguments"]["latitude"], 59.9);
     assert_eq!(v["stats"]["calls"], 1);
 }
 
@@ -58,4 +58,38 @@ fn exec_exits_zero_when_the_snippet_fails_and_nonzero_on_usage_errors() {
     ]);
     assert_ne!(status, 0);
     assert!(err.contains("/nonexistent/x.jsonl"), "{err}");
+}
+
+fn modes(v: &serde_json::Value, mode: &str) -> (u64, u64) {
+    let m = &v["modes"][mode];
+    (m["tool_bytes"].as_u64().unwrap(), m["schema_bytes"].as_u64().unwrap())
+}
+
+#[test]
+fn prompt_size_is_pinned_on_the_demo_catalog() {
+    let (code, v, _) = toolsearch(&["prompt-size", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["token_estimate"], "bytes / 4");
+    // Regression guard: exact bytes (definitions are deterministic). Update on purpose.
+    assert_eq!(modes(&v, "direct"), (14509, 9018));
+    assert_eq!(modes(&v, "code"), (2527, 884));
+    assert_eq!(modes(&v, "tools"), (2695, 1201));
+}
+
+#[test]
+fn prompt_size_on_the_real_mcp_catalog_stays_within_budget() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/scale/catalog_mcp_real.jsonl");
+    if !std::path::Path::new(path).exists() {
+        eprintln!("skipped: {path} is absent");
+        return;
+    }
+    let (code, v, _) = toolsearch(&["prompt-size", "--catalog", path]);
+    assert_eq!(code, 0);
+    let (direct, _) = modes(&v, "direct");
+    let (code_bytes, _) = modes(&v, "code");
+    let (tools_bytes, _) = modes(&v, "tools");
+    eprintln!("prompt-size on 3,598 MCP tools: direct {direct} B, code {code_bytes} B, tools {tools_bytes} B");
+    assert!(direct > 2_000_000);
+    assert!(code_bytes <= 2048, "{code_bytes}");
+    assert!(tools_bytes <= 1536, "{tools_bytes}");
 }

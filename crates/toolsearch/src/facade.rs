@@ -46,7 +46,7 @@ pub const DEFAULT_SHARE_THRESHOLD: f64 = 0.10;
 /// Default number of sessions whose reveal state is kept (oldest evicted first).
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// Default byte budget of the catalog listing inside the bridge descriptions.
-pub const DEFAULT_LISTING_BYTES: usize = 700;
+pub const DEFAULT_LISTING_BYTES: usize = 560;
 
 /// Settings; `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
@@ -63,7 +63,7 @@ pub struct Settings {
     pub context_window: Option<usize>,
     /// Tool names (or ids) never deferred, merged with each tool's own policy.
     pub never_defer: Vec<String>,
-    /// Budget of the listing in the bridge descriptions. Default 700 bytes.
+    /// Budget of the listing in the bridge descriptions. Default 560 bytes.
     pub listing_bytes: usize,
     /// Sessions whose reveal state is kept. Default 1024.
     pub max_sessions: usize,
