@@ -20,7 +20,10 @@ pub struct Args {
 /// Serialized bytes of the definitions, and of their parameter schemas alone.
 fn measure(defs: &[Value]) -> (usize, usize) {
     let total = defs.iter().map(|d| d.to_string().len()).sum();
-    let schemas = defs.iter().map(|d| d["function"]["parameters"].to_string().len()).sum();
+    let schemas = defs
+        .iter()
+        .map(|d| d["function"]["parameters"].to_string().len())
+        .sum();
     (total, schemas)
 }
 
@@ -29,17 +32,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let session = Session::new("prompt-size");
     let mut shapes = serde_json::Map::new();
     let mut direct_bytes = 0usize;
-    for (label, mode, activation) in [("direct", Mode::Tools, Activation::Never), ("code", Mode::Code, Activation::Always), ("tools", Mode::Tools, Activation::Always)] {
+    for (label, mode, activation) in [
+        ("direct", Mode::Tools, Activation::Never),
+        ("code", Mode::Code, Activation::Always),
+        ("tools", Mode::Tools, Activation::Always),
+    ] {
         let ts = ToolSearch::builder()
             .catalog(catalog.clone())
-            .settings(Settings { mode, activation, ..Settings::default() })
+            .settings(Settings {
+                mode,
+                activation,
+                ..Settings::default()
+            })
             .build();
         let defs = ts.definitions(&session, Provider::OpenAiChat);
         let (bytes, schema_bytes) = measure(&defs.tools);
         if label == "direct" {
             direct_bytes = bytes;
         }
-        let saving = if direct_bytes > 0 { 1.0 - bytes as f64 / direct_bytes as f64 } else { 0.0 };
+        let saving = if direct_bytes > 0 {
+            1.0 - bytes as f64 / direct_bytes as f64
+        } else {
+            0.0
+        };
         shapes.insert(
             label.into(),
             json!({

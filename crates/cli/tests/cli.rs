@@ -62,7 +62,10 @@ fn exec_exits_zero_when_the_snippet_fails_and_nonzero_on_usage_errors() {
 
 fn modes(v: &serde_json::Value, mode: &str) -> (u64, u64) {
     let m = &v["modes"][mode];
-    (m["tool_bytes"].as_u64().unwrap(), m["schema_bytes"].as_u64().unwrap())
+    (
+        m["tool_bytes"].as_u64().unwrap(),
+        m["schema_bytes"].as_u64().unwrap(),
+    )
 }
 
 #[test]
@@ -78,7 +81,10 @@ fn prompt_size_is_pinned_on_the_demo_catalog() {
 
 #[test]
 fn prompt_size_on_the_real_mcp_catalog_stays_within_budget() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/scale/catalog_mcp_real.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/data/scale/catalog_mcp_real.jsonl"
+    );
     if !std::path::Path::new(path).exists() {
         eprintln!("skipped: {path} is absent");
         return;
