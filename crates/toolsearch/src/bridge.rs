@@ -2,7 +2,7 @@
 //! from inside a snippet. A thin shape over [`Host`], which does the work.
 
 use crate::dispatch::{CallContext, Dispatcher};
-use crate::host::{Host, HostParts, DEFAULT_CALL_TIMEOUT};
+use crate::host::{Host, HostParts, Scope, DEFAULT_CALL_TIMEOUT};
 use crate::policy::Policy;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use toolsearch_sandbox::{Bridge, BridgeError, BridgeFuture};
 #[derive(Clone)]
 pub struct CatalogBridge {
     host: Arc<Host>,
-    scope: Arc<Policy>,
+    scope: Arc<Scope>,
     context: CallContext,
 }
 
@@ -49,12 +49,12 @@ impl CatalogBridge {
         }));
         CatalogBridge {
             host,
-            scope: Arc::new(Policy::default()),
+            scope: Arc::new(Scope::default()),
             context,
         }
     }
 
-    pub(crate) fn from_host(host: Arc<Host>, scope: Arc<Policy>, context: CallContext) -> Self {
+    pub(crate) fn from_host(host: Arc<Host>, scope: Arc<Scope>, context: CallContext) -> Self {
         CatalogBridge {
             host,
             scope,

@@ -13,7 +13,9 @@ use toolsearch_sandbox::{ErrorKind, Pool, PoolConfig};
 use crate::bridge::CatalogBridge;
 use crate::defs::{self, Provider, BRIDGE_TOOLS};
 use crate::dispatch::{CallContext, Dispatcher, EchoDispatcher};
-use crate::host::{AfterCall, Approver, BeforeCall, Host, HostParts, DEFAULT_CALL_TIMEOUT};
+use crate::host::{
+    AfterCall, Approver, BeforeCall, ClientTools, Host, HostParts, Scope, DEFAULT_CALL_TIMEOUT,
+};
 use crate::policy::Policy;
 use crate::telemetry::{ActivationDecision, TurnRecord};
 
@@ -94,6 +96,8 @@ pub struct Session {
     pub principal: Option<String>,
     /// Narrows the host policy for this session.
     pub scope: Policy,
+    /// Tools the client supplied for this run (an overlay; calls go back to the client).
+    pub client_tools: Option<ClientTools>,
 }
 
 impl Session {
@@ -333,20 +337,19 @@ impl ToolSearch {
         Ok(pool.clone().expect("set above"))
     }
 
-    fn visible_tools(&self, session: &Session, catalog: &Catalog) -> Vec<Tool> {
-        catalog
-            .tools()
-            .iter()
-            .filter(|t| self.host.visible(t, &session.scope))
-            .cloned()
-            .collect()
+    fn scope(session: &Session) -> Scope {
+        Scope {
+            policy: session.scope.clone(),
+            client: session.client_tools.clone(),
+        }
     }
 
     /// The definitions to send for this session and provider. Re-evaluates activation
     /// every time, so tools added or removed mid-session cross the threshold both ways.
     pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
         let catalog = self.host.catalog();
-        let visible = self.visible_tools(session, &catalog);
+        let scope = Self::scope(session);
+        let visible = self.host.visible_tools(&scope);
         let (kept, deferrable): (Vec<&Tool>, Vec<&Tool>) =
             visible.iter().partition(|t| self.never_deferred(t));
         let schema_bytes: usize = deferrable
@@ -407,7 +410,7 @@ impl ToolSearch {
         let mut tools: Vec<Value> = Vec::new();
         let listing = || {
             defs::listing_text(&catalog, s.listing_bytes, &|t| {
-                self.host.visible(t, &session.scope) && !self.never_deferred(t)
+                self.host.visible(t, &scope) && !self.never_deferred(t)
             })
         };
         match shape {
@@ -525,7 +528,7 @@ impl ToolSearch {
 
     /// Handles one call from the model: a bridge tool or a tool sent directly.
     pub async fn handle_call(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
-        let scope = &session.scope;
+        let scope = &Self::scope(session);
         match name {
             "tool_search_code" => self.run_code(session, args).await,
             "tool_search" => {
@@ -590,11 +593,8 @@ impl ToolSearch {
                         format!("`{id}` is a bridge tool; call it directly"),
                     );
                 }
-                let catalog = self.host.catalog();
-                if let toolsearch_catalog::Resolved::One(t) =
-                    catalog.resolve(id, &|t| self.host.visible(t, scope))
-                {
-                    if self.never_deferred(t) {
+                if let Ok((t, _, _)) = self.host.resolve(id, scope) {
+                    if self.never_deferred(&t) {
                         return ToolOutput::error(
                             "INVALID_ARGS",
                             format!("`{}` is not deferred; call it directly", t.name),
@@ -606,8 +606,7 @@ impl ToolSearch {
             }
             direct => {
                 // A tool sent directly: its provider name maps back to the tool.
-                let catalog = self.host.catalog();
-                let visible = self.visible_tools(session, &catalog);
+                let visible = self.host.visible_tools(scope);
                 let refs: Vec<&Tool> = visible.iter().collect();
                 let names = defs::provider_names(&refs);
                 match names.iter().position(|n| n == direct) {
@@ -622,7 +621,7 @@ impl ToolSearch {
         match self
             .host
             .clone()
-            .call(id, args, &session.scope, self.context(session))
+            .call(id, args, &Self::scope(session), self.context(session))
             .await
         {
             Ok((v, notes)) if notes.is_empty() => ToolOutput::ok(v),
@@ -646,7 +645,7 @@ impl ToolSearch {
         };
         let bridge = Arc::new(CatalogBridge::from_host(
             self.host.clone(),
-            Arc::new(session.scope.clone()),
+            Arc::new(Self::scope(session)),
             self.context(session),
         ));
         let result = pool.execute(code, bridge).await;

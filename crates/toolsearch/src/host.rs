@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolsearch_catalog::{Catalog, SearchOptions, Tool};
+use toolsearch_catalog::{Catalog, SearchOptions, SearchResult, Tool};
 use toolsearch_sandbox::{BridgeError, BridgeErrorCode};
 
 use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
@@ -33,6 +33,61 @@ pub trait Approver: Send + Sync + 'static {
 pub type BeforeCall = Arc<dyn Fn(&Tool, &Value, &CallContext) -> Result<(), String> + Send + Sync>;
 /// Runs after dispatch with the outcome.
 pub type AfterCall = Arc<dyn Fn(&Tool, &Result<Value, String>, &CallContext) + Send + Sync>;
+
+/// Tools a client supplies for one run: a small catalog of their own (an overlay,
+/// so the shared index is never rebuilt) whose calls go back to the caller.
+#[derive(Clone)]
+pub struct ClientTools {
+    catalog: Catalog,
+    dispatcher: Arc<dyn Dispatcher>,
+}
+
+impl std::fmt::Debug for ClientTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientTools")
+            .field("tools", &self.catalog.len())
+            .finish()
+    }
+}
+
+impl ClientTools {
+    /// Client tools (their source becomes `client`, ids `client:server:name`), called
+    /// through `dispatcher`, which routes each call back to the caller.
+    ///
+    /// # Errors
+    /// Duplicate ids or schemas that are not objects.
+    pub fn new(
+        tools: Vec<Tool>,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Result<Self, toolsearch_catalog::CatalogError> {
+        let tools = tools
+            .into_iter()
+            .map(|mut t| {
+                t.source = toolsearch_catalog::Source::Client;
+                t.id = toolsearch_catalog::make_id(t.source, t.server.as_deref(), &t.name);
+                t
+            })
+            .collect();
+        Ok(ClientTools {
+            catalog: Catalog::new(tools)?,
+            dispatcher,
+        })
+    }
+
+    /// The overlay's tools.
+    pub fn tools(&self) -> &[Tool] {
+        self.catalog.tools()
+    }
+}
+
+/// What one caller may reach: its narrowing of the host policy and its client tools.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Narrows the host policy (a sub-agent restricted to some servers).
+    pub policy: Policy,
+    /// Client tools for this run, if any.
+    pub client: Option<ClientTools>,
+}
 
 /// Per-call timeout when the caller sets none: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -118,15 +173,30 @@ impl Host {
     }
 
     /// True when `tool` is visible under the host policy and the caller's scope.
-    pub(crate) fn visible(&self, tool: &Tool, scope: &Policy) -> bool {
-        self.policy.allows(tool) && scope.allows(tool)
+    pub(crate) fn visible(&self, tool: &Tool, scope: &Scope) -> bool {
+        self.policy.allows(tool) && scope.policy.allows(tool)
     }
 
-    /// Finds a visible tool by id or unambiguous bare name.
-    pub(crate) fn resolve(&self, name_or_id: &str, scope: &Policy) -> Result<Tool, BridgeError> {
+    /// Finds a visible tool by id or unambiguous bare name (client tools first), with
+    /// the catalog that holds it and the dispatcher that runs it.
+    pub(crate) fn resolve(
+        &self,
+        name_or_id: &str,
+        scope: &Scope,
+    ) -> Result<(Tool, Catalog, Arc<dyn Dispatcher>), BridgeError> {
+        if let Some(client) = &scope.client {
+            if let toolsearch_catalog::Resolved::One(t) = client
+                .catalog
+                .resolve(name_or_id, &|t| self.visible(t, scope))
+            {
+                return Ok((t.clone(), client.catalog.clone(), client.dispatcher.clone()));
+            }
+        }
         let catalog = self.catalog();
         match catalog.resolve(name_or_id, &|t| self.visible(t, scope)) {
-            toolsearch_catalog::Resolved::One(t) => Ok(t.clone()),
+            toolsearch_catalog::Resolved::One(t) => {
+                Ok((t.clone(), catalog.clone(), self.dispatcher.clone()))
+            }
             toolsearch_catalog::Resolved::Ambiguous(n) => Err(err(
                 BridgeErrorCode::InvalidArgs,
                 format!("{n} tools are named `{name_or_id}`; use the tool's id from search"),
@@ -150,27 +220,32 @@ impl Host {
         &self,
         queries: &[&str],
         limit: Option<usize>,
-        scope: &Policy,
+        scope: &Scope,
     ) -> Result<Value, BridgeError> {
         let catalog = self.catalog();
         let opts = SearchOptions {
             limit,
             ..Default::default()
         };
-        let result = catalog
-            .search_many(queries, &opts, &|t| self.visible(t, scope))
+        let allow = |t: &Tool| self.visible(t, scope);
+        let mut result = catalog
+            .search_many(queries, &opts, &allow)
             .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
+        if let Some(client) = &scope.client {
+            let extra = client
+                .catalog
+                .search_many(queries, &opts, &allow)
+                .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
+            result = merge(result, extra);
+        }
         self.telemetry().searched(queries.len());
         serde_json::to_value(&result).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
     }
 
     /// The full record and TypeScript declaration of one visible tool.
-    pub fn describe(&self, id: &str, scope: &Policy) -> Result<Value, BridgeError> {
-        let tool = self.resolve(id, scope)?;
-        let d = self
-            .catalog()
-            .describe(&tool.id)
-            .ok_or_else(|| unknown_tool(id))?;
+    pub fn describe(&self, id: &str, scope: &Scope) -> Result<Value, BridgeError> {
+        let (tool, catalog, _) = self.resolve(id, scope)?;
+        let d = catalog.describe(&tool.id).ok_or_else(|| unknown_tool(id))?;
         self.telemetry().described(&tool);
         serde_json::to_value(&d).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
     }
@@ -181,10 +256,10 @@ impl Host {
         self: Arc<Self>,
         id: &str,
         args: Value,
-        scope: &Policy,
+        scope: &Scope,
         cx: CallContext,
     ) -> Result<(Value, Vec<String>), BridgeError> {
-        let tool = self.resolve(id, scope)?;
+        let (tool, _, dispatcher) = self.resolve(id, scope)?;
         let (args, notes) = repair(&tool.input_schema, args);
         let violations = validate(&tool.input_schema, &args);
         if !violations.is_empty() {
@@ -230,7 +305,7 @@ impl Host {
             d.saturating_duration_since(started).min(self.call_timeout)
         });
         let cancel = cx.cancel.clone();
-        let fut = self.dispatcher.dispatch(&tool, args.clone(), cx.clone());
+        let fut = dispatcher.dispatch(&tool, args.clone(), cx.clone());
         let outcome = match tokio::time::timeout(timeout, fut).await {
             Ok(r) => r.map_err(|e| {
                 let code = match e.kind {
@@ -262,7 +337,54 @@ impl Host {
         outcome.map(|v| (v, notes))
     }
 
+    /// Every tool visible to `scope`: shared ones, then client ones.
+    pub(crate) fn visible_tools(&self, scope: &Scope) -> Vec<Tool> {
+        let mut out: Vec<Tool> = self
+            .catalog()
+            .tools()
+            .iter()
+            .filter(|t| self.visible(t, scope))
+            .cloned()
+            .collect();
+        if let Some(client) = &scope.client {
+            out.extend(
+                client
+                    .catalog
+                    .tools()
+                    .iter()
+                    .filter(|t| self.visible(t, scope))
+                    .cloned(),
+            );
+        }
+        out
+    }
+
     pub(crate) fn telemetry(&self) -> std::sync::MutexGuard<'_, Telemetry> {
         self.telemetry.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Merges an overlay's search result into the shared one: hits by score (ties by id),
+/// at most the larger limit, without duplicates.
+fn merge(mut base: SearchResult, extra: SearchResult) -> SearchResult {
+    if extra.hits.is_empty() {
+        return base;
+    }
+    if base.hits.is_empty() {
+        return SearchResult {
+            total: base.total + extra.total,
+            ..extra
+        };
+    }
+    let limit = base.limit.max(extra.limit);
+    base.total += extra.total;
+    for hit in extra.hits {
+        if !base.hits.iter().any(|h| h.id == hit.id) {
+            base.hits.push(hit);
+        }
+    }
+    base.hits
+        .sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    base.hits.truncate(limit);
+    base
 }

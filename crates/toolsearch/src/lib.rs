@@ -34,7 +34,9 @@ pub use facade::{
     Activation, Builder, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
     DEFAULT_COUNT_THRESHOLD, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SHARE_THRESHOLD,
 };
-pub use host::{AfterCall, ApprovalFuture, Approver, BeforeCall, Host, DEFAULT_CALL_TIMEOUT};
+pub use host::{
+    AfterCall, ApprovalFuture, Approver, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
+};
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
 pub use validate::{repair, validate, Violation};

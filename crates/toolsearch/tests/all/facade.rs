@@ -470,3 +470,62 @@ async fn payloads_are_redacted_unless_capture_is_on() {
         assert!(rec.tool_bytes_sent < rec.tool_bytes_direct);
     }
 }
+
+#[tokio::test]
+async fn client_tools_join_as_an_overlay_and_calls_go_back_to_the_client() {
+    let shared = Catalog::new(tools(20)).unwrap();
+    let ts = ToolSearch::builder()
+        .catalog(shared.clone())
+        .mode(Mode::Tools)
+        .build();
+    let routed = Arc::new(Mutex::new(Vec::new()));
+    let seen = routed.clone();
+    let client_dispatcher =
+        toolsearch::dispatcher_fn(move |tool: Tool, args: Value, _cx: CallContext| {
+            seen.lock().unwrap().push(tool.id.clone());
+            async move { Ok(json!({"from": "client", "args": args})) }
+        });
+    let pick = Tool::new(
+        Source::Client,
+        Some("app"),
+        "pick_color",
+        "Let the user pick a color in the app",
+        json!({"type": "object", "properties": {"hint": {"type": "string"}}}),
+    );
+    let client = toolsearch::ClientTools::new(vec![pick], Arc::new(client_dispatcher)).unwrap();
+    let s = Session {
+        client_tools: Some(client),
+        ..Session::new("run-1")
+    };
+    let found = ts
+        .handle_call(&s, "tool_search", json!({"query": "pick a color"}))
+        .await;
+    assert_eq!(
+        found.content["hits"][0]["id"], "client:app:pick_color",
+        "{}",
+        found.content
+    );
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_call",
+            json!({"id": "client:app:pick_color", "arguments": {"hint": "warm"}}),
+        )
+        .await;
+    assert_eq!(
+        out.content,
+        json!({"from": "client", "args": {"hint": "warm"}})
+    );
+    assert_eq!(routed.lock().unwrap().as_slice(), ["client:app:pick_color"]);
+    // The shared catalog is untouched, and other sessions do not see the overlay.
+    assert_eq!(ts.host().catalog().len(), 20);
+    let other = ts
+        .handle_call(
+            &Session::new("run-2"),
+            "tool_call",
+            json!({"id": "client:app:pick_color", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(other.content["error"]["code"], "UNKNOWN_TOOL");
+    assert_eq!(ts.take_record().selected.last().unwrap().source, "client");
+}
