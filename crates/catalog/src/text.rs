@@ -104,6 +104,19 @@ fn class(c: char) -> Class {
     }
 }
 
+/// True when a word ends before a character of class `cls` that follows one of class
+/// `prev` (camelCase, letter/digit changes); `next` peeks at the character after it.
+fn is_boundary(prev: Class, cls: Class, next: impl FnOnce() -> Option<char>) -> bool {
+    match (prev, cls) {
+        (Class::Lower, Class::Upper) => true,
+        (Class::Digit, Class::Lower | Class::Upper) => true,
+        (Class::Lower | Class::Upper, Class::Digit) => true,
+        // "HTMLParser": the last capital of a run starts the next word.
+        (Class::Upper, Class::Upper) => next().is_some_and(|n| n.is_lowercase() && !is_cjk(n)),
+        _ => false,
+    }
+}
+
 /// Splits text into lower-case words (no stemming, no stopword removal).
 ///
 /// `"getHTMLPage_v2"` gives `get`, `html`, `page`, `v`, `2`; `"搜索关键词"` gives the bigrams
@@ -161,16 +174,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             } else {
                 Class::Lower
             };
-            let boundary = match (prev, cls) {
-                (Class::Lower, Class::Upper) => true,
-                (Class::Digit, Class::Lower | Class::Upper) => true,
-                (Class::Lower | Class::Upper, Class::Digit) => true,
-                // "HTMLParser": the last capital of a run starts the next word.
-                (Class::Upper, Class::Upper) => {
-                    char_at(i).is_some_and(|(n, _)| n.is_lowercase() && !is_cjk(n))
-                }
-                _ => false,
-            };
+            let boundary = is_boundary(prev, cls, || char_at(i).map(|(n, _)| n));
             if boundary {
                 flush!();
             }
@@ -206,15 +210,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
         if cls == Class::Other {
             cls = Class::Lower;
         }
-        let boundary = match (prev, cls) {
-            (Class::Lower, Class::Upper) => true,
-            (Class::Digit, Class::Lower | Class::Upper) => true,
-            (Class::Lower | Class::Upper, Class::Digit) => true,
-            (Class::Upper, Class::Upper) => {
-                char_at(i).is_some_and(|(n, _)| n.is_lowercase() && !is_cjk(n))
-            }
-            _ => false,
-        };
+        let boundary = is_boundary(prev, cls, || char_at(i).map(|(n, _)| n));
         if boundary {
             flush!();
         }

@@ -177,27 +177,11 @@ mod budget_allocator {
         ALIGN as *mut c_void
     }
 
-    unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
-        if len == 0 {
-            return empty();
-        }
-        let Some(layout) = layout(len) else {
-            return std::ptr::null_mut();
-        };
-        if !handle.reserve(len) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: `layout` has a non-zero size (checked above).
-        let p = unsafe { alloc_zeroed(layout) };
-        if p.is_null() {
-            handle.release(len);
-        }
-        p.cast()
-    }
-
-    unsafe extern "C" fn allocate_uninitialized(
+    /// Reserves `len` bytes of the budget and allocates them with `raw`.
+    fn budgeted(
         handle: &ArrayBufferBudget,
         len: usize,
+        raw: unsafe fn(Layout) -> *mut u8,
     ) -> *mut c_void {
         if len == 0 {
             return empty();
@@ -209,11 +193,22 @@ mod budget_allocator {
             return std::ptr::null_mut();
         }
         // SAFETY: `layout` has a non-zero size (checked above).
-        let p = unsafe { alloc(layout) };
+        let p = unsafe { raw(layout) };
         if p.is_null() {
             handle.release(len);
         }
         p.cast()
+    }
+
+    unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
+        budgeted(handle, len, alloc_zeroed)
+    }
+
+    unsafe extern "C" fn allocate_uninitialized(
+        handle: &ArrayBufferBudget,
+        len: usize,
+    ) -> *mut c_void {
+        budgeted(handle, len, alloc)
     }
 
     unsafe extern "C" fn free(handle: &ArrayBufferBudget, data: *mut c_void, len: usize) {

@@ -119,6 +119,19 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+/// The `limit` error for a snippet over `limits.source_bytes` (checked before compiling).
+fn source_too_large(len: usize, limits: &Limits) -> Option<ExecResult> {
+    (len > limits.source_bytes).then(|| {
+        ExecResult::failed(
+            ErrorKind::Limit,
+            format!(
+                "the snippet is {len} bytes; the limit is {} bytes",
+                limits.source_bytes
+            ),
+        )
+    })
+}
+
 fn validate(limits: &Limits) -> Result<(), SandboxError> {
     let bad = |m: &str| Err(SandboxError::Config(m.to_owned()));
     if limits.deadline.is_zero() {
@@ -357,15 +370,8 @@ impl Pool {
         if let Err(e) = validate(&limits) {
             return ExecResult::failed(ErrorKind::Engine, e.to_string());
         }
-        if code.len() > limits.source_bytes {
-            return ExecResult::failed(
-                ErrorKind::Limit,
-                format!(
-                    "the snippet is {} bytes; the limit is {} bytes",
-                    code.len(),
-                    limits.source_bytes
-                ),
-            );
+        if let Some(too_big) = source_too_large(code.len(), &limits) {
+            return too_big;
         }
         let tx = match &self.inner.backend {
             Backend::Threads { tx, .. } => tx,
@@ -478,15 +484,8 @@ impl Pool {
         bridge: Arc<dyn Bridge>,
         limits: Limits,
     ) -> ExecResult {
-        if code.len() > limits.source_bytes {
-            return ExecResult::failed(
-                ErrorKind::Limit,
-                format!(
-                    "the snippet is {} bytes; the limit is {} bytes",
-                    code.len(),
-                    limits.source_bytes
-                ),
-            );
+        if let Some(too_big) = source_too_large(code.len(), &limits) {
+            return too_big;
         }
         match std::str::from_utf8(code) {
             Ok(s) => self.execute_with(s, bridge, limits).await,
