@@ -34,6 +34,9 @@ const MAX_PARAM_TEXT: usize = 4096;
 pub(crate) struct Posting {
     pub doc: u32,
     pub tf: [u8; FIELDS],
+    /// The BM25F term-frequency component, computed once at build time: it depends
+    /// only on the tool and the term, so queries only multiply it by the IDF.
+    pub sat: f32,
 }
 
 #[derive(Debug, Default)]
@@ -195,13 +198,18 @@ impl Index {
             ix.field_len.push(lens);
             ix.head_part.push(head);
             for (&tid, &tf) in &tfs {
-                ix.postings[tid as usize].push(Posting { doc, tf });
+                ix.postings[tid as usize].push(Posting { doc, tf, sat: 0.0 });
             }
         }
         let n = f64::from(ix.n_docs.max(1));
         for (avg, total) in ix.avg_len.iter_mut().zip(totals) {
             *avg = ((total / n) as f32).max(1.0);
         }
+        let mut postings = std::mem::take(&mut ix.postings);
+        for p in postings.iter_mut().flatten() {
+            p.sat = ix.compute_saturated_tf(p);
+        }
+        ix.postings = postings;
         // Sort the part vocabulary so prefix matches are one binary-searched range.
         let mut order: Vec<u32> = (0..parts.len() as u32).collect();
         order.sort_by(|a, b| parts[*a as usize].cmp(&parts[*b as usize]));
@@ -241,6 +249,10 @@ impl Index {
 
     /// The BM25F term-frequency component for one posting, in `[0, K1 + 1)`.
     pub(crate) fn saturated_tf(&self, p: &Posting) -> f32 {
+        p.sat
+    }
+
+    fn compute_saturated_tf(&self, p: &Posting) -> f32 {
         let lens = &self.field_len[p.doc as usize];
         let mut tf = 0.0;
         for f in 0..FIELDS {

@@ -160,6 +160,7 @@ fn round4(x: f32) -> f64 {
 }
 
 /// Per-query scratch: scores and which terms matched, per doc.
+#[derive(Default)]
 struct Scores {
     score: Vec<f32>,
     matched: Vec<u32>,
@@ -167,19 +168,45 @@ struct Scores {
     touched: Vec<u32>,
 }
 
+thread_local! {
+    /// Per-thread scratch reused across queries: only the entries a query touched
+    /// are reset, instead of zeroing three catalog-sized arrays per query.
+    static SCRATCH: std::cell::RefCell<Scores> = std::cell::RefCell::new(Scores::default());
+}
+
 impl Scores {
-    fn new(n: usize) -> Self {
-        Scores {
-            score: vec![0.0; n],
-            matched: vec![0; n],
-            strong: vec![false; n],
-            touched: Vec::new(),
-        }
+    /// Runs `f` with cleared scratch for `n` tools.
+    fn with<R>(n: usize, f: impl FnOnce(&mut Scores) -> R) -> R {
+        SCRATCH.with(|cell| {
+            let mut s = cell.borrow_mut();
+            if s.score.len() != n {
+                *s = Scores {
+                    score: vec![0.0; n],
+                    matched: vec![0; n],
+                    strong: vec![false; n],
+                    touched: Vec::new(),
+                };
+            }
+            let out = f(&mut s);
+            let Scores {
+                score,
+                matched,
+                strong,
+                touched,
+            } = &mut *s;
+            for &d in touched.iter() {
+                score[d as usize] = 0.0;
+                matched[d as usize] = 0;
+                strong[d as usize] = false;
+            }
+            touched.clear();
+            out
+        })
     }
 
     fn add(&mut self, doc: u32, term_bit: u32, score: f32, strong: bool) {
         let d = doc as usize;
-        if self.matched[d] == 0 && self.score[d] == 0.0 {
+        if self.matched[d] == 0 {
             self.touched.push(doc);
         }
         self.score[d] += score;
@@ -190,7 +217,7 @@ impl Scores {
 
 /// IDF shared by a word's verb synonyms: that of the most common one (including the
 /// word itself), so no synonym outweighs another because it is rarer.
-fn synonym_idf(ix: &Index, stem: &str) -> f32 {
+fn synonym_idf(ix: &Index, stem: &str) -> (f32, usize) {
     let df_of = |s: &str| {
         ix.terms
             .get(s)
@@ -201,7 +228,7 @@ fn synonym_idf(ix: &Index, stem: &str) -> f32 {
         .max()
         .unwrap_or(0)
         .max(df_of(stem));
-    ix.idf(df)
+    (ix.idf(df), df)
 }
 
 /// The name-part tier of one term for every doc it reaches: (doc, tier weight, rule).
@@ -476,9 +503,19 @@ impl Catalog {
         limit: usize,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> (Vec<(u32, f32)>, usize) {
+        Scores::with(self.len(), |s| self.rank_with(kw, band, limit, allow, s))
+    }
+
+    fn rank_with(
+        &self,
+        kw: &Keywords,
+        band: f32,
+        limit: usize,
+        allow: &dyn Fn(&Tool) -> bool,
+        s: &mut Scores,
+    ) -> (Vec<(u32, f32)>, usize) {
         let ix = &self.inner.index;
         let tools = self.tools();
-        let mut s = Scores::new(tools.len());
         for (qi, term) in kw.terms.iter().enumerate() {
             let bit = 1u32 << qi;
             if let Some(&tid) = ix.terms.get(&term.stem) {
@@ -499,8 +536,11 @@ impl Catalog {
             // An action verb also finds tools named with its synonyms (name field only:
             // in prose these verbs are too common to mean anything).
             // The group is one concept: every member weighs as much as its most common one.
-            let group_idf = synonym_idf(ix, &term.stem);
-            for syn in text::verb_synonyms(&term.stem) {
+            // A group whose most common verb names a fifth of the catalog carries no
+            // intent worth its cost (and its IDF is near zero anyway).
+            let (group_idf, group_df) = synonym_idf(ix, &term.stem);
+            let synonyms = text::verb_synonyms(&term.stem).filter(|_| group_df * 5 <= tools.len());
+            for syn in synonyms {
                 let Some(&tid) = ix.terms.get(syn) else {
                     continue;
                 };
@@ -614,7 +654,9 @@ impl Catalog {
                     score: round4(idf * w),
                 });
             }
-            for syn in text::verb_synonyms(&term.stem) {
+            let (idf, df) = synonym_idf(ix, &term.stem);
+            let synonyms = text::verb_synonyms(&term.stem).filter(|_| df * 5 <= self.len());
+            for syn in synonyms {
                 let Some(&tid) = ix.terms.get(syn) else {
                     continue;
                 };
@@ -622,7 +664,6 @@ impl Catalog {
                     .posting(tid, doc)
                     .filter(|p| p.tf[Field::Name as usize] > 0)
                 {
-                    let idf = synonym_idf(ix, &term.stem);
                     out.push(RuleScore {
                         rule: format!("verb_synonym:{syn}"),
                         term: Some(term.word.clone()),

@@ -106,6 +106,7 @@ fn class(c: char) -> Class {
 
 /// True when a word ends before a character of class `cls` that follows one of class
 /// `prev` (camelCase, letter/digit changes); `next` peeks at the character after it.
+#[inline(always)]
 fn is_boundary(prev: Class, cls: Class, next: impl FnOnce() -> Option<char>) -> bool {
     match (prev, cls) {
         (Class::Lower, Class::Upper) => true,
