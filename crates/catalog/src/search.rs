@@ -215,6 +215,11 @@ impl Scores {
     }
 }
 
+/// A verb group too common to expand: on at least 100 tools and a fifth of the catalog.
+fn too_common(df: usize, n: usize) -> bool {
+    df >= 100 && df * 5 > n
+}
+
 /// IDF shared by a word's verb synonyms: that of the most common one (including the
 /// word itself), so no synonym outweighs another because it is rarer.
 fn synonym_idf(ix: &Index, stem: &str) -> (f32, usize) {
@@ -536,10 +541,11 @@ impl Catalog {
             // An action verb also finds tools named with its synonyms (name field only:
             // in prose these verbs are too common to mean anything).
             // The group is one concept: every member weighs as much as its most common one.
-            // A group whose most common verb names a fifth of the catalog carries no
-            // intent worth its cost (and its IDF is near zero anyway).
+            // In a large catalog, a group whose most common verb names a fifth of the
+            // tools carries no intent worth its cost (its IDF is near zero anyway).
             let (group_idf, group_df) = synonym_idf(ix, &term.stem);
-            let synonyms = text::verb_synonyms(&term.stem).filter(|_| group_df * 5 <= tools.len());
+            let synonyms =
+                text::verb_synonyms(&term.stem).filter(|_| !too_common(group_df, tools.len()));
             for syn in synonyms {
                 let Some(&tid) = ix.terms.get(syn) else {
                     continue;
@@ -655,7 +661,7 @@ impl Catalog {
                 });
             }
             let (idf, df) = synonym_idf(ix, &term.stem);
-            let synonyms = text::verb_synonyms(&term.stem).filter(|_| df * 5 <= self.len());
+            let synonyms = text::verb_synonyms(&term.stem).filter(|_| !too_common(df, self.len()));
             for syn in synonyms {
                 let Some(&tid) = ix.terms.get(syn) else {
                     continue;
