@@ -124,22 +124,56 @@ fn collect_params(schema: &Value, depth: usize, p: &mut Params) {
     }
 }
 
-impl Index {
-    pub(crate) fn build(tools: &[Tool]) -> Index {
-        let mut ix = Index {
-            n_docs: tools.len() as u32,
-            ..Default::default()
-        };
-        // Word as written -> term id (None for stopwords), so each distinct word is
-        // stemmed once.
+/// Catalogs at least this large build their index on two threads.
+const PARALLEL_FROM: usize = 2000;
+
+/// Where to cut `tools` so both halves hold about as much text (tools vary a lot:
+/// one-line endpoints next to long scientific functions).
+fn balanced_split(tools: &[Tool]) -> usize {
+    let weight = |t: &Tool| {
+        let params = t
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map_or(0, |p| p.len());
+        t.description.len() + t.name.len() + 96 * params
+    };
+    let total: usize = tools.iter().map(weight).sum();
+    let mut acc = 0;
+    for (i, t) in tools.iter().enumerate() {
+        acc += weight(t);
+        if acc * 2 >= total {
+            return (i + 1).clamp(1, tools.len() - 1);
+        }
+    }
+    tools.len() / 2
+}
+
+/// The index of a contiguous range of tools, with its own term and part ids.
+#[derive(Default)]
+struct Partial {
+    /// Stems by local term id.
+    terms: Vec<String>,
+    postings: Vec<Vec<Posting>>,
+    parts: Vec<String>,
+    part_docs: Vec<Vec<u32>>,
+    head_part: Vec<u32>,
+    field_len: Vec<[u16; FIELDS]>,
+    totals: [f64; FIELDS],
+}
+
+impl Partial {
+    /// Tokenizes `tools`, whose first one is doc `offset`.
+    fn build(tools: &[Tool], offset: u32) -> Partial {
+        let mut out = Partial::default();
+        // Word as written -> local term id (None for stopwords): each distinct word is
+        // stemmed once; stem -> local term id.
         let mut stems: FxHashMap<String, Option<u32>> = FxHashMap::default();
+        let mut term_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut part_ids: FxHashMap<String, u32> = FxHashMap::default();
-        let mut parts: Vec<String> = Vec::new();
-        let mut part_docs: Vec<Vec<u32>> = Vec::new();
-        let mut totals = [0f64; FIELDS];
         let mut tfs: FxHashMap<u32, [u8; FIELDS]> = FxHashMap::default();
-        for (doc, tool) in tools.iter().enumerate() {
-            let doc = doc as u32;
+        for (i, tool) in tools.iter().enumerate() {
+            let doc = offset + i as u32;
             let [param_names, param_text, param_values] = param_texts(tool);
             let texts: [&str; FIELDS] = [
                 tool.short_name(),
@@ -158,14 +192,14 @@ impl Index {
                         let pid = match part_ids.get(w) {
                             Some(&pid) => pid,
                             None => {
-                                parts.push(w.to_string());
-                                part_docs.push(Vec::new());
-                                let pid = (parts.len() - 1) as u32;
+                                out.parts.push(w.to_string());
+                                out.part_docs.push(Vec::new());
+                                let pid = (out.parts.len() - 1) as u32;
                                 part_ids.insert(w.to_string(), pid);
                                 pid
                             }
                         };
-                        let docs = &mut part_docs[pid as usize];
+                        let docs = &mut out.part_docs[pid as usize];
                         if docs.last() != Some(&doc) {
                             docs.push(doc);
                         }
@@ -175,10 +209,12 @@ impl Index {
                         Some(&t) => t,
                         None => {
                             let t = (!text::is_stopword(w)).then(|| {
-                                let next = ix.terms.len() as u32;
-                                let tid = *ix.terms.entry(text::stem(w)).or_insert(next);
+                                let stem = text::stem(w);
+                                let next = out.terms.len() as u32;
+                                let tid = *term_ids.entry(stem.clone()).or_insert(next);
                                 if tid == next {
-                                    ix.postings.push(Vec::new());
+                                    out.terms.push(stem);
+                                    out.postings.push(Vec::new());
                                 }
                                 tid
                             });
@@ -192,13 +228,92 @@ impl Index {
                     lens[f] = lens[f].saturating_add(1);
                 });
             }
-            for (f, len) in lens.iter().enumerate() {
-                totals[f] += f64::from(*len);
+            for (total, len) in out.totals.iter_mut().zip(lens) {
+                *total += f64::from(len);
             }
-            ix.field_len.push(lens);
-            ix.head_part.push(head);
+            out.field_len.push(lens);
+            out.head_part.push(head);
             for (&tid, &tf) in &tfs {
-                ix.postings[tid as usize].push(Posting { doc, tf, sat: 0.0 });
+                out.postings[tid as usize].push(Posting { doc, tf, sat: 0.0 });
+            }
+        }
+        out
+    }
+}
+
+impl Index {
+    pub(crate) fn build(tools: &[Tool]) -> Index {
+        // Tokenizing is most of the work: large catalogs are split in two halves built
+        // side by side, then merged (term and part ids are remapped; postings stay in
+        // doc order because the second half's docs all come after the first's).
+        let partials: Vec<Partial> = if tools.len() >= PARALLEL_FROM {
+            let mid = balanced_split(tools);
+            std::thread::scope(|scope| {
+                let second = scope.spawn(|| Partial::build(&tools[mid..], mid as u32));
+                let first = Partial::build(&tools[..mid], 0);
+                vec![
+                    first,
+                    second
+                        .join()
+                        .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                ]
+            })
+        } else {
+            vec![Partial::build(tools, 0)]
+        };
+        let mut ix = Index {
+            n_docs: tools.len() as u32,
+            ..Default::default()
+        };
+        let mut totals = [0f64; FIELDS];
+        let mut part_ids: FxHashMap<String, u32> = FxHashMap::default();
+        let mut parts: Vec<String> = Vec::new();
+        let mut part_docs: Vec<Vec<u32>> = Vec::new();
+        for partial in partials {
+            let term_map: Vec<u32> = partial
+                .terms
+                .into_iter()
+                .map(|term| {
+                    let next = ix.terms.len() as u32;
+                    let tid = *ix.terms.entry(term).or_insert(next);
+                    if tid == next {
+                        ix.postings.push(Vec::new());
+                    }
+                    tid
+                })
+                .collect();
+            for (local, list) in partial.postings.into_iter().enumerate() {
+                ix.postings[term_map[local] as usize].extend(list);
+            }
+            let part_map: Vec<u32> = partial
+                .parts
+                .into_iter()
+                .zip(partial.part_docs)
+                .map(|(part, docs)| {
+                    let pid = match part_ids.get(&part) {
+                        Some(&pid) => pid,
+                        None => {
+                            parts.push(part.clone());
+                            part_docs.push(Vec::new());
+                            let pid = (parts.len() - 1) as u32;
+                            part_ids.insert(part, pid);
+                            pid
+                        }
+                    };
+                    part_docs[pid as usize].extend(docs);
+                    pid
+                })
+                .collect();
+            ix.head_part.extend(partial.head_part.into_iter().map(|h| {
+                if h == u32::MAX {
+                    h
+                } else {
+                    part_map[h as usize]
+                }
+            }));
+            ix.field_len.extend(partial.field_len);
+            for (t, p) in totals.iter_mut().zip(partial.totals) {
+                *t += p;
             }
         }
         let n = f64::from(ix.n_docs.max(1));

@@ -347,6 +347,7 @@ impl ToolSearch {
     /// The definitions to send for this session and provider. Re-evaluates activation
     /// every time, so tools added or removed mid-session cross the threshold both ways.
     pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
+        let _span = tracing::info_span!("toolsearch.definitions", session = %session.id).entered();
         let catalog = self.host.catalog();
         let scope = Self::scope(session);
         let visible = self.host.visible_tools(&scope);
@@ -479,6 +480,13 @@ impl ToolSearch {
         t.turn.tool_bytes_sent = sent;
         t.turn.schemas_sent = direct_set.len();
         t.turn.tool_bytes_direct = direct_bytes;
+        tracing::info!(
+            shape,
+            active,
+            deferrable = deferrable.len(),
+            bytes = sent,
+            "tool definitions"
+        );
         if let Some(f) = fallback {
             t.turn.fallbacks.push(f);
         }
@@ -528,6 +536,15 @@ impl ToolSearch {
 
     /// Handles one call from the model: a bridge tool or a tool sent directly.
     pub async fn handle_call(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
+        use tracing::Instrument;
+        // Ids and names only: arguments stay out of traces.
+        let span = tracing::info_span!("toolsearch.call", tool = name, session = %session.id);
+        self.handle_call_inner(session, name, args)
+            .instrument(span)
+            .await
+    }
+
+    async fn handle_call_inner(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
         let scope = &Self::scope(session);
         match name {
             "tool_search_code" => self.run_code(session, args).await,
