@@ -2,7 +2,7 @@
 //! from inside a snippet. A thin shape over [`Host`], which does the work.
 
 use crate::dispatch::{CallContext, Dispatcher};
-use crate::host::{Host, HostParts, Scope, DEFAULT_CALL_TIMEOUT};
+use crate::host::{Host, HostParts, Scope};
 use crate::policy::Policy;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -36,17 +36,7 @@ impl CatalogBridge {
         dispatcher: Arc<dyn Dispatcher>,
         context: CallContext,
     ) -> Self {
-        let host = Arc::new(Host::new(HostParts {
-            catalog,
-            policy,
-            dispatcher,
-            approver: None,
-            approve_destructive: false,
-            before: Vec::new(),
-            after: Vec::new(),
-            call_timeout: DEFAULT_CALL_TIMEOUT,
-            capture: false,
-        }));
+        let host = Arc::new(Host::new(HostParts::new(catalog, policy, dispatcher)));
         CatalogBridge {
             host,
             scope: Arc::new(Scope::default()),

@@ -13,9 +13,7 @@ use toolsearch_sandbox::{ErrorKind, Pool, PoolConfig};
 use crate::bridge::CatalogBridge;
 use crate::defs::{self, Provider, BRIDGE_TOOLS};
 use crate::dispatch::{CallContext, Dispatcher, EchoDispatcher};
-use crate::host::{
-    AfterCall, Approver, BeforeCall, ClientTools, Host, HostParts, Scope, DEFAULT_CALL_TIMEOUT,
-};
+use crate::host::{AfterCall, Approver, BeforeCall, ClientTools, Host, HostParts, Scope};
 use crate::policy::Policy;
 use crate::telemetry::{ActivationDecision, TurnRecord};
 
@@ -145,33 +143,25 @@ impl ToolOutput {
 
 /// Builds a [`ToolSearch`].
 pub struct Builder {
-    catalog: Catalog,
-    policy: Policy,
-    dispatcher: Arc<dyn Dispatcher>,
+    host: HostParts,
     settings: Settings,
     pool: Option<Pool>,
-    approver: Option<Arc<dyn Approver>>,
-    approve_destructive: bool,
-    before: Vec<BeforeCall>,
-    after: Vec<AfterCall>,
-    call_timeout: Duration,
-    capture: bool,
 }
 
 impl Builder {
     /// The tool catalog (default: empty).
     pub fn catalog(mut self, catalog: Catalog) -> Self {
-        self.catalog = catalog;
+        self.host.catalog = catalog;
         self
     }
     /// The host policy (default: allow everything).
     pub fn policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
+        self.host.policy = Arc::new(policy);
         self
     }
     /// Runs the real tools (default: [`EchoDispatcher`]).
     pub fn dispatcher(mut self, dispatcher: Arc<dyn Dispatcher>) -> Self {
-        self.dispatcher = dispatcher;
+        self.host.dispatcher = dispatcher;
         self
     }
     /// Shape when deferral is on (default [`Mode::Code`]).
@@ -196,47 +186,37 @@ impl Builder {
     }
     /// Asks before every call (and for destructive ones, see [`Builder::approve_destructive`]).
     pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
-        self.approver = Some(approver);
+        self.host.approver = Some(approver);
         self
     }
     /// Tools annotated `destructiveHint` need approval (refused without an approver).
     pub fn approve_destructive(mut self, on: bool) -> Self {
-        self.approve_destructive = on;
+        self.host.approve_destructive = on;
         self
     }
     /// A hook before each call; it sees the real tool and can block the call.
     pub fn before_call(mut self, hook: BeforeCall) -> Self {
-        self.before.push(hook);
+        self.host.before.push(hook);
         self
     }
     /// A hook after each call, with the outcome.
     pub fn after_call(mut self, hook: AfterCall) -> Self {
-        self.after.push(hook);
+        self.host.after.push(hook);
         self
     }
     /// Per-call timeout (default 60 s).
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
-        self.call_timeout = timeout;
+        self.host.call_timeout = timeout;
         self
     }
     /// Record arguments and results in the turn record (default off: they carry tokens).
     pub fn capture_payloads(mut self, on: bool) -> Self {
-        self.capture = on;
+        self.host.capture = on;
         self
     }
     /// Builds it.
     pub fn build(self) -> ToolSearch {
-        let host = Arc::new(Host::new(HostParts {
-            catalog: self.catalog,
-            policy: Arc::new(self.policy),
-            dispatcher: self.dispatcher,
-            approver: self.approver,
-            approve_destructive: self.approve_destructive,
-            before: self.before,
-            after: self.after,
-            call_timeout: self.call_timeout,
-            capture: self.capture,
-        }));
+        let host = Arc::new(Host::new(self.host));
         ToolSearch {
             host,
             settings: self.settings,
@@ -279,17 +259,13 @@ impl ToolSearch {
     /// A builder with the defaults.
     pub fn builder() -> Builder {
         Builder {
-            catalog: Catalog::empty(),
-            policy: Policy::default(),
-            dispatcher: Arc::new(EchoDispatcher),
+            host: HostParts::new(
+                Catalog::empty(),
+                Arc::new(Policy::default()),
+                Arc::new(EchoDispatcher),
+            ),
             settings: Settings::default(),
             pool: None,
-            approver: None,
-            approve_destructive: false,
-            before: Vec::new(),
-            after: Vec::new(),
-            call_timeout: DEFAULT_CALL_TIMEOUT,
-            capture: false,
         }
     }
 

@@ -120,6 +120,27 @@ pub(crate) struct HostParts {
     pub capture: bool,
 }
 
+impl HostParts {
+    /// The parts with the defaults: no approver, no hooks, 60 s calls, no capture.
+    pub(crate) fn new(
+        catalog: Catalog,
+        policy: Arc<Policy>,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Self {
+        HostParts {
+            catalog,
+            policy,
+            dispatcher,
+            approver: None,
+            approve_destructive: false,
+            before: Vec::new(),
+            after: Vec::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            capture: false,
+        }
+    }
+}
+
 fn err(code: BridgeErrorCode, message: impl Into<String>) -> BridgeError {
     BridgeError::new(code, message)
 }

@@ -39,6 +39,11 @@ fn ts(catalog: Catalog, mode: Mode) -> ToolSearch {
     ToolSearch::builder().catalog(catalog).mode(mode).build()
 }
 
+/// The error message of a failed call ("" when it did not fail).
+fn message(out: &toolsearch::ToolOutput) -> &str {
+    out.content["error"]["message"].as_str().unwrap_or_default()
+}
+
 fn names(defs: &[Value]) -> Vec<String> {
     defs.iter()
         .map(|d| {
@@ -223,23 +228,11 @@ async fn tool_call_rules_validation_and_repair() {
             json!({"id": "tool_search", "arguments": {}}),
         )
         .await;
-    assert!(
-        out.is_error
-            && out.content["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("bridge tool")
-    );
+    assert!(out.is_error && message(&out).contains("bridge tool"));
     let out = ts
         .handle_call(&s, "tool_call", json!({"id": "bash", "arguments": {}}))
         .await;
-    assert!(
-        out.is_error
-            && out.content["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("call it directly")
-    );
+    assert!(out.is_error && message(&out).contains("call it directly"));
     // Wrong arguments: the schema and the path at fault, nothing called.
     let out = ts
         .handle_call(
@@ -249,7 +242,7 @@ async fn tool_call_rules_validation_and_repair() {
         )
         .await;
     assert!(out.is_error);
-    let msg = out.content["error"]["message"].as_str().unwrap();
+    let msg = message(&out);
     assert!(
         msg.contains("$.count") && msg.contains("input_schema"),
         "{msg}"
@@ -414,10 +407,7 @@ async fn policy_hooks_approvals_and_narrowed_sessions() {
             json!({"id": "tool_2", "arguments": {"count": 1}}),
         )
         .await;
-    assert!(out.content["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("the user said no"));
+    assert!(message(&out).contains("the user said no"));
     assert_eq!(asked.lock().unwrap()[0], "mcp:srv:tool_2@alice");
 
     // A sub-agent narrowed to one server cannot find or call anything else.
