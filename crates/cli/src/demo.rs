@@ -45,6 +45,8 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     let pool = Pool::new(PoolConfig {
         workers: 1,
         queue: 1,
+        // One runtime: a startup snapshot would cost more than it saves.
+        snapshot: false,
         ..PoolConfig::default()
     })
     .context("starting the sandbox")?;

@@ -83,6 +83,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         queue: 1,
         limits: limits.clone(),
         prewarm: false,
+        // One runtime: making a startup snapshot (~0.5 s) would cost more than it saves.
+        snapshot: false,
         ..PoolConfig::default()
     })
     .context("starting the sandbox")?;
