@@ -95,6 +95,15 @@ enum Class {
 }
 
 fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return if c.is_ascii_digit() {
+            Class::Digit
+        } else if c.is_ascii_uppercase() {
+            Class::Upper
+        } else {
+            Class::Other
+        };
+    }
     if c.is_numeric() {
         Class::Digit
     } else if c.is_uppercase() {
@@ -131,8 +140,8 @@ pub fn words(text: &str) -> Vec<String> {
 /// Calls `f` with each word of `words(text)`, reusing one buffer (no allocation per word).
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     let mut cur = String::new();
-    let mut cjk_prev: Option<char> = None;
-    let mut cjk_len = 0usize;
+    // The current CJK run: its last character and its length.
+    let mut cjk_run: Option<(char, usize)> = None;
     let mut prev = Class::Other;
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -154,76 +163,59 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             }
         };
     }
-    while let Some((c, len)) = char_at(i) {
-        i += len;
-        if c.is_ascii() {
-            if let Some(p) = cjk_prev.take() {
-                if cjk_len == 1 {
-                    f(p.encode_utf8(&mut buf));
-                }
-                cjk_len = 0;
-            }
-            if !c.is_ascii_alphanumeric() {
-                flush!();
-                prev = Class::Other;
-                continue;
-            }
-            let cls = if c.is_ascii_digit() {
-                Class::Digit
-            } else if c.is_ascii_uppercase() {
-                Class::Upper
-            } else {
-                Class::Lower
-            };
-            let boundary = is_boundary(prev, cls, || char_at(i).map(|(n, _)| n));
-            if boundary {
-                flush!();
-            }
-            cur.push(c.to_ascii_lowercase());
-            prev = cls;
-            continue;
-        }
-        if is_cjk(c) {
-            flush!();
-            // Overlapping bigrams; a run of one character is a word of its own.
-            if let Some(p) = cjk_prev {
-                let n = p.encode_utf8(&mut buf).len();
-                let m = c.encode_utf8(&mut buf[n..]).len();
-                f(std::str::from_utf8(&buf[..n + m]).unwrap_or_default());
-            }
-            cjk_prev = Some(c);
-            cjk_len += 1;
-            prev = Class::Other;
-            continue;
-        }
-        if let Some(p) = cjk_prev.take() {
-            if cjk_len == 1 {
+    // A CJK run of one character is a word of its own (longer runs gave bigrams).
+    macro_rules! end_cjk_run {
+        () => {
+            if let Some((p, 1)) = cjk_run.take() {
                 f(p.encode_utf8(&mut buf));
             }
-            cjk_len = 0;
+        };
+    }
+    while let Some((c, len)) = char_at(i) {
+        i += len;
+        let ascii = c.is_ascii();
+        if !ascii && is_cjk(c) {
+            flush!();
+            // Overlapping bigrams.
+            let run = match cjk_run {
+                Some((p, run)) => {
+                    let n = p.encode_utf8(&mut buf).len();
+                    let m = c.encode_utf8(&mut buf[n..]).len();
+                    f(std::str::from_utf8(&buf[..n + m]).unwrap_or_default());
+                    run
+                }
+                None => 0,
+            };
+            cjk_run = Some((c, run + 1));
+            prev = Class::Other;
+            continue;
         }
-        if !c.is_alphanumeric() {
+        end_cjk_run!();
+        if !(if ascii {
+            c.is_ascii_alphanumeric()
+        } else {
+            c.is_alphanumeric()
+        }) {
             flush!();
             prev = Class::Other;
             continue;
         }
-        let mut cls = class(c);
-        if cls == Class::Other {
-            cls = Class::Lower;
-        }
-        let boundary = is_boundary(prev, cls, || char_at(i).map(|(n, _)| n));
-        if boundary {
+        let cls = match class(c) {
+            Class::Other => Class::Lower,
+            cls => cls,
+        };
+        if is_boundary(prev, cls, || char_at(i).map(|(n, _)| n)) {
             flush!();
         }
-        cur.extend(c.to_lowercase());
+        if ascii {
+            cur.push(c.to_ascii_lowercase());
+        } else {
+            cur.extend(c.to_lowercase());
+        }
         prev = cls;
     }
     flush!();
-    if let Some(p) = cjk_prev {
-        if cjk_len == 1 {
-            f(p.encode_utf8(&mut buf));
-        }
-    }
+    end_cjk_run!();
 }
 
 /// Search terms of a text: words without stopwords, stemmed.
