@@ -145,6 +145,63 @@ pub(crate) fn encode_ok(v: &serde_json::Value, cap: usize, what: &str) -> Result
     }
 }
 
+/// Encodes a search or describe answer; `Err` means the bridge panicked.
+pub(crate) fn encode_lookup(
+    out: std::thread::Result<Result<serde_json::Value, BridgeError>>,
+    cap: usize,
+    what: &str,
+) -> String {
+    match out {
+        Ok(Ok(v)) => encode_ok(&v, cap, what).unwrap_or_else(|e| e),
+        Ok(Err(e)) => encode_bridge_err(&e),
+        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
+    }
+}
+
+/// Awaits a bridge call; `Err(())` when it panicked (a panic must not reach the engine).
+pub(crate) async fn catch_panic(
+    fut: crate::bridge::BridgeFuture,
+) -> Result<Result<serde_json::Value, BridgeError>, ()> {
+    AssertUnwindSafe(fut).catch_unwind().await.map_err(|_| ())
+}
+
+/// A finished tool call: the string handed to JS and what its record keeps.
+pub(crate) struct CallOutcome {
+    pub payload: String,
+    pub status: CallStatus,
+    pub code: Option<BridgeErrorCode>,
+    pub result: Option<serde_json::Value>,
+}
+
+/// Encodes a tool call's answer (capped at `cap` bytes); `Err(())` means it panicked.
+pub(crate) fn encode_call(
+    out: Result<Result<serde_json::Value, BridgeError>, ()>,
+    cap: usize,
+) -> CallOutcome {
+    let failed = |payload, code| CallOutcome {
+        payload,
+        status: CallStatus::Error,
+        code: Some(code),
+        result: None,
+    };
+    match out {
+        Ok(Ok(v)) => match encode_ok(&v, cap, "the tool result") {
+            Ok(payload) => CallOutcome {
+                payload,
+                status: CallStatus::Ok,
+                code: None,
+                result: Some(v),
+            },
+            Err(e) => failed(e, BridgeErrorCode::Limit),
+        },
+        Ok(Err(e)) => failed(encode_bridge_err(&e), e.code),
+        Err(()) => failed(
+            encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
+            BridgeErrorCode::Unavailable,
+        ),
+    }
+}
+
 /// Validates a tool id: no control, format (bidi) or replacement characters.
 fn check_id(id: &str) -> Result<(), String> {
     let bad = id.is_empty()
@@ -217,11 +274,7 @@ fn lookup(
     } else {
         "the description"
     };
-    let s = match out {
-        Ok(Ok(v)) => encode_ok(&v, limits.tool_result_bytes, what).unwrap_or_else(|e| e),
-        Ok(Err(e)) => encode_bridge_err(&e),
-        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
-    };
+    let s = encode_lookup(out, limits.tool_result_bytes, what);
     lock(&journal).stats.bytes_in += s.len() as u64;
     s
 }
@@ -369,31 +422,22 @@ async fn op_ts_call(
     let out = match fut {
         Ok(fut) => {
             tokio::select! {
-                r = AssertUnwindSafe(fut).catch_unwind() => r.map_err(|_| ()),
+                r = catch_panic(fut) => r,
                 _ = token.cancelled() => Ok(Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))),
             }
         }
         Err(_) => Err(()),
     };
     let ms = started.elapsed().as_millis() as u64;
-    let (s, record) = match out {
-        Ok(Ok(v)) => match encode_ok(&v, limits.tool_result_bytes, "the tool result") {
-            Ok(s) => (s, (CallStatus::Ok, None, Some(v))),
-            Err(e) => (e, (CallStatus::Error, Some(BridgeErrorCode::Limit), None)),
-        },
-        Ok(Err(e)) => (
-            encode_bridge_err(&e),
-            (CallStatus::Error, Some(e.code), None),
-        ),
-        Err(()) => (
-            encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
-            (CallStatus::Error, Some(BridgeErrorCode::Unavailable), None),
-        ),
-    };
+    let CallOutcome {
+        payload: s,
+        status,
+        code,
+        result,
+    } = encode_call(out, limits.tool_result_bytes);
     let mut j = lock(&journal);
     j.in_flight.remove(&seq);
     j.stats.bytes_in += s.len() as u64;
-    let (status, code, result) = record;
     let result = result.filter(|_| {
         let fits = j.kept_result_bytes + s.len() <= limits.result_bytes;
         if fits {

@@ -23,11 +23,11 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge::{Bridge, BridgeErrorCode};
+use crate::bridge::Bridge;
 use crate::ipc::{self, BridgeOp, ToChild, ToHost};
 use crate::limits::Limits;
-use crate::ops::{encode_bridge_err, encode_err, encode_ok};
-use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
+use crate::ops::{catch_panic, encode_call, encode_lookup, CallOutcome};
+use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
 pub const JOBS_PER_PROCESS: usize = 64;
@@ -364,24 +364,17 @@ fn handle_request(
                 let started = Instant::now();
                 let out = match fut {
                     Ok(fut) => tokio::select! {
-                        r = futures_lite_catch(fut) => r,
+                        r = catch_panic(fut) => r,
                         _ = token.cancelled() => return,
                     },
                     Err(_) => Err(()),
                 };
-                let (payload, status, code, result) = match out {
-                    Ok(Ok(v)) => match encode_ok(&v, cap, "the tool result") {
-                        Ok(s) => (s, CallStatus::Ok, None, Some(v)),
-                        Err(e) => (e, CallStatus::Error, Some(BridgeErrorCode::Limit), None),
-                    },
-                    Ok(Err(e)) => (encode_bridge_err(&e), CallStatus::Error, Some(e.code), None),
-                    Err(()) => (
-                        encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
-                        CallStatus::Error,
-                        Some(BridgeErrorCode::Unavailable),
-                        None,
-                    ),
-                };
+                let CallOutcome {
+                    payload,
+                    status,
+                    code,
+                    result,
+                } = encode_call(out, cap);
                 records
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -398,25 +391,6 @@ fn handle_request(
         }
     };
     let _ = write(&p.stdin, &ToChild::Reply { req, payload });
-}
-
-async fn futures_lite_catch(
-    fut: crate::bridge::BridgeFuture,
-) -> Result<Result<serde_json::Value, crate::BridgeError>, ()> {
-    use deno_core::futures::FutureExt;
-    AssertUnwindSafe(fut).catch_unwind().await.map_err(|_| ())
-}
-
-fn encode_lookup(
-    r: std::thread::Result<Result<serde_json::Value, crate::BridgeError>>,
-    cap: usize,
-    what: &str,
-) -> String {
-    match r {
-        Ok(Ok(v)) => encode_ok(&v, cap, what).unwrap_or_else(|e| e),
-        Ok(Err(e)) => encode_bridge_err(&e),
-        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
-    }
 }
 
 impl std::fmt::Debug for Shared {
