@@ -284,7 +284,17 @@ fn run_job(
         match p.events.recv_timeout(wait) {
             Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
             Ok(Event::Msg(ToHost::Request { job: j, req, op })) if j == job => {
-                handle_request(shared, p, req, op, &bridge, limits, &job_cancel, &mut calls, &records);
+                handle_request(
+                    shared,
+                    p,
+                    req,
+                    op,
+                    &bridge,
+                    limits,
+                    &job_cancel,
+                    &mut calls,
+                    &records,
+                );
             }
             Ok(Event::Msg(ToHost::CancelCall { req })) => {
                 if let Some(token) = calls.remove(&req) {
@@ -296,17 +306,13 @@ fn run_job(
                 let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
                 break Err(ExecError {
                     kind: ErrorKind::Engine,
-                    message: format!("the sandbox worker process died while running the snippet ({status})"),
+                    message: format!(
+                        "the sandbox worker process died while running the snippet ({status})"
+                    ),
                 });
             }
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                break Err(ExecError {
-                    kind: ErrorKind::Timeout,
-                    message: format!(
-                        "the snippet did not finish within {} ms and was stopped; do less per snippet",
-                        limits.deadline.as_millis()
-                    ),
-                })
+                break Err(ExecError::timeout(limits.deadline))
             }
         }
     };

@@ -40,6 +40,19 @@ impl ExecResult {
     }
 }
 
+impl ExecError {
+    /// The error for a snippet stopped at its deadline.
+    pub(crate) fn timeout(deadline: std::time::Duration) -> Self {
+        ExecError {
+            kind: ErrorKind::Timeout,
+            message: format!(
+                "the snippet did not finish within {} ms and was stopped; do less per snippet",
+                deadline.as_millis()
+            ),
+        }
+    }
+}
+
 /// A failure of the snippet or of the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExecError {

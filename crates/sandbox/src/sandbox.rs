@@ -250,12 +250,9 @@ impl Sandbox {
             );
         }
         let timeout = || {
-            err(
-                ErrorKind::Timeout,
-                format!(
-                    "the snippet did not finish within {} ms and was stopped; do less per snippet",
-                    limits.deadline.as_millis()
-                ),
+            (
+                serde_json::Value::Null,
+                Some(ExecError::timeout(limits.deadline)),
             )
         };
         match outcome {
@@ -420,13 +417,7 @@ pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> 
         ok: false,
         value: serde_json::Value::Null,
         logs: j.logs.clone(),
-        error: Some(ExecError {
-            kind: ErrorKind::Timeout,
-            message: format!(
-                "the snippet did not finish within {} ms and was stopped; do less per snippet",
-                deadline.as_millis()
-            ),
-        }),
+        error: Some(ExecError::timeout(deadline)),
         stats,
         calls,
     }
