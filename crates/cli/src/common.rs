@@ -77,3 +77,35 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
                 .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }
+
+/// Runs one snippet in a one-job sandbox over `catalog`, scoped by `policy`, with the
+/// echo dispatcher (each tool returns `{"tool": id, "arguments": args}`).
+pub fn run_snippet(
+    catalog: toolsearch_catalog::Catalog,
+    policy: toolsearch::Policy,
+    limits: toolsearch_sandbox::Limits,
+    source: &[u8],
+) -> Result<toolsearch_sandbox::ExecResult> {
+    use std::sync::Arc;
+    use toolsearch_sandbox::{Pool, PoolConfig};
+    let bridge = Arc::new(toolsearch::CatalogBridge::new(
+        catalog,
+        Arc::new(policy),
+        Arc::new(toolsearch::EchoDispatcher),
+        toolsearch::CallContext::default(),
+    ));
+    let pool = Pool::new(PoolConfig {
+        workers: 1,
+        queue: 1,
+        limits: limits.clone(),
+        prewarm: false,
+        // One runtime: making a startup snapshot (~0.5 s) would cost more than it saves.
+        snapshot: false,
+        ..PoolConfig::default()
+    })
+    .context("starting the sandbox")?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()?;
+    Ok(rt.block_on(pool.execute_bytes(source, bridge, limits)))
+}

@@ -1,13 +1,12 @@
 //! `toolsearch demo`: the main job on the embedded default catalog, no files needed.
 
-use crate::common::print_json;
+use crate::common::{print_json, run_snippet};
 use anyhow::{Context, Result};
 use serde_json::json;
 use std::process::ExitCode;
-use std::sync::Arc;
-use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
+use toolsearch::Policy;
 use toolsearch_catalog::{Catalog, SearchOptions};
-use toolsearch_sandbox::{Pool, PoolConfig};
+use toolsearch_sandbox::Limits;
 
 #[derive(clap::Args)]
 pub struct Args {}
@@ -36,24 +35,12 @@ pub fn run(_args: Args) -> Result<ExitCode> {
     let id = &top.hits.first().context("the demo query found nothing")?.id;
     let described = catalog.describe(id).context("a hit can be described")?;
     // Code mode end to end: the snippet a model would send as `tool_search_code`.
-    let bridge = Arc::new(CatalogBridge::new(
+    let code_mode = run_snippet(
         catalog.clone(),
-        Arc::new(Policy::default()),
-        Arc::new(EchoDispatcher),
-        CallContext::default(),
-    ));
-    let pool = Pool::new(PoolConfig {
-        workers: 1,
-        queue: 1,
-        // One runtime: a startup snapshot would cost more than it saves.
-        snapshot: false,
-        ..PoolConfig::default()
-    })
-    .context("starting the sandbox")?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
-    let code_mode = rt.block_on(pool.execute(crate::bench_sandbox::SNIPPET, bridge));
+        Policy::default(),
+        Limits::default(),
+        crate::bench_sandbox::SNIPPET.as_bytes(),
+    )?;
     print_json(json!({
         "catalog": {"tools": catalog.len(), "servers": catalog.servers().len(), "fingerprint": catalog.fingerprint()},
         "searches": searches,

@@ -1,15 +1,14 @@
 //! `toolsearch exec`: run one `tool_search_code` snippet against a catalog with the
 //! built-in echo dispatcher (each tool returns `{"tool": id, "arguments": args}`).
 
-use crate::common::{load_catalog, print_json};
+use crate::common::{load_catalog, print_json, run_snippet};
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
-use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
-use toolsearch_sandbox::{Limits, Pool, PoolConfig};
+use toolsearch::Policy;
+use toolsearch_sandbox::Limits;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -67,31 +66,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let source = read_source(&args)?;
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
-    let policy = Arc::new(Policy::from_patterns(&args.allow, &args.deny));
-    let bridge = Arc::new(CatalogBridge::new(
-        loaded.catalog,
-        policy,
-        Arc::new(EchoDispatcher),
-        CallContext::default(),
-    ));
+    let policy = Policy::from_patterns(&args.allow, &args.deny);
     let limits = Limits {
         deadline: Duration::from_millis(args.timeout_ms),
         ..Limits::default()
     };
-    let pool = Pool::new(PoolConfig {
-        workers: 1,
-        queue: 1,
-        limits: limits.clone(),
-        prewarm: false,
-        // One runtime: making a startup snapshot (~0.5 s) would cost more than it saves.
-        snapshot: false,
-        ..PoolConfig::default()
-    })
-    .context("starting the sandbox")?;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()?;
-    let result = rt.block_on(pool.execute_bytes(&source, bridge, limits));
+    let result = run_snippet(loaded.catalog, policy, limits, &source)?;
     print_json(serde_json::to_value(&result)?)?;
     Ok(ExitCode::SUCCESS)
 }
