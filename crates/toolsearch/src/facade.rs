@@ -417,7 +417,10 @@ impl ToolSearch {
             ));
         }
         let sent: usize = tools.iter().map(|t| t.to_string().len()).sum();
-        let direct_bytes: usize = {
+        // In direct mode what was sent is the direct exposure: do not build it twice.
+        let direct_bytes: usize = if !active {
+            sent
+        } else {
             let all: Vec<&Tool> = visible.iter().collect();
             let all_names = defs::provider_names(&all);
             all.iter()
