@@ -87,7 +87,7 @@ pub fn evaluate(
         limit: Some(depth),
         ..opts.clone()
     };
-    let mut report = score(catalog, queries, k, |q| {
+    let mut report = evaluate_with(catalog, queries, k, |q| {
         catalog
             .search(q, &opts)
             .hits
@@ -105,7 +105,7 @@ pub fn evaluate_baseline(catalog: &Catalog, queries: &[LabelledQuery], k: usize)
     let plain = crate::PlainBm25::new(catalog.tools());
     let build_ms = start.elapsed().as_secs_f64() * 1e3;
     let depth = k.max(10);
-    let mut report = score(catalog, queries, k, |q| {
+    let mut report = evaluate_with(catalog, queries, k, |q| {
         plain
             .search(q, depth)
             .into_iter()
@@ -120,8 +120,9 @@ fn r3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// Runs `search` (query -> ranked ids) over every labelled query and aggregates.
-fn score(
+/// Runs `search` (query -> ranked ids) over every labelled query and aggregates:
+/// how other rankers (the embedding fusion) are scored the same way.
+pub fn evaluate_with(
     catalog: &Catalog,
     queries: &[LabelledQuery],
     k: usize,

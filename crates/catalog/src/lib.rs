@@ -183,6 +183,11 @@ impl Catalog {
         self.inner.id_rank[doc as usize]
     }
 
+    /// Position of the tool with this id in [`Catalog::tools`].
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.inner.by_id.get(id).map(|&i| i as usize)
+    }
+
     /// The tool with this id.
     pub fn get(&self, id: &str) -> Option<&Tool> {
         self.inner

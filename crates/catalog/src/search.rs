@@ -398,6 +398,15 @@ impl Catalog {
         Ok(merged)
     }
 
+    /// The hit for the tool at `position` in [`Catalog::tools`] with `score`: how other
+    /// rankers (the embedding fusion) report results in the same shape.
+    ///
+    /// # Panics
+    /// When `position` is out of range.
+    pub fn hit_at(&self, position: usize, score: f32, opts: &SearchOptions) -> Hit {
+        self.hit(position as u32, score, opts, None)
+    }
+
     fn hit(
         &self,
         doc: u32,

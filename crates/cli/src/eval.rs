@@ -27,6 +27,8 @@ pub struct Args {
     /// Also score the plain-BM25 reference on the same queries and print the ratios.
     #[arg(long)]
     baseline: bool,
+    #[command(flatten)]
+    semantic: crate::semantic::SemanticArgs,
     /// Print JSON (the only output format; accepted for scripts that pass it).
     #[arg(long)]
     json: bool,
@@ -46,8 +48,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         band: args.band,
         ..Default::default()
     };
-    let report = evaluate(&loaded.catalog, &queries, args.k, &opts, loaded.build_ms);
+    let mut report = evaluate(&loaded.catalog, &queries, args.k, &opts, loaded.build_ms);
     let mut value = report.to_json();
+    if let Some(sem) = args.semantic.load(&loaded.catalog)? {
+        let lexical = report.clone();
+        report = evaluate_hybrid(&loaded.catalog, &queries, args.k, &opts, &sem, &mut value)?;
+        report.index_build_ms = lexical.index_build_ms;
+        let mut fused = report.to_json();
+        fused["semantic"] = std::mem::take(&mut value["semantic"]);
+        fused["lexical_only"] = lexical.to_json();
+        value = fused;
+    }
     value["catalog_tools"] = serde_json::json!(loaded.catalog.len());
     if args.baseline {
         let base = toolsearch_catalog::eval::evaluate_baseline(&loaded.catalog, &queries, args.k);
@@ -68,4 +79,42 @@ pub fn run(args: Args) -> Result<ExitCode> {
     print_json(value)?;
     let _ = args.json;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Embeds every distinct query on all cores first (reported apart from search time),
+/// then scores the fused ranking.
+fn evaluate_hybrid(
+    catalog: &toolsearch_catalog::Catalog,
+    queries: &[toolsearch_catalog::eval::LabelledQuery],
+    k: usize,
+    opts: &SearchOptions,
+    sem: &crate::semantic::Semantic,
+    value: &mut serde_json::Value,
+) -> Result<toolsearch_catalog::eval::EvalReport> {
+    let hybrid = toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?
+        .with_fusion(sem.fusion);
+    let mut texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
+    texts.sort();
+    texts.dedup();
+    let start = std::time::Instant::now();
+    let vectors = toolsearch_embed::embed_cached(&sem.embedder, &texts, sem.cache.as_deref())?;
+    let embed_ms = start.elapsed().as_secs_f64() * 1e3;
+    let opts = SearchOptions {
+        limit: Some(k.clamp(10, toolsearch_catalog::MAX_LIMIT)),
+        ..opts.clone()
+    };
+    let report = toolsearch_catalog::eval::evaluate_with(catalog, queries, k, |q| {
+        let i = texts.binary_search_by(|t| t.as_str().cmp(q)).expect("embedded");
+        hybrid
+            .search_with_vector(q, &vectors[i], &opts, &|_| true)
+            .hits
+            .into_iter()
+            .map(|h| h.id)
+            .collect()
+    });
+    let mut report_json = sem.report.clone();
+    report_json["distinct_queries"] = serde_json::json!(texts.len());
+    report_json["query_embeddings_ms"] = serde_json::json!(crate::semantic::r1(embed_ms));
+    value["semantic"] = report_json;
+    Ok(report)
 }

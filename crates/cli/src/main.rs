@@ -8,6 +8,7 @@ mod eval;
 mod exec;
 mod prompt_size;
 mod search;
+mod semantic;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

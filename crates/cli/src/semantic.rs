@@ -1,0 +1,92 @@
+//! `--embed-model`: the optional embedding model fused with the lexical search.
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::Instant;
+use toolsearch_catalog::Catalog;
+use toolsearch_embed::{Embedder, Fusion, SemanticIndex};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct SemanticArgs {
+    /// Fuse an embedding model with the lexical search: a sentence-transformers model
+    /// directory (`cargo xtask fetch-model` installs all-MiniLM-L6-v2). Also read from
+    /// TOOLSEARCH_EMBED_MODEL.
+    #[arg(long, env = "TOOLSEARCH_EMBED_MODEL")]
+    embed_model: Option<PathBuf>,
+    /// Where tool embeddings are cached (default: ~/.cache/toolsearch/embeddings).
+    #[arg(long)]
+    embed_cache: Option<PathBuf>,
+    /// How the rankings combine: `convex` (equal weights), `rrf`, or `semantic` (similarity alone, for comparison).
+    #[arg(long, default_value = "convex")]
+    fusion: String,
+    /// Weight of the lexical score in `convex` fusion, 0..=1.
+    #[arg(long, default_value_t = 0.5)]
+    lexical_weight: f32,
+}
+
+/// A loaded model and the catalog's embeddings.
+pub struct Semantic {
+    pub embedder: Embedder,
+    pub index: SemanticIndex,
+    pub fusion: Fusion,
+    pub cache: Option<PathBuf>,
+    pub report: Value,
+}
+
+impl SemanticArgs {
+    /// Loads the model and embeds the catalog (or reads the cache); `None` without a model.
+    pub fn load(&self, catalog: &Catalog) -> Result<Option<Semantic>> {
+        let Some(dir) = &self.embed_model else {
+            return Ok(None);
+        };
+        let fusion = match self.fusion.as_str() {
+            "convex" => {
+                anyhow::ensure!(
+                    (0.0..=1.0).contains(&self.lexical_weight),
+                    "--lexical-weight must be between 0 and 1"
+                );
+                Fusion::Convex {
+                    lexical_weight: self.lexical_weight,
+                }
+            }
+            "rrf" => Fusion::Rrf { k: 60.0 },
+            "semantic" => Fusion::Convex { lexical_weight: 0.0 },
+            other => anyhow::bail!("--fusion must be `convex` , `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
+        };
+        let start = Instant::now();
+        let embedder = Embedder::load(dir)
+            .with_context(|| format!("loading the embedding model in {}", dir.display()))?;
+        let load_ms = start.elapsed().as_secs_f64() * 1e3;
+        let cache = self.embed_cache.clone().or_else(default_cache);
+        let start = Instant::now();
+        let index = SemanticIndex::build(&embedder, catalog, cache.as_deref())?;
+        let index_ms = start.elapsed().as_secs_f64() * 1e3;
+        let report = json!({
+            "model_id": embedder.model_id(),
+            "dim": embedder.dim(),
+            "fusion": self.fusion,
+            "model_load_ms": r1(load_ms),
+            "tool_embeddings_ms": r1(index_ms),
+            "cache": cache.as_ref().map(|c| c.display().to_string()),
+        });
+        Ok(Some(Semantic {
+            embedder,
+            index,
+            fusion,
+            cache,
+            report,
+        }))
+    }
+}
+
+fn default_cache() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("toolsearch").join("embeddings"))
+}
+
+pub fn r1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}

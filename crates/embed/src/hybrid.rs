@@ -1,0 +1,244 @@
+//! Lexical + semantic fusion. The lexical engine keeps everything that is syntax
+//! (`select:`, `server:`, exact names, `+word`, typo-tolerant names); for keyword
+//! queries its ranking is fused with the embedding's nearest neighbours.
+
+use crate::{EmbedError, Embedder, SemanticIndex};
+use toolsearch_catalog::query::{self, Query};
+use toolsearch_catalog::{
+    clamp_limit, Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
+    MAX_LIMIT,
+};
+
+/// How the two rankings are combined.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fusion {
+    /// `w * lexical/lexical_max + (1 - w) * normalised similarity`, the similarity
+    /// min-max normalised over the semantic candidates (a convex combination).
+    Convex {
+        /// Weight of the lexical score, 0..=1.
+        lexical_weight: f32,
+    },
+    /// Reciprocal-rank fusion: `1/(k + lexical rank) + 1/(k + semantic rank)`.
+    Rrf {
+        /// The rank offset (60 in the original paper).
+        k: f32,
+    },
+}
+
+impl Default for Fusion {
+    fn default() -> Self {
+        Fusion::Convex {
+            lexical_weight: 0.5,
+        }
+    }
+}
+
+/// Semantic neighbours considered per query.
+const DEPTH: usize = 50;
+
+/// Below this cosine similarity, a query that matched no word finds nothing rather
+/// than the least unrelated tools.
+pub const DEFAULT_MIN_SIMILARITY: f32 = 0.35;
+
+/// A catalog, its embeddings and the model, searched together.
+#[derive(Debug, Clone, Copy)]
+pub struct Hybrid<'a> {
+    catalog: &'a Catalog,
+    index: &'a SemanticIndex,
+    embedder: &'a Embedder,
+    fusion: Fusion,
+    min_similarity: f32,
+}
+
+impl<'a> Hybrid<'a> {
+    /// Pairs a catalog with its embeddings.
+    ///
+    /// # Errors
+    /// [`EmbedError::Model`] when `index` was built for another catalog snapshot.
+    pub fn new(
+        catalog: &'a Catalog,
+        index: &'a SemanticIndex,
+        embedder: &'a Embedder,
+    ) -> Result<Hybrid<'a>, EmbedError> {
+        if index.fingerprint() != catalog.fingerprint() || index.len() != catalog.len() {
+            return Err(EmbedError::Model(
+                "the semantic index was built for another catalog snapshot".into(),
+            ));
+        }
+        Ok(Hybrid {
+            catalog,
+            index,
+            embedder,
+            fusion: Fusion::default(),
+            min_similarity: DEFAULT_MIN_SIMILARITY,
+        })
+    }
+
+    /// Uses `fusion` to combine the rankings.
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// Searches every tool.
+    pub fn search(&self, query: &str, opts: &SearchOptions) -> SearchResult {
+        self.search_scoped(query, opts, &|_| true)
+    }
+
+    /// Searches the tools `allow` admits (see [`Catalog::search_scoped`]).
+    pub fn search_scoped(
+        &self,
+        query: &str,
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> SearchResult {
+        if !matches!(query::parse(query), Query::Keywords(_)) {
+            return self.catalog.search_scoped(query, opts, allow);
+        }
+        let v = self.embedder.embed(query);
+        self.search_with_vector(query, &v, opts, allow)
+    }
+
+    /// As [`Hybrid::search_scoped`], with the query's embedding already computed
+    /// (batch evaluation embeds all queries first, on every core).
+    pub fn search_with_vector(
+        &self,
+        query: &str,
+        vector: &[f32],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> SearchResult {
+        let Query::Keywords(kw) = query::parse(query) else {
+            return self.catalog.search_scoped(query, opts, allow);
+        };
+        let wide = SearchOptions {
+            limit: Some(MAX_LIMIT),
+            band: 0.0,
+            explain: false,
+            ..opts.clone()
+        };
+        let lexical = self.catalog.search_scoped(query, &wide, allow);
+        if lexical.matched_by == MatchedBy::Fuzzy {
+            // A mistyped tool name: names decide, not meaning.
+            return self.catalog.search_scoped(query, opts, allow);
+        }
+        let tools = self.catalog.tools();
+        let lex: Vec<(usize, f32)> = lexical
+            .hits
+            .iter()
+            .filter_map(|h| Some((self.catalog.position(&h.id)?, h.score as f32)))
+            .collect();
+        let required = kw.terms.iter().any(|t| t.required);
+        let semantic: Vec<(usize, f32)> = if required {
+            // `+word` is a filter: only the lexical hits have every required word.
+            let mut s: Vec<(usize, f32)> =
+                lex.iter().map(|&(d, _)| (d, self.index.similarity(d, vector))).collect();
+            s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            s
+        } else {
+            self.index.nearest(vector, DEPTH, &|d| allow(&tools[d]))
+        };
+        let semantic: Vec<(usize, f32)> = if lex.is_empty() {
+            semantic
+                .into_iter()
+                .filter(|s| s.1 >= self.min_similarity)
+                .collect()
+        } else {
+            semantic
+        };
+        if lex.is_empty() && semantic.is_empty() {
+            return self.catalog.search_scoped(query, opts, allow);
+        }
+        let mut fused = self.fuse(&lex, &semantic, vector);
+        // An exact tool name in the query ranks that tool first, as in lexical search.
+        let pinned: Vec<usize> = kw
+            .exact
+            .iter()
+            .filter_map(|e| match self.catalog.resolve(e, allow) {
+                Resolved::One(t) => self.catalog.position(&t.id),
+                _ => None,
+            })
+            .collect();
+        let top = fused.first().map_or(0.0, |f| f.1);
+        for (i, &p) in pinned.iter().enumerate() {
+            if let Some(at) = fused.iter().position(|f| f.0 == p) {
+                let mut f = fused.remove(at);
+                f.1 = top + 1.0;
+                fused.insert(i, f);
+            }
+        }
+        let (limit, limit_note) = clamp_limit(opts.limit);
+        let total = fused.len();
+        let hits: Vec<Hit> = fused
+            .into_iter()
+            .take(limit)
+            .map(|(d, score, parts)| {
+                let mut hit = self.catalog.hit_at(d, score, opts);
+                if opts.explain {
+                    hit.explain = Some(parts);
+                }
+                hit
+            })
+            .collect();
+        SearchResult {
+            matched_by: MatchedBy::Lexical,
+            hits,
+            total,
+            limit,
+            limit_note,
+            not_found: Vec::new(),
+            listing: None,
+            hint: lex
+                .is_empty()
+                .then(|| "no tool matched the words; these are close in meaning".into()),
+        }
+    }
+
+    /// Combined scores, best first, ties by id; each with its parts for `explain`.
+    fn fuse(
+        &self,
+        lex: &[(usize, f32)],
+        semantic: &[(usize, f32)],
+        vector: &[f32],
+    ) -> Vec<(usize, f32, Vec<RuleScore>)> {
+        let mut docs: Vec<usize> = lex.iter().chain(semantic).map(|c| c.0).collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let lex_of = |d: usize| lex.iter().position(|c| c.0 == d).map(|r| (r, lex[r].1));
+        let sem_rank = |d: usize| semantic.iter().position(|c| c.0 == d);
+        let rule = |rule: &str, score: f32| RuleScore {
+            rule: rule.into(),
+            term: None,
+            score: f64::from(score),
+        };
+        let mut out: Vec<(usize, f32, Vec<RuleScore>)> = match self.fusion {
+            Fusion::Rrf { k } => docs
+                .into_iter()
+                .map(|d| {
+                    let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
+                    let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
+                    (d, l + s, vec![rule("rrf:lexical", l), rule("rrf:semantic", s)])
+                })
+                .collect(),
+            Fusion::Convex { lexical_weight: w } => {
+                let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max);
+                let sims: Vec<f32> = docs.iter().map(|&d| self.index.similarity(d, vector)).collect();
+                let hi = semantic.first().map_or(1.0, |c| c.1);
+                let lo = semantic.last().map_or(0.0, |c| c.1).min(hi);
+                let span = (hi - lo).max(1e-6);
+                docs.into_iter()
+                    .zip(sims)
+                    .map(|(d, sim)| {
+                        let l = lex_of(d).map_or(0.0, |(_, s)| s / lex_max.max(1e-6));
+                        let s = ((sim - lo) / span).clamp(0.0, 1.0);
+                        let (l, s) = (w * l, (1.0 - w) * s);
+                        (d, l + s, vec![rule("lexical", l), rule("semantic", s)])
+                    })
+                    .collect()
+            }
+        };
+        let tools = self.catalog.tools();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tools[a.0].id.cmp(&tools[b.0].id)));
+        out
+    }
+}

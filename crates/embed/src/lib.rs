@@ -1,0 +1,225 @@
+//! Optional offline sentence embeddings for toolsearch, fused with the lexical search.
+//!
+//! [`Embedder`] loads a BERT-family sentence-transformers model from a directory
+//! (`config.json`, `vocab.txt`, `model.safetensors`, optional `1_Pooling/config.json`;
+//! e.g. all-MiniLM-L6-v2, which `cargo xtask fetch-model` installs) and runs it on the
+//! CPU. [`SemanticIndex`] holds one vector per catalog tool (cached on disk by catalog
+//! fingerprint and model hash). [`Hybrid`] fuses its nearest neighbours with the lexical
+//! ranking; query syntax (`select:`, exact names, `+word`, `server:`) stays lexical.
+
+mod bert;
+mod gemm;
+mod hybrid;
+mod index;
+mod wordpiece;
+
+pub use bert::Config;
+pub use hybrid::{Fusion, Hybrid};
+pub use index::{embed_cached, tool_text, SemanticIndex};
+pub use wordpiece::WordPiece;
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Default token budget per tool text or query (sentence-transformers truncates at 256;
+/// tool texts past 128 pieces add little and cost quadratic attention time).
+pub const DEFAULT_MAX_TOKENS: usize = 128;
+
+/// Texts embedded together by [`Embedder::embed_many`]: enough stacked rows that
+/// packing each weight matrix is paid once per batch, not once per text.
+const BATCH: usize = 16;
+
+/// What can go wrong loading or running a model.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// A model file is missing or unreadable.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A model file is malformed or describes an unsupported model.
+    #[error("model: {0}")]
+    Model(String),
+}
+
+/// How token states become one sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// Mean of every token state (all-MiniLM and most sentence-transformers models).
+    Mean,
+    /// The `[CLS]` state (BGE-style models).
+    Cls,
+}
+
+/// A loaded sentence-embedding model. Immutable and `Sync`: share one across threads.
+pub struct Embedder {
+    vocab: WordPiece,
+    bert: bert::Bert,
+    pooling: Pooling,
+    max_tokens: usize,
+    model_id: String,
+}
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder")
+            .field("model_id", &self.model_id)
+            .field("dim", &self.dim())
+            .field("pooling", &self.pooling)
+            .finish()
+    }
+}
+
+fn read(path: PathBuf) -> Result<Vec<u8>, EmbedError> {
+    std::fs::read(&path).map_err(|source| EmbedError::Io { path, source })
+}
+
+fn read_json(path: PathBuf) -> Result<serde_json::Value, EmbedError> {
+    let bytes = read(path.clone())?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| EmbedError::Model(format!("{}: {e}", path.display())))
+}
+
+impl Embedder {
+    /// Loads the model in `dir`.
+    ///
+    /// # Errors
+    /// [`EmbedError::Io`] naming a missing file, [`EmbedError::Model`] for a malformed or
+    /// unsupported one (non-BERT activation, non-F32 weights, shape mismatch).
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let cfg = bert::Config::from_json(&read_json(dir.join("config.json"))?)?;
+        let vocab_bytes = read(dir.join("vocab.txt"))?;
+        let vocab = WordPiece::from_vocab(&String::from_utf8_lossy(&vocab_bytes))
+            .map_err(EmbedError::Model)?;
+        let weights = read(dir.join("model.safetensors"))?;
+        let model_id = hex16(&Sha256::digest(&weights));
+        let bert = bert::Bert::load(cfg, &weights)?;
+        if bert.vocab_size() != vocab.len() {
+            return Err(EmbedError::Model(format!(
+                "vocab.txt has {} tokens but the model embeds {}",
+                vocab.len(),
+                bert.vocab_size()
+            )));
+        }
+        let pooling_file = dir.join("1_Pooling").join("config.json");
+        let pooling = if pooling_file.exists() {
+            let p = read_json(pooling_file)?;
+            if p.get("pooling_mode_cls_token").and_then(|v| v.as_bool()) == Some(true) {
+                Pooling::Cls
+            } else {
+                Pooling::Mean
+            }
+        } else {
+            Pooling::Mean
+        };
+        let max_tokens = DEFAULT_MAX_TOKENS.min(bert.cfg.max_positions);
+        Ok(Embedder {
+            vocab,
+            bert,
+            pooling,
+            max_tokens,
+            model_id,
+        })
+    }
+
+    /// Vector width.
+    pub fn dim(&self) -> usize {
+        self.bert.cfg.hidden
+    }
+
+    /// First 16 hex digits of the weights' SHA-256: names caches and reports.
+    pub fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    /// The token budget per text.
+    pub fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// The unit-length embedding of `text` (truncated to [`Embedder::max_tokens`]).
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        self.embed_batch(&[text]).pop().expect("one text in, one vector out")
+    }
+
+    /// Embeddings of several texts computed together (faster per text than one by one).
+    pub fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        let ids: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.vocab.encode(t, self.max_tokens))
+            .collect();
+        let seqs: Vec<&[u32]> = ids.iter().map(Vec::as_slice).collect();
+        self.bert
+            .hidden_states(&seqs)
+            .into_iter()
+            .map(|s| self.pool(&s))
+            .collect()
+    }
+
+    fn pool(&self, states: &[f32]) -> Vec<f32> {
+        let h = self.dim();
+        let mut v = match self.pooling {
+            Pooling::Cls => states[..h].to_vec(),
+            Pooling::Mean => {
+                let mut sum = vec![0.0f32; h];
+                for row in states.chunks_exact(h) {
+                    sum.iter_mut().zip(row).for_each(|(s, x)| *s += x);
+                }
+                sum
+            }
+        };
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        v
+    }
+
+    /// Embeds every text, spread over the machine's cores; results in input order.
+    pub fn embed_many(&self, texts: &[String]) -> Vec<Vec<f32>> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(texts.len().max(1));
+        let next = AtomicUsize::new(0);
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        let done: Vec<Vec<(usize, Vec<f32>)>> = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(BATCH, Ordering::Relaxed);
+                            let Some(batch) = texts.get(i..(i + BATCH).min(texts.len())) else {
+                                break;
+                            };
+                            let refs: Vec<&str> = batch.iter().map(String::as_str).collect();
+                            mine.extend(self.embed_batch(&refs).into_iter().enumerate().map(|(j, v)| (i + j, v)));
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("embedding worker panicked"))
+                .collect()
+        });
+        for (i, v) in done.into_iter().flatten() {
+            out[i] = v;
+        }
+        out
+    }
+}
+
+fn hex16(digest: &[u8]) -> String {
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Dot product (cosine, for unit vectors).
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
