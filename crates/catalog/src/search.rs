@@ -367,13 +367,28 @@ impl Catalog {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Result<SearchResult, CatalogError> {
+        self.search_many_with(queries, opts, allow, |q| self.search_scoped(q, opts, allow))
+    }
+
+    /// [`Catalog::search_many`] with another ranker for each query (the embedding
+    /// fusion): same query cap, same merge.
+    ///
+    /// # Errors
+    /// [`CatalogError::TooManyQueries`] past [`MAX_QUERIES`].
+    pub fn search_many_with(
+        &self,
+        queries: &[&str],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+        mut search: impl FnMut(&str) -> SearchResult,
+    ) -> Result<SearchResult, CatalogError> {
         if queries.len() > MAX_QUERIES {
             return Err(CatalogError::TooManyQueries {
                 given: queries.len(),
                 max: MAX_QUERIES,
             });
         }
-        let mut results = queries.iter().map(|q| self.search_scoped(q, opts, allow));
+        let mut results = queries.iter().map(|q| search(q));
         let Some(mut merged) = results.next() else {
             return Ok(self.search_scoped("", opts, allow));
         };
@@ -510,6 +525,22 @@ impl Catalog {
 
     /// The best `limit` eligible tools (best first, ties by id) and how many tools
     /// were eligible in all.
+    /// The keyword ranking alone, `depth` deep and without the top band: (position in
+    /// [`Catalog::tools`], score), best first. Empty for anything but a keyword query.
+    /// For rankers that fuse it with another signal (the embedding fusion).
+    pub fn keyword_ranking(
+        &self,
+        query: &str,
+        depth: usize,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> Vec<(usize, f32)> {
+        let Query::Keywords(kw) = query::parse(query) else {
+            return Vec::new();
+        };
+        let (ranked, _) = self.rank(&kw, 0.0, depth, allow);
+        ranked.into_iter().map(|(d, s)| (d as usize, s)).collect()
+    }
+
     fn rank(
         &self,
         kw: &Keywords,

@@ -91,8 +91,8 @@ fn evaluate_hybrid(
     sem: &crate::semantic::Semantic,
     value: &mut serde_json::Value,
 ) -> Result<toolsearch_catalog::eval::EvalReport> {
-    let hybrid = toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?
-        .with_fusion(sem.fusion);
+    let hybrid =
+        toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
     let mut texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
     texts.sort();
     texts.dedup();
@@ -104,7 +104,9 @@ fn evaluate_hybrid(
         ..opts.clone()
     };
     let report = toolsearch_catalog::eval::evaluate_with(catalog, queries, k, |q| {
-        let i = texts.binary_search_by(|t| t.as_str().cmp(q)).expect("embedded");
+        let i = texts
+            .binary_search_by(|t| t.as_str().cmp(q))
+            .expect("embedded");
         hybrid
             .search_with_vector(q, &vectors[i], &opts, &|_| true)
             .hits

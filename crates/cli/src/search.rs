@@ -22,6 +22,8 @@ pub struct Args {
     /// Fail on the first bad catalog record instead of skipping it.
     #[arg(long)]
     strict: bool,
+    #[command(flatten)]
+    semantic: crate::semantic::SemanticArgs,
     /// One or more queries (up to 7; their results are merged).
     #[arg(required = true)]
     query: Vec<String>,
@@ -36,7 +38,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ..Default::default()
     };
     let queries: Vec<&str> = args.query.iter().map(String::as_str).collect();
-    let result = loaded.catalog.search_many(&queries, &opts, &|_| true)?;
+    let result = match args.semantic.load(&loaded.catalog)? {
+        None => loaded.catalog.search_many(&queries, &opts, &|_| true)?,
+        Some(sem) => toolsearch_embed::Hybrid::new(&loaded.catalog, &sem.index, &sem.embedder)?
+            .with_fusion(sem.fusion)
+            .search_many(&queries, &opts, &|_| true)?,
+    };
     let mut value = serde_json::to_value(&result)?;
     value["queries"] = serde_json::json!(queries);
     value["catalog"] = serde_json::json!({"tools": loaded.catalog.len(), "fingerprint": loaded.catalog.fingerprint()});

@@ -5,6 +5,8 @@ use std::process::Command;
 fn toolsearch(args: &[&str]) -> (i32, serde_json::Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_toolsearch"))
         .args(args)
+        // The model is passed explicitly where a test wants it.
+        .env_remove("TOOLSEARCH_EMBED_MODEL")
         .output()
         .expect("run toolsearch");
     let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
@@ -98,4 +100,57 @@ fn prompt_size_on_the_real_mcp_catalog_stays_within_budget() {
     assert!(direct > 2_000_000);
     assert!(code_bytes <= 2048, "{code_bytes}");
     assert!(tools_bytes <= 1536, "{tools_bytes}");
+}
+
+#[test]
+fn embed_model_errors_name_the_missing_file_and_bad_options() {
+    let (code, _, err) = toolsearch(&["search", "--embed-model", "/nonexistent-model", "weather"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("/nonexistent-model") && err.contains("config.json"),
+        "{err}"
+    );
+    let (code, _, err) = toolsearch(&["search", "--embed-model", ".", "--fusion", "max", "x"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--fusion"), "{err}");
+}
+
+/// With the model (`cargo xtask fetch-model`), a query sharing no word with any demo
+/// tool still finds the right one by meaning; without it, skipped with a message.
+#[test]
+fn search_with_the_embedding_model_finds_tools_by_meaning() {
+    let model = std::env::var("TOOLSEARCH_EMBED_MODEL").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../target/models/all-MiniLM-L6-v2"
+        )
+        .into()
+    });
+    if !std::path::Path::new(&model)
+        .join("model.safetensors")
+        .exists()
+    {
+        eprintln!("skipped: no embedding model at {model}");
+        return;
+    }
+    let cache = std::env::temp_dir().join(format!("ts-cli-embed-{}", std::process::id()));
+    let cache = cache.to_str().unwrap();
+    let q = "will it rain tomorrow";
+    let (code, lexical, _) = toolsearch(&["search", q]);
+    assert_eq!(code, 0);
+    let (code, fused, err) =
+        toolsearch(&["search", "--embed-model", &model, "--embed-cache", cache, q]);
+    assert_eq!(code, 0, "{err}");
+    let first = fused["hits"][0]["id"].as_str().unwrap_or_default();
+    assert!(first.starts_with("mcp:weather:"), "{fused}");
+    assert_eq!(
+        lexical["matched_by"], "listing",
+        "no word matches: {lexical}"
+    );
+    // The second run reads the cached tool vectors.
+    let (code, again, _) =
+        toolsearch(&["search", "--embed-model", &model, "--embed-cache", cache, q]);
+    assert_eq!(code, 0);
+    assert_eq!(again["hits"], fused["hits"]);
+    let _ = std::fs::remove_dir_all(cache);
 }

@@ -31,7 +31,10 @@ impl Config {
                 .map(|n| n as usize)
                 .ok_or_else(|| EmbedError::Model(format!("config.json: `{k}` is missing")))
         };
-        let act = v.get("hidden_act").and_then(Value::as_str).unwrap_or("gelu");
+        let act = v
+            .get("hidden_act")
+            .and_then(Value::as_str)
+            .unwrap_or("gelu");
         if act != "gelu" {
             return Err(EmbedError::Model(format!(
                 "config.json: hidden_act `{act}` is not supported (only gelu)"
@@ -43,9 +46,12 @@ impl Config {
             heads: num("num_attention_heads")?,
             intermediate: num("intermediate_size")?,
             max_positions: num("max_position_embeddings")?,
-            eps: v.get("layer_norm_eps").and_then(Value::as_f64).unwrap_or(1e-12) as f32,
+            eps: v
+                .get("layer_norm_eps")
+                .and_then(Value::as_f64)
+                .unwrap_or(1e-12) as f32,
         };
-        if cfg.heads == 0 || cfg.hidden % cfg.heads != 0 {
+        if cfg.heads == 0 || !cfg.hidden.is_multiple_of(cfg.heads) {
             return Err(EmbedError::Model(format!(
                 "config.json: hidden_size {} is not a multiple of num_attention_heads {}",
                 cfg.hidden, cfg.heads
@@ -126,7 +132,12 @@ impl<'a> Tensors<'a> {
         let got: Vec<usize> = meta
             .get("shape")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).map(|n| n as usize).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|n| n as usize)
+                    .collect()
+            })
             .unwrap_or_default();
         if got != shape {
             return Err(bad(format!("shape {got:?}, expected {shape:?}")));
@@ -134,7 +145,12 @@ impl<'a> Tensors<'a> {
         let offsets: Vec<usize> = meta
             .get("data_offsets")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_u64).map(|n| n as usize).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|n| n as usize)
+                    .collect()
+            })
             .unwrap_or_default();
         let [begin, end] = offsets[..] else {
             return Err(bad("no data_offsets".into()));
@@ -163,7 +179,10 @@ impl Bert {
             .and_then(Value::as_u64)
             .unwrap_or(0) as usize;
         let ln = |p: &str| -> Result<(Vec<f32>, Vec<f32>), EmbedError> {
-            Ok((t.get(&format!("{p}.weight"), &[h])?, t.get(&format!("{p}.bias"), &[h])?))
+            Ok((
+                t.get(&format!("{p}.weight"), &[h])?,
+                t.get(&format!("{p}.bias"), &[h])?,
+            ))
         };
         let mut layers = Vec::with_capacity(cfg.layers);
         for i in 0..cfg.layers {
@@ -180,7 +199,10 @@ impl Bert {
                 attn_out_w: t.get(&format!("{p}.attention.output.dense.weight"), &[h, h])?,
                 attn_out_b: t.get(&format!("{p}.attention.output.dense.bias"), &[h])?,
                 ln1: ln(&format!("{p}.attention.output.LayerNorm"))?,
-                inter_w: t.get(&format!("{p}.intermediate.dense.weight"), &[cfg.intermediate, h])?,
+                inter_w: t.get(
+                    &format!("{p}.intermediate.dense.weight"),
+                    &[cfg.intermediate, h],
+                )?,
                 inter_b: t.get(&format!("{p}.intermediate.dense.bias"), &[cfg.intermediate])?,
                 out_w: t.get(&format!("{p}.output.dense.weight"), &[h, cfg.intermediate])?,
                 out_b: t.get(&format!("{p}.output.dense.bias"), &[h])?,
@@ -189,7 +211,10 @@ impl Bert {
         }
         Ok(Bert {
             word: t.get("embeddings.word_embeddings.weight", &[vocab_size, h])?,
-            position: t.get("embeddings.position_embeddings.weight", &[cfg.max_positions, h])?,
+            position: t.get(
+                "embeddings.position_embeddings.weight",
+                &[cfg.max_positions, h],
+            )?,
             token_type: t.get("embeddings.token_type_embeddings.weight", &[2, h])?,
             emb_ln: ln("embeddings.LayerNorm")?,
             layers,
@@ -213,7 +238,10 @@ impl Bert {
             eps,
             ..
         } = self.cfg;
-        let lens: Vec<usize> = seqs.iter().map(|s| s.len().min(self.cfg.max_positions)).collect();
+        let lens: Vec<usize> = seqs
+            .iter()
+            .map(|s| s.len().min(self.cfg.max_positions))
+            .collect();
         let starts: Vec<usize> = lens
             .iter()
             .scan(0, |acc, &l| {
@@ -228,7 +256,11 @@ impl Bert {
             for (r, &id) in seq[..lens[s]].iter().enumerate() {
                 let id = (id as usize).min(self.vocab_size - 1);
                 let row = &mut x[(starts[s] + r) * h..][..h];
-                let (w, p, ty) = (&self.word[id * h..], &self.position[r * h..], &self.token_type);
+                let (w, p, ty) = (
+                    &self.word[id * h..],
+                    &self.position[r * h..],
+                    &self.token_type,
+                );
                 for c in 0..h {
                     row[c] = w[c] + p[c] + ty[c];
                 }
@@ -258,10 +290,28 @@ impl Bert {
                 let sv = View::dense(0, t, t);
                 for head in 0..heads {
                     let (q, k, v) = (head * dh, h + head * dh, 2 * h + head * dh);
-                    gemm(scale, &qkv, rows.block(q, t, dh), &qkv, rows.block(k, t, dh).t(), 0.0, &mut scores, sv);
+                    gemm(
+                        scale,
+                        &qkv,
+                        rows.block(q, t, dh),
+                        &qkv,
+                        rows.block(k, t, dh).t(),
+                        0.0,
+                        &mut scores,
+                        sv,
+                    );
                     softmax_rows(&mut scores, t);
                     let cv = View::dense(start * h, t, h).block(head * dh, t, dh);
-                    gemm(1.0, &scores, sv, &qkv, rows.block(v, t, dh), 0.0, &mut ctx, cv);
+                    gemm(
+                        1.0,
+                        &scores,
+                        sv,
+                        &qkv,
+                        rows.block(v, t, dh),
+                        0.0,
+                        &mut ctx,
+                        cv,
+                    );
                 }
             }
             linear(&ctx, rt, h, &l.attn_out_w, &l.attn_out_b, &mut tmp);
@@ -375,10 +425,16 @@ mod tests {
     fn config_rejects_an_unsupported_activation_and_bad_heads() {
         let mut v = serde_json::json!({"hidden_size": 8, "num_hidden_layers": 1,
             "num_attention_heads": 3, "intermediate_size": 16, "max_position_embeddings": 4});
-        assert!(Config::from_json(&v).unwrap_err().to_string().contains("multiple"));
+        assert!(Config::from_json(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("multiple"));
         v["num_attention_heads"] = 2.into();
         assert_eq!(Config::from_json(&v).unwrap().heads, 2);
         v["hidden_act"] = "relu".into();
-        assert!(Config::from_json(&v).unwrap_err().to_string().contains("relu"));
+        assert!(Config::from_json(&v)
+            .unwrap_err()
+            .to_string()
+            .contains("relu"));
     }
 }

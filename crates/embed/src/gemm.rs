@@ -106,18 +106,40 @@ mod tests {
         let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
         let w: Vec<f32> = (0..12).map(|x| x as f32 * 0.5 - 2.0).collect();
         let mut c = vec![0.0; 8];
-        gemm(1.0, &a, View::dense(0, 2, 3), &w, View::dense(0, 4, 3).t(), 0.0, &mut c, View::dense(0, 2, 4));
+        gemm(
+            1.0,
+            &a,
+            View::dense(0, 2, 3),
+            &w,
+            View::dense(0, 4, 3).t(),
+            0.0,
+            &mut c,
+            View::dense(0, 2, 4),
+        );
         for i in 0..2 {
             for j in 0..4 {
                 let want: f32 = (0..3).map(|k| a[i * 3 + k] * w[j * 3 + k]).sum();
-                assert!((c[i * 4 + j] - want).abs() < 1e-5, "{i},{j}: {} vs {want}", c[i * 4 + j]);
+                assert!(
+                    (c[i * 4 + j] - want).abs() < 1e-5,
+                    "{i},{j}: {} vs {want}",
+                    c[i * 4 + j]
+                );
             }
         }
         // A column block: the product of a's last two columns with w's block.
         let mut d = vec![0.0; 2];
         let av = View::dense(0, 2, 3).block(1, 2, 2);
         let bv = View::dense(0, 2, 1);
-        gemm(1.0, &a, av, &[1.0, 1.0], bv, 0.0, &mut d, View::dense(0, 2, 1));
+        gemm(
+            1.0,
+            &a,
+            av,
+            &[1.0, 1.0],
+            bv,
+            0.0,
+            &mut d,
+            View::dense(0, 2, 1),
+        );
         assert_eq!(d, [5.0, 11.0]);
     }
 
@@ -126,6 +148,15 @@ mod tests {
     fn a_view_past_its_slice_panics() {
         let a = [1.0; 4];
         let mut c = [0.0; 4];
-        gemm(1.0, &a, View::dense(0, 2, 3), &a, View::dense(0, 3, 2), 0.0, &mut c, View::dense(0, 2, 2));
+        gemm(
+            1.0,
+            &a,
+            View::dense(0, 2, 3),
+            &a,
+            View::dense(0, 3, 2),
+            0.0,
+            &mut c,
+            View::dense(0, 2, 2),
+        );
     }
 }

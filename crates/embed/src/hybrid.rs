@@ -1,12 +1,13 @@
 //! Lexical + semantic fusion. The lexical engine keeps everything that is syntax
 //! (`select:`, `server:`, exact names, `+word`, typo-tolerant names); for keyword
-//! queries its ranking is fused with the embedding's nearest neighbours.
+//! queries its ranking (50 deep, no top band) is fused with the embedding's 50 nearest
+//! neighbours. The top band is not applied to fused scores (it cost recall on both
+//! query sets); [`DEFAULT_MIN_SIMILARITY`] keeps junk out instead.
 
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Query};
 use toolsearch_catalog::{
     clamp_limit, Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
-    MAX_LIMIT,
 };
 
 /// How the two rankings are combined.
@@ -36,9 +37,10 @@ impl Default for Fusion {
 /// Semantic neighbours considered per query.
 const DEPTH: usize = 50;
 
-/// Below this cosine similarity, a query that matched no word finds nothing rather
-/// than the least unrelated tools.
-pub const DEFAULT_MIN_SIMILARITY: f32 = 0.35;
+/// A tool that matches no word of the query needs at least this cosine similarity to
+/// be a result: the semantic side's coverage rule (a query of junk finds nothing rather
+/// than the least unrelated tools). MiniLM puts unrelated texts below about 0.2.
+pub const DEFAULT_MIN_SIMILARITY: f32 = 0.25;
 
 /// A catalog, its embeddings and the model, searched together.
 #[derive(Debug, Clone, Copy)]
@@ -80,9 +82,30 @@ impl<'a> Hybrid<'a> {
         self
     }
 
+    /// Sets the similarity a tool matching no query word needs (see
+    /// [`DEFAULT_MIN_SIMILARITY`]).
+    pub fn with_min_similarity(mut self, min_similarity: f32) -> Self {
+        self.min_similarity = min_similarity;
+        self
+    }
+
     /// Searches every tool.
     pub fn search(&self, query: &str, opts: &SearchOptions) -> SearchResult {
         self.search_scoped(query, opts, &|_| true)
+    }
+
+    /// Several queries merged as [`Catalog::search_many`] merges them.
+    ///
+    /// # Errors
+    /// [`toolsearch_catalog::CatalogError::TooManyQueries`] past the query cap.
+    pub fn search_many(
+        &self,
+        queries: &[&str],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> Result<SearchResult, toolsearch_catalog::CatalogError> {
+        self.catalog
+            .search_many_with(queries, opts, allow, |q| self.search_scoped(q, opts, allow))
     }
 
     /// Searches the tools `allow` admits (see [`Catalog::search_scoped`]).
@@ -111,45 +134,43 @@ impl<'a> Hybrid<'a> {
         let Query::Keywords(kw) = query::parse(query) else {
             return self.catalog.search_scoped(query, opts, allow);
         };
-        let wide = SearchOptions {
-            limit: Some(MAX_LIMIT),
-            band: 0.0,
-            explain: false,
-            ..opts.clone()
-        };
-        let lexical = self.catalog.search_scoped(query, &wide, allow);
-        if lexical.matched_by == MatchedBy::Fuzzy {
-            // A mistyped tool name: names decide, not meaning.
-            return self.catalog.search_scoped(query, opts, allow);
-        }
         let tools = self.catalog.tools();
-        let lex: Vec<(usize, f32)> = lexical
-            .hits
-            .iter()
-            .filter_map(|h| Some((self.catalog.position(&h.id)?, h.score as f32)))
-            .collect();
+        let lex = self.catalog.keyword_ranking(query, DEPTH, allow);
+        if lex.is_empty() {
+            // Nothing matched a word: maybe a mistyped tool name, which names decide.
+            let lexical = self.catalog.search_scoped(query, opts, allow);
+            if lexical.matched_by == MatchedBy::Fuzzy {
+                return lexical;
+            }
+        }
         let required = kw.terms.iter().any(|t| t.required);
         let semantic: Vec<(usize, f32)> = if required {
             // `+word` is a filter: only the lexical hits have every required word.
-            let mut s: Vec<(usize, f32)> =
-                lex.iter().map(|&(d, _)| (d, self.index.similarity(d, vector))).collect();
+            let mut s: Vec<(usize, f32)> = lex
+                .iter()
+                .map(|&(d, _)| (d, self.index.similarity(d, vector)))
+                .collect();
             s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             s
         } else {
             self.index.nearest(vector, DEPTH, &|d| allow(&tools[d]))
         };
-        let semantic: Vec<(usize, f32)> = if lex.is_empty() {
-            semantic
-                .into_iter()
-                .filter(|s| s.1 >= self.min_similarity)
-                .collect()
-        } else {
-            semantic
-        };
+        // The semantic side's coverage rule: a tool that matches no word of the query
+        // must at least be close in meaning, or it is junk, not a result.
+        // Min-max bounds of the similarity, taken before the floor below cuts the list.
+        let bounds = (
+            semantic.last().map_or(0.0, |c| c.1),
+            semantic.first().map_or(1.0, |c| c.1),
+        );
+        let semantic: Vec<(usize, f32)> = semantic
+            .into_iter()
+            .filter(|s| s.1 >= self.min_similarity || lex.iter().any(|l| l.0 == s.0))
+            .collect();
         if lex.is_empty() && semantic.is_empty() {
             return self.catalog.search_scoped(query, opts, allow);
         }
-        let mut fused = self.fuse(&lex, &semantic, vector);
+        let mut fused = self.fuse(&lex, &semantic, vector, bounds);
+        let (limit, limit_note) = clamp_limit(opts.limit);
         // An exact tool name in the query ranks that tool first, as in lexical search.
         let pinned: Vec<usize> = kw
             .exact
@@ -167,7 +188,6 @@ impl<'a> Hybrid<'a> {
                 fused.insert(i, f);
             }
         }
-        let (limit, limit_note) = clamp_limit(opts.limit);
         let total = fused.len();
         let hits: Vec<Hit> = fused
             .into_iter()
@@ -200,6 +220,7 @@ impl<'a> Hybrid<'a> {
         lex: &[(usize, f32)],
         semantic: &[(usize, f32)],
         vector: &[f32],
+        (lo, hi): (f32, f32),
     ) -> Vec<(usize, f32, Vec<RuleScore>)> {
         let mut docs: Vec<usize> = lex.iter().chain(semantic).map(|c| c.0).collect();
         docs.sort_unstable();
@@ -217,14 +238,19 @@ impl<'a> Hybrid<'a> {
                 .map(|d| {
                     let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
                     let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
-                    (d, l + s, vec![rule("rrf:lexical", l), rule("rrf:semantic", s)])
+                    (
+                        d,
+                        l + s,
+                        vec![rule("rrf:lexical", l), rule("rrf:semantic", s)],
+                    )
                 })
                 .collect(),
             Fusion::Convex { lexical_weight: w } => {
                 let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max);
-                let sims: Vec<f32> = docs.iter().map(|&d| self.index.similarity(d, vector)).collect();
-                let hi = semantic.first().map_or(1.0, |c| c.1);
-                let lo = semantic.last().map_or(0.0, |c| c.1).min(hi);
+                let sims: Vec<f32> = docs
+                    .iter()
+                    .map(|&d| self.index.similarity(d, vector))
+                    .collect();
                 let span = (hi - lo).max(1e-6);
                 docs.into_iter()
                     .zip(sims)
@@ -232,13 +258,21 @@ impl<'a> Hybrid<'a> {
                         let l = lex_of(d).map_or(0.0, |(_, s)| s / lex_max.max(1e-6));
                         let s = ((sim - lo) / span).clamp(0.0, 1.0);
                         let (l, s) = (w * l, (1.0 - w) * s);
-                        (d, l + s, vec![rule("lexical", l), rule("semantic", s)])
+                        let parts = vec![
+                            rule("lexical", l),
+                            rule("semantic", s),
+                            rule("similarity", sim),
+                        ];
+                        (d, l + s, parts)
                     })
                     .collect()
             }
         };
         let tools = self.catalog.tools();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| tools[a.0].id.cmp(&tools[b.0].id)));
+        out.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| tools[a.0].id.cmp(&tools[b.0].id))
+        });
         out
     }
 }

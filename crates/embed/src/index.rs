@@ -101,7 +101,12 @@ impl SemanticIndex {
 
     /// The `k` tools most similar to `query` among those `allow` admits, best first
     /// (ties by catalog position).
-    pub fn nearest(&self, query: &[f32], k: usize, allow: &dyn Fn(usize) -> bool) -> Vec<(usize, f32)> {
+    pub fn nearest(
+        &self,
+        query: &[f32],
+        k: usize,
+        allow: &dyn Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
         let mut all: Vec<(usize, f32)> = (0..self.len())
             .filter(|&d| allow(d))
             .map(|d| (d, self.similarity(d, query)))
@@ -135,9 +140,16 @@ pub fn embed_cached(
             h.update((t.len() as u64).to_le_bytes());
             h.update(t.as_bytes());
         }
-        dir.join(format!("{}-{}.vec", embedder.model_id(), crate::hex16(&h.finalize())))
+        dir.join(format!(
+            "{}-{}.vec",
+            embedder.model_id(),
+            crate::hex16(&h.finalize())
+        ))
     });
-    if let Some(flat) = file.as_deref().and_then(|f| read_cache(f, dim, texts.len())) {
+    if let Some(flat) = file
+        .as_deref()
+        .and_then(|f| read_cache(f, dim, texts.len()))
+    {
         return Ok(flat.chunks_exact(dim).map(<[f32]>::to_vec).collect());
     }
     let vectors = embedder.embed_many(texts);
@@ -189,8 +201,14 @@ mod tests {
 
     #[test]
     fn identifiers_split_into_words() {
-        assert_eq!(split_identifier("get_currentWeather-v2"), "get current Weather v2");
-        assert_eq!(split_identifier("Worldwide_Recipes__Suggestions"), "Worldwide Recipes Suggestions");
+        assert_eq!(
+            split_identifier("get_currentWeather-v2"),
+            "get current Weather v2"
+        );
+        assert_eq!(
+            split_identifier("Worldwide_Recipes__Suggestions"),
+            "Worldwide Recipes Suggestions"
+        );
         assert_eq!(split_identifier("__x__"), "x");
     }
 
@@ -199,7 +217,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ts-embed-cache-{}", std::process::id()));
         let f = dir.join("a.vec");
         write_cache(&f, 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, -6.5]).unwrap();
-        assert_eq!(read_cache(&f, 2, 3).unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, -6.5]);
+        assert_eq!(
+            read_cache(&f, 2, 3).unwrap(),
+            [1.0, 2.0, 3.0, 4.0, 5.0, -6.5]
+        );
         assert!(read_cache(&f, 3, 2).is_none(), "other dimension");
         assert!(read_cache(&f, 2, 4).is_none(), "other catalog size");
         let bytes = std::fs::read(&f).unwrap();

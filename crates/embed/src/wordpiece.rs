@@ -58,7 +58,7 @@ impl WordPiece {
         let budget = max_len.max(2) - 2;
         let mut out = vec![self.cls];
         for word in basic_words(text) {
-            if out.len() - 1 >= budget {
+            if out.len() > budget {
                 break;
             }
             self.push_pieces(&word, &mut out);

@@ -14,7 +14,10 @@ fn model_dir() -> Option<PathBuf> {
     if dir.join("model.safetensors").exists() {
         Some(dir)
     } else {
-        eprintln!("skipped: no model at {} (run `cargo xtask fetch-model`)", dir.display());
+        eprintln!(
+            "skipped: no model at {} (run `cargo xtask fetch-model`)",
+            dir.display()
+        );
         None
     }
 }
@@ -24,7 +27,8 @@ fn model_dir() -> Option<PathBuf> {
 #[test]
 fn tokenizer_matches_the_reference_implementation() {
     let Some(dir) = model_dir() else { return };
-    let vocab = WordPiece::from_vocab(&std::fs::read_to_string(dir.join("vocab.txt")).unwrap()).unwrap();
+    let vocab =
+        WordPiece::from_vocab(&std::fs::read_to_string(dir.join("vocab.txt")).unwrap()).unwrap();
     let cases: [(&str, &[u32]); 3] = [
         (
             "I'm planning a meal using the ingredient beef and grocery.",
@@ -61,7 +65,12 @@ fn similar_meanings_are_closer_than_unrelated_ones() {
     let near = v("get the weather forecast for a city");
     let far = v("create a pull request on a repository");
     assert!((cos(&q, &q) - 1.0).abs() < 1e-4, "unit length");
-    assert!(cos(&q, &near) > cos(&q, &far) + 0.2, "{} vs {}", cos(&q, &near), cos(&q, &far));
+    assert!(
+        cos(&q, &near) > cos(&q, &far) + 0.2,
+        "{} vs {}",
+        cos(&q, &near),
+        cos(&q, &far)
+    );
     // Batching does not change a vector.
     let batch = model.embed_batch(&["what will the weather be like tomorrow", "x"]);
     assert!(cos(&batch[0], &q) > 0.9999);
@@ -105,7 +114,9 @@ fn fusion_finds_a_tool_by_meaning_and_keeps_query_syntax() {
     // Junk finds nothing rather than the least unrelated tool.
     assert!(hybrid.search("zxqv blorp", &opts).hits.is_empty());
     // A scope hides tools from the semantic side too.
-    let scoped = hybrid.search_scoped("which films are playing tonight", &opts, &|t| t.name != "movie_showtimes");
+    let scoped = hybrid.search_scoped("which films are playing tonight", &opts, &|t| {
+        t.name != "movie_showtimes"
+    });
     assert!(scoped.hits.iter().all(|h| h.name != "movie_showtimes"));
     // An index for another snapshot is refused.
     let other = Catalog::new(vec![tool("a_tool", "x")]).unwrap();
