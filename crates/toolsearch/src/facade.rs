@@ -209,6 +209,17 @@ impl Builder {
         self.host.call_timeout = timeout;
         self
     }
+    /// Fuses an embedding model with search (all shapes: code mode, structured tools).
+    /// Tool vectors are built in the background for each catalog snapshot and cached
+    /// in `cache`; search is lexical until they are ready.
+    pub fn semantic(
+        mut self,
+        embedder: Arc<toolsearch_embed::Embedder>,
+        cache: Option<std::path::PathBuf>,
+    ) -> Self {
+        self.host.semantic = Some(crate::semantic::SemanticSearch::new(embedder, cache));
+        self
+    }
     /// Record arguments and results in the turn record (default off: they carry tokens).
     pub fn capture_payloads(mut self, on: bool) -> Self {
         self.host.capture = on;

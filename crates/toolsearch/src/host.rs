@@ -16,6 +16,7 @@ use toolsearch_sandbox::{BridgeError, BridgeErrorCode};
 
 use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
 use crate::policy::Policy;
+use crate::semantic::SemanticSearch;
 use crate::telemetry::Telemetry;
 use crate::validate::{repair, validate};
 
@@ -105,6 +106,7 @@ pub struct Host {
     after: Vec<AfterCall>,
     call_timeout: Duration,
     pub(crate) telemetry: Mutex<Telemetry>,
+    semantic: Option<Arc<SemanticSearch>>,
 }
 
 /// Settings of a [`Host`] (used by the builder).
@@ -118,6 +120,7 @@ pub(crate) struct HostParts {
     pub after: Vec<AfterCall>,
     pub call_timeout: Duration,
     pub capture: bool,
+    pub semantic: Option<Arc<SemanticSearch>>,
 }
 
 impl HostParts {
@@ -137,6 +140,7 @@ impl HostParts {
             after: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
             capture: false,
+            semantic: None,
         }
     }
 }
@@ -156,6 +160,9 @@ pub(crate) fn unknown_tool(id: &str) -> BridgeError {
 
 impl Host {
     pub(crate) fn new(p: HostParts) -> Host {
+        if let Some(s) = &p.semantic {
+            s.refresh(&p.catalog);
+        }
         Host {
             catalog: RwLock::new(p.catalog),
             retired: RwLock::new(HashSet::new()),
@@ -167,7 +174,13 @@ impl Host {
             after: p.after,
             call_timeout: p.call_timeout,
             telemetry: Mutex::new(Telemetry::new(p.capture)),
+            semantic: p.semantic,
         }
+    }
+
+    /// The embedding model fused with search, when one is configured.
+    pub fn semantic(&self) -> Option<&Arc<SemanticSearch>> {
+        self.semantic.as_ref()
     }
 
     /// The current snapshot.
@@ -190,6 +203,9 @@ impl Host {
                 .map(|t| t.id.clone()),
         );
         retired.retain(|id| !kept.contains(id.as_str()));
+        if let Some(s) = &self.semantic {
+            s.refresh(&next);
+        }
         *cur = next;
     }
 
@@ -249,9 +265,17 @@ impl Host {
             ..Default::default()
         };
         let allow = |t: &Tool| self.visible(t, scope);
-        let mut result = catalog
-            .search_many(queries, &opts, &allow)
-            .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
+        let semantic = self
+            .semantic
+            .as_ref()
+            .and_then(|s| Some((s, s.index_for(&catalog)?)));
+        let mut result = match &semantic {
+            Some((s, index)) => toolsearch_embed::Hybrid::new(&catalog, index, s.embedder())
+                .map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))?
+                .search_many(queries, &opts, &allow),
+            None => catalog.search_many(queries, &opts, &allow),
+        }
+        .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
         if let Some(client) = &scope.client {
             let extra = client
                 .catalog

@@ -21,6 +21,7 @@ mod dispatch;
 mod facade;
 mod host;
 mod policy;
+mod semantic;
 mod telemetry;
 mod validate;
 
@@ -38,5 +39,7 @@ pub use host::{
     AfterCall, ApprovalFuture, Approver, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
+pub use semantic::SemanticSearch;
 pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
+pub use toolsearch_embed::Embedder;
 pub use validate::{repair, validate, Violation};

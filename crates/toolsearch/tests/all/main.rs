@@ -6,3 +6,4 @@ mod support;
 mod bridge;
 mod e2e;
 mod facade;
+mod semantic;

@@ -1,0 +1,97 @@
+//! Search through the facade with the embedding model (`cargo xtask fetch-model`);
+//! skipped with a message when the model is absent.
+
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use toolsearch::{Embedder, Mode, Policy, Session, ToolSearch};
+use toolsearch_catalog::{Catalog, Source, Tool};
+
+fn model() -> Option<Arc<Embedder>> {
+    let dir = std::env::var_os("TOOLSEARCH_EMBED_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-MiniLM-L6-v2")
+        });
+    if !dir.join("model.safetensors").exists() {
+        eprintln!("skipped: no embedding model at {}", dir.display());
+        return None;
+    }
+    Some(Arc::new(Embedder::load(&dir).expect("model loads")))
+}
+
+fn hit_ids(content: &serde_json::Value) -> Vec<String> {
+    content["hits"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .map(|h| h["id"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
+    let Some(model) = model() else { return };
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::demo())
+        .mode(Mode::Tools)
+        .semantic(model, None)
+        .build();
+    let semantic = ts.host().semantic().expect("configured").clone();
+    assert_eq!(
+        semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),
+        Ok(true)
+    );
+    let q = json!({"query": "will it rain tomorrow"});
+    let s = Session::new("s");
+    let out = ts.handle_call(&s, "tool_search", q.clone()).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert!(
+        hit_ids(&out.content)[0].starts_with("mcp:weather:"),
+        "{}",
+        out.content
+    );
+
+    // The session's scope hides tools from the semantic side too.
+    let mut narrow = Session::new("narrow");
+    narrow.scope = Policy::from_patterns::<&str, &str>(&[], &["mcp:weather:*"]);
+    let out = ts.handle_call(&narrow, "tool_search", q.clone()).await;
+    assert!(
+        hit_ids(&out.content)
+            .iter()
+            .all(|id| !id.starts_with("mcp:weather:")),
+        "{}",
+        out.content
+    );
+
+    // A new snapshot is searched lexically until its vectors are ready, then fused.
+    let mut tools = Catalog::demo().tools().to_vec();
+    tools.push(Tool::new(
+        Source::Mcp,
+        Some("films"),
+        "showtimes",
+        "Cinema listings near you",
+        json!({"type": "object"}),
+    ));
+    ts.set_catalog(Catalog::new(tools).unwrap());
+    assert_eq!(
+        semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),
+        Ok(true)
+    );
+    let out = ts
+        .handle_call(
+            &s,
+            "tool_search",
+            json!({"query": "which movies are playing tonight"}),
+        )
+        .await;
+    assert_eq!(
+        hit_ids(&out.content).first().map(String::as_str),
+        Some("mcp:films:showtimes"),
+        "{}",
+        out.content
+    );
+}
