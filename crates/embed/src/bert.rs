@@ -129,29 +129,22 @@ impl<'a> Tensors<'a> {
         if dtype != "F32" {
             return Err(bad(format!("dtype {dtype} is not supported (F32 only)")));
         }
-        let got: Vec<usize> = meta
-            .get("shape")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|n| n as usize)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let numbers = |key: &str| -> Vec<usize> {
+            meta.get(key)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_u64)
+                        .map(|n| n as usize)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let got = numbers("shape");
         if got != shape {
             return Err(bad(format!("shape {got:?}, expected {shape:?}")));
         }
-        let offsets: Vec<usize> = meta
-            .get("data_offsets")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_u64)
-                    .map(|n| n as usize)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let offsets = numbers("data_offsets");
         let [begin, end] = offsets[..] else {
             return Err(bad("no data_offsets".into()));
         };
