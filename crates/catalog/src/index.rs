@@ -65,13 +65,14 @@ fn param_texts(tool: &Tool) -> [String; 3] {
         let cut = crate::tool::truncate_at_boundary(text, MAX_PARAM_TEXT).len();
         text.truncate(cut);
     }
-    [p.names.join(" "), p.text, p.values]
+    [p.names, p.text, p.values]
 }
 
 /// What a schema says about its parameters.
 #[derive(Default)]
 struct Params {
-    names: Vec<String>,
+    /// Their names, space-separated.
+    names: String,
     /// Their descriptions.
     text: String,
     /// String enum values: argument values, which hint at a tool more weakly.
@@ -91,7 +92,10 @@ fn collect_params(schema: &Value, depth: usize, p: &mut Params) {
         match (key.as_str(), value) {
             ("properties", Value::Object(props)) => {
                 for (name, prop) in props {
-                    p.names.push(name.clone());
+                    if !p.names.is_empty() {
+                        p.names.push(' ');
+                    }
+                    p.names.push_str(name);
                     let Some(prop_obj) = prop.as_object() else {
                         continue;
                     };
@@ -171,7 +175,10 @@ impl Partial {
         let mut stems: FxHashMap<String, Option<u32>> = FxHashMap::default();
         let mut term_ids: FxHashMap<String, u32> = FxHashMap::default();
         let mut part_ids: FxHashMap<String, u32> = FxHashMap::default();
-        let mut tfs: FxHashMap<u32, [u8; FIELDS]> = FxHashMap::default();
+        // Per-doc term frequencies, dense by local term id, with the ids this doc touched
+        // (cheaper than a hash map per word; reset through `touched`).
+        let mut tf_of: Vec<[u8; FIELDS]> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
         for (i, tool) in tools.iter().enumerate() {
             let doc = offset + i as u32;
             let [param_names, param_text, param_values] = param_texts(tool);
@@ -183,7 +190,6 @@ impl Partial {
                 &param_text,
                 &param_values,
             ];
-            tfs.clear();
             let mut lens = [0u16; FIELDS];
             let mut head = u32::MAX;
             for (f, text) in texts.iter().enumerate() {
@@ -215,6 +221,7 @@ impl Partial {
                                 if tid == next {
                                     out.terms.push(stem);
                                     out.postings.push(Vec::new());
+                                    tf_of.push([0; FIELDS]);
                                 }
                                 tid
                             });
@@ -223,7 +230,10 @@ impl Partial {
                         }
                     };
                     let Some(tid) = tid else { return };
-                    let tf = tfs.entry(tid).or_insert([0; FIELDS]);
+                    let tf = &mut tf_of[tid as usize];
+                    if *tf == [0; FIELDS] {
+                        touched.push(tid);
+                    }
                     tf[f] = tf[f].saturating_add(1);
                     lens[f] = lens[f].saturating_add(1);
                 });
@@ -233,11 +243,22 @@ impl Partial {
             }
             out.field_len.push(lens);
             out.head_part.push(head);
-            for (&tid, &tf) in &tfs {
+            for tid in touched.drain(..) {
+                let tf = std::mem::take(&mut tf_of[tid as usize]);
                 out.postings[tid as usize].push(Posting { doc, tf, sat: 0.0 });
             }
         }
         out
+    }
+}
+
+/// Appends `more` to `list`, moving it instead of copying when `list` is empty (every
+/// list of the first half, and the second half's new terms).
+fn append<T>(list: &mut Vec<T>, mut more: Vec<T>) {
+    if list.is_empty() {
+        *list = more;
+    } else {
+        list.append(&mut more);
     }
 }
 
@@ -283,7 +304,7 @@ impl Index {
                 })
                 .collect();
             for (local, list) in partial.postings.into_iter().enumerate() {
-                ix.postings[term_map[local] as usize].extend(list);
+                append(&mut ix.postings[term_map[local] as usize], list);
             }
             let part_map: Vec<u32> = partial
                 .parts
@@ -300,7 +321,7 @@ impl Index {
                             pid
                         }
                     };
-                    part_docs[pid as usize].extend(docs);
+                    append(&mut part_docs[pid as usize], docs);
                     pid
                 })
                 .collect();

@@ -171,7 +171,27 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             }
         };
     }
-    while let Some((c, len)) = char_at(i) {
+    while i < bytes.len() {
+        // Fast path for the common case, a word of lower-case ASCII letters that starts
+        // and ends at a separator: no boundary can fall inside it, so it is passed as
+        // a slice of `text` instead of being copied char by char.
+        if cur.is_empty() && bytes[i].is_ascii_lowercase() {
+            let end = i + bytes[i..]
+                .iter()
+                .position(|b| !b.is_ascii_lowercase())
+                .unwrap_or(bytes.len() - i);
+            if bytes
+                .get(end)
+                .is_none_or(|&b| b < 0x80 && !b.is_ascii_alphanumeric())
+            {
+                end_cjk_run!();
+                f(&text[i..end]);
+                i = end;
+                prev = Class::Other;
+                continue;
+            }
+        }
+        let Some((c, len)) = char_at(i) else { break };
         i += len;
         let ascii = c.is_ascii();
         if !ascii && is_cjk(c) {
@@ -241,6 +261,20 @@ mod tests {
         assert_eq!(words("getHTMLPage_v2"), ["get", "html", "page", "v", "2"]);
         assert_eq!(words("a-b.c/d e"), ["a", "b", "c", "d", "e"]);
         assert_eq!(words("s3Bucket"), ["s", "3", "bucket"]);
+    }
+
+    #[test]
+    fn lower_case_words_taken_whole_still_split_where_the_general_path_would() {
+        // The fast path covers `send`, `message`, `bing`; the rest must fall back.
+        assert_eq!(words("send message."), ["send", "message"]);
+        assert_eq!(words("sendMessage x"), ["send", "message", "x"]);
+        assert_eq!(
+            words("abc2 café bing天气"),
+            ["abc", "2", "café", "bing", "天气"]
+        );
+        assert_eq!(words("天气bing"), ["天气", "bing"]);
+        assert_eq!(words("天bing"), ["天", "bing"]);
+        assert_eq!(words("a"), ["a"]);
     }
 
     #[test]
