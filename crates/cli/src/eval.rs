@@ -59,6 +59,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut fused = report.to_json();
         fused["semantic"] = std::mem::take(&mut value["semantic"]);
         fused["lexical_only"] = lexical.to_json();
+        fused["index_build_ms_runs"] = std::mem::take(&mut value["index_build_ms_runs"]);
         value = fused;
     }
     value["catalog_tools"] = serde_json::json!(loaded.catalog.len());
