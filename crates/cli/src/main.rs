@@ -12,12 +12,10 @@ mod semantic;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc instead of glibc's malloc: building the index of 9,648 tools makes ~150k
-/// small allocations right after loading freed millions, where glibc's
-/// consolidation made each cost thousands of instructions (index build median
-/// ~135 ms -> ~98 ms here).
-#[global_allocator]
-static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+// No `#[global_allocator]`: with mimalloc, `toolsearch bench` segfaulted inside the
+// quickjs engine (it mixes the Rust allocator with the C one), so the binaries keep
+// the system allocator.
+
 use std::process::ExitCode;
 
 /// Version of every JSON document this binary prints; bump on breaking changes.
