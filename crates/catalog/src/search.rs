@@ -523,24 +523,21 @@ impl Catalog {
         docs
     }
 
-    /// The best `limit` eligible tools (best first, ties by id) and how many tools
-    /// were eligible in all.
-    /// The keyword ranking alone, `depth` deep and without the top band: (position in
-    /// [`Catalog::tools`], score), best first. Empty for anything but a keyword query.
-    /// For rankers that fuse it with another signal (the embedding fusion).
+    /// The ranking of parsed keywords (see [`query::parse`]) alone, `depth` deep and
+    /// without the top band: (position in [`Catalog::tools`], score), best first. For
+    /// rankers that fuse it with another signal (the embedding fusion).
     pub fn keyword_ranking(
         &self,
-        query: &str,
+        kw: &Keywords,
         depth: usize,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Vec<(usize, f32)> {
-        let Query::Keywords(kw) = query::parse(query) else {
-            return Vec::new();
-        };
-        let (ranked, _) = self.rank(&kw, 0.0, depth, allow);
+        let (ranked, _) = self.rank(kw, 0.0, depth, allow);
         ranked.into_iter().map(|(d, s)| (d as usize, s)).collect()
     }
 
+    /// The best `limit` eligible tools (best first, ties by id) and how many tools
+    /// were eligible in all.
     fn rank(
         &self,
         kw: &Keywords,

@@ -5,7 +5,7 @@
 //! query sets); [`DEFAULT_MIN_SIMILARITY`] keeps junk out instead.
 
 use crate::{EmbedError, Embedder, SemanticIndex};
-use toolsearch_catalog::query::{self, Query};
+use toolsearch_catalog::query::{self, Keywords, Query};
 use toolsearch_catalog::{
     clamp_limit, Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
 };
@@ -115,11 +115,13 @@ impl<'a> Hybrid<'a> {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
-        if !matches!(query::parse(query), Query::Keywords(_)) {
-            return self.catalog.search_scoped(query, opts, allow);
+        match query::parse(query) {
+            Query::Keywords(kw) => {
+                let v = self.embedder.embed(query);
+                self.fused(query, &kw, &v, opts, allow)
+            }
+            _ => self.catalog.search_scoped(query, opts, allow),
         }
-        let v = self.embedder.embed(query);
-        self.search_with_vector(query, &v, opts, allow)
     }
 
     /// As [`Hybrid::search_scoped`], with the query's embedding already computed
@@ -131,18 +133,34 @@ impl<'a> Hybrid<'a> {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
-        let Query::Keywords(kw) = query::parse(query) else {
-            return self.catalog.search_scoped(query, opts, allow);
-        };
+        match query::parse(query) {
+            Query::Keywords(kw) => self.fused(query, &kw, vector, opts, allow),
+            _ => self.catalog.search_scoped(query, opts, allow),
+        }
+    }
+
+    /// The fused ranking of a keyword query.
+    fn fused(
+        &self,
+        query: &str,
+        kw: &Keywords,
+        vector: &[f32],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) -> SearchResult {
         let tools = self.catalog.tools();
-        let lex = self.catalog.keyword_ranking(query, DEPTH, allow);
-        if lex.is_empty() {
-            // Nothing matched a word: maybe a mistyped tool name, which names decide.
+        let lex = self.catalog.keyword_ranking(kw, DEPTH, allow);
+        // Nothing matched a word: the lexical answer (close names, else the listing)
+        // stands if it found a mistyped tool name, or if meaning finds nothing either.
+        let lexical = if lex.is_empty() {
             let lexical = self.catalog.search_scoped(query, opts, allow);
             if lexical.matched_by == MatchedBy::Fuzzy {
                 return lexical;
             }
-        }
+            Some(lexical)
+        } else {
+            None
+        };
         let required = kw.terms.iter().any(|t| t.required);
         let semantic: Vec<(usize, f32)> = if required {
             // `+word` is a filter: only the lexical hits have every required word.
@@ -166,8 +184,8 @@ impl<'a> Hybrid<'a> {
             .into_iter()
             .filter(|s| s.1 >= self.min_similarity || lex.iter().any(|l| l.0 == s.0))
             .collect();
-        if lex.is_empty() && semantic.is_empty() {
-            return self.catalog.search_scoped(query, opts, allow);
+        if let (Some(lexical), true) = (lexical, semantic.is_empty()) {
+            return lexical;
         }
         let mut fused = self.fuse(&lex, &semantic, vector, bounds);
         let (limit, limit_note) = clamp_limit(opts.limit);
