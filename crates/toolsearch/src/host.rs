@@ -193,6 +193,11 @@ impl Host {
 
     /// Swaps in a new snapshot; ids it no longer has answer "catalog changed".
     pub fn set_catalog(&self, next: Catalog) {
+        // Before taking the locks: it hashes the whole snapshot (its fingerprint), and
+        // searches must not wait for that.
+        if let Some(s) = &self.semantic {
+            s.refresh(&next);
+        }
         let mut cur = self.catalog.write().unwrap_or_else(|p| p.into_inner());
         let kept: HashSet<&str> = next.tools().iter().map(|t| t.id.as_str()).collect();
         let mut retired = self.retired.write().unwrap_or_else(|p| p.into_inner());
@@ -203,9 +208,6 @@ impl Host {
                 .map(|t| t.id.clone()),
         );
         retired.retain(|id| !kept.contains(id.as_str()));
-        if let Some(s) = &self.semantic {
-            s.refresh(&next);
-        }
         *cur = next;
     }
 
