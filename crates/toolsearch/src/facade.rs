@@ -539,18 +539,11 @@ impl ToolSearch {
         match name {
             "tool_search_code" => self.run_code(session, args).await,
             "tool_search" => {
-                let queries: Vec<String> = match &args["query"] {
-                    Value::String(q) => vec![q.clone()],
-                    Value::Array(qs) => qs
-                        .iter()
-                        .filter_map(|q| q.as_str().map(String::from))
-                        .collect(),
-                    _ => {
-                        return ToolOutput::error(
-                            "INVALID_ARGS",
-                            "tool_search needs `query`: a string or a list of up to 7 strings",
-                        )
-                    }
+                let Some(queries) = strings(&args["query"]) else {
+                    return ToolOutput::error(
+                        "INVALID_ARGS",
+                        "tool_search needs `query`: a string or a list of up to 7 strings",
+                    );
                 };
                 let limit = args["limit"].as_u64().map(|l| l as usize);
                 let refs: Vec<&str> = queries.iter().map(String::as_str).collect();
@@ -560,18 +553,11 @@ impl ToolSearch {
                 }
             }
             "tool_describe" => {
-                let ids: Vec<String> = match &args["ids"] {
-                    Value::String(id) => vec![id.clone()],
-                    Value::Array(ids) => ids
-                        .iter()
-                        .filter_map(|i| i.as_str().map(String::from))
-                        .collect(),
-                    _ => {
-                        return ToolOutput::error(
-                            "INVALID_ARGS",
-                            "tool_describe needs `ids`: an id or a list of ids",
-                        )
-                    }
+                let Some(ids) = strings(&args["ids"]) else {
+                    return ToolOutput::error(
+                        "INVALID_ARGS",
+                        "tool_describe needs `ids`: an id or a list of ids",
+                    );
                 };
                 let mut out = Vec::new();
                 let mut found = Vec::new();
@@ -690,5 +676,20 @@ impl ToolSearch {
     /// Marks the engine unusable (for tests and for hosts that know better).
     pub fn disable_code_mode(&self, reason: &str) {
         *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.to_string()));
+    }
+}
+
+/// A string or a list of strings (non-strings in the list are skipped); `None` for
+/// anything else. How `tool_search` takes queries and `tool_describe` takes ids.
+fn strings(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::String(s) => Some(vec![s.clone()]),
+        Value::Array(items) => Some(
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(String::from))
+                .collect(),
+        ),
+        _ => None,
     }
 }
