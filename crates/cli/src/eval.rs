@@ -54,10 +54,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     value["index_build_ms_runs"] = serde_json::json!(builds.1);
     if let Some(sem) = args.semantic.load(&loaded.catalog)? {
         let lexical = report.clone();
-        report = evaluate_hybrid(&loaded.catalog, &queries, args.k, &opts, &sem, &mut value)?;
+        let semantic;
+        (report, semantic) = evaluate_hybrid(&loaded.catalog, &queries, args.k, &opts, &sem)?;
         report.index_build_ms = lexical.index_build_ms;
         let mut fused = report.to_json();
-        fused["semantic"] = std::mem::take(&mut value["semantic"]);
+        fused["semantic"] = semantic;
         fused["lexical_only"] = lexical.to_json();
         fused["index_build_ms_runs"] = std::mem::take(&mut value["index_build_ms_runs"]);
         value = fused;
@@ -109,21 +110,21 @@ fn median_build_ms(loaded: &crate::common::LoadedCatalog, runs: usize) -> Result
 }
 
 /// Embeds every distinct query on all cores first (reported apart from search time),
-/// then scores the fused ranking.
+/// then scores the fused ranking; also returns the model's figures.
 fn evaluate_hybrid(
     catalog: &toolsearch_catalog::Catalog,
     queries: &[toolsearch_catalog::eval::LabelledQuery],
     k: usize,
     opts: &SearchOptions,
     sem: &crate::semantic::Semantic,
-    value: &mut serde_json::Value,
-) -> Result<toolsearch_catalog::eval::EvalReport> {
+) -> Result<(toolsearch_catalog::eval::EvalReport, serde_json::Value)> {
     let hybrid =
         toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
     let mut texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
     texts.sort();
     texts.dedup();
     let start = std::time::Instant::now();
+    let dim = sem.embedder.dim();
     let vectors = toolsearch_embed::embed_cached(&sem.embedder, &texts, sem.cache.as_deref())?;
     let embed_ms = start.elapsed().as_secs_f64() * 1e3;
     let opts = SearchOptions {
@@ -135,7 +136,7 @@ fn evaluate_hybrid(
             .binary_search_by(|t| t.as_str().cmp(q))
             .expect("embedded");
         hybrid
-            .search_with_vector(q, &vectors[i], &opts, &|_| true)
+            .search_with_vector(q, &vectors[i * dim..(i + 1) * dim], &opts, &|_| true)
             .hits
             .into_iter()
             .map(|h| h.id)
@@ -144,6 +145,5 @@ fn evaluate_hybrid(
     let mut report_json = sem.report.clone();
     report_json["distinct_queries"] = serde_json::json!(texts.len());
     report_json["query_embeddings_ms"] = serde_json::json!(crate::semantic::r1(embed_ms));
-    value["semantic"] = report_json;
-    Ok(report)
+    Ok((report, report_json))
 }

@@ -52,7 +52,7 @@ impl SemanticArgs {
             }
             "rrf" => Fusion::Rrf { k: 60.0 },
             "semantic" => Fusion::Convex { lexical_weight: 0.0 },
-            other => anyhow::bail!("--fusion must be `convex` , `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
+            other => anyhow::bail!("--fusion must be `convex`, `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
         };
         let start = Instant::now();
         let embedder = Embedder::load(dir)

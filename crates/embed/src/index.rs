@@ -71,10 +71,9 @@ impl SemanticIndex {
         cache: Option<&Path>,
     ) -> Result<SemanticIndex, EmbedError> {
         let texts: Vec<String> = catalog.tools().iter().map(tool_text).collect();
-        let vectors = embed_cached(embedder, &texts, cache)?;
         Ok(SemanticIndex {
             dim: embedder.dim(),
-            vectors: vectors.into_iter().flatten().collect(),
+            vectors: embed_cached(embedder, &texts, cache)?,
             fingerprint: catalog.fingerprint().to_string(),
         })
     }
@@ -122,8 +121,9 @@ impl SemanticIndex {
     }
 }
 
-/// [`Embedder::embed_many`], read from / written to a file in `cache` named by the
-/// model and a hash of the texts (and token budget), when a cache directory is given.
+/// [`Embedder::embed_many`] as one flat array (text `i` at `i * dim..`), read from /
+/// written to a file in `cache` named by the model and a hash of the texts (and token
+/// budget), when a cache directory is given.
 ///
 /// # Errors
 /// [`EmbedError::Io`] when the cache directory cannot be written.
@@ -131,7 +131,7 @@ pub fn embed_cached(
     embedder: &Embedder,
     texts: &[String],
     cache: Option<&Path>,
-) -> Result<Vec<Vec<f32>>, EmbedError> {
+) -> Result<Vec<f32>, EmbedError> {
     let dim = embedder.dim();
     let file = cache.map(|dir| {
         let mut h = Sha256::new();
@@ -150,14 +150,13 @@ pub fn embed_cached(
         .as_deref()
         .and_then(|f| read_cache(f, dim, texts.len()))
     {
-        return Ok(flat.chunks_exact(dim).map(<[f32]>::to_vec).collect());
+        return Ok(flat);
     }
-    let vectors = embedder.embed_many(texts);
+    let flat: Vec<f32> = embedder.embed_many(texts).concat();
     if let Some(f) = &file {
-        let flat: Vec<f32> = vectors.iter().flatten().copied().collect();
         write_cache(f, dim, texts.len(), &flat)?;
     }
-    Ok(vectors)
+    Ok(flat)
 }
 
 fn read_cache(path: &Path, dim: usize, n: usize) -> Option<Vec<f32>> {
