@@ -116,14 +116,8 @@ impl Catalog {
             }
         }
         // The name maps and the index are independent: build them side by side.
-        let (index, (exact, id_rank)) = std::thread::scope(|scope| {
-            let maps = scope.spawn(|| name_maps(&tools));
-            let index = index::Index::build(&tools);
-            (
-                index,
-                maps.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            )
-        });
+        // The name maps need no index: they are built while a core is free.
+        let (index, (exact, id_rank)) = index::Index::build_alongside(&tools, || name_maps(&tools));
         Ok(Catalog {
             inner: Arc::new(Inner {
                 tools,

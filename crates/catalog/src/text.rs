@@ -61,7 +61,7 @@ pub fn verb_synonyms(stem_: &str) -> impl Iterator<Item = &'static str> + '_ {
 
 /// True for English function words that carry no intent.
 pub fn is_stopword(word: &str) -> bool {
-    static SET: OnceLock<std::collections::HashSet<&'static str>> = OnceLock::new();
+    static SET: OnceLock<rustc_hash::FxHashSet<&'static str>> = OnceLock::new();
     SET.get_or_init(|| STOPWORDS.iter().copied().collect())
         .contains(word)
 }
@@ -138,8 +138,15 @@ pub fn words(text: &str) -> Vec<String> {
 }
 
 /// Calls `f` with each word of `words(text)`, reusing one buffer (no allocation per word).
-pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    let mut cur = String::new();
+pub fn for_each_word(text: &str, f: impl FnMut(&str)) {
+    for_each_word_with(&mut String::new(), text, f);
+}
+
+/// [`for_each_word`] with the caller's buffer, so tokenizing many texts allocates it once.
+/// A word passed as it is written (lower-case ASCII between separators) is a slice of
+/// `text`; others are in `cur`.
+pub fn for_each_word_with(cur: &mut String, text: &str, mut f: impl FnMut(&str)) {
+    cur.clear();
     // The current CJK run: its last character and its length.
     let mut cjk_run: Option<(char, usize)> = None;
     let mut prev = Class::Other;
@@ -158,7 +165,7 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
     macro_rules! flush {
         () => {
             if !cur.is_empty() {
-                f(&cur);
+                f(cur);
                 cur.clear();
             }
         };
@@ -172,20 +179,30 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
         };
     }
     while i < bytes.len() {
-        // Fast path for the common case, a word of lower-case ASCII letters that starts
-        // and ends at a separator: no boundary can fall inside it, so it is passed as
-        // a slice of `text` instead of being copied char by char.
-        if cur.is_empty() && bytes[i].is_ascii_lowercase() {
-            let end = i + bytes[i..]
-                .iter()
-                .position(|b| !b.is_ascii_lowercase())
-                .unwrap_or(bytes.len() - i);
+        // Fast path for the common cases, an ASCII word written `word` or `Word` that
+        // starts and ends at a separator: no boundary can fall inside it. A lower-case
+        // one is passed as a slice of `text`; a capitalised one is lower-cased whole.
+        let capital = bytes[i].is_ascii_uppercase();
+        if cur.is_empty() && (capital || bytes[i].is_ascii_lowercase()) {
+            let from = i + usize::from(capital);
+            let end = from
+                + bytes[from..]
+                    .iter()
+                    .position(|b| !b.is_ascii_lowercase())
+                    .unwrap_or(bytes.len() - from);
             if bytes
                 .get(end)
                 .is_none_or(|&b| b < 0x80 && !b.is_ascii_alphanumeric())
             {
                 end_cjk_run!();
-                f(&text[i..end]);
+                if capital {
+                    cur.push(bytes[i].to_ascii_lowercase() as char);
+                    cur.push_str(&text[from..end]);
+                    f(cur);
+                    cur.clear();
+                } else {
+                    f(&text[i..end]);
+                }
                 i = end;
                 prev = Class::Other;
                 continue;
@@ -264,9 +281,15 @@ mod tests {
     }
 
     #[test]
-    fn lower_case_words_taken_whole_still_split_where_the_general_path_would() {
-        // The fast path covers `send`, `message`, `bing`; the rest must fall back.
-        assert_eq!(words("send message."), ["send", "message"]);
+    fn whole_ascii_words_still_split_where_the_general_path_would() {
+        // The fast path covers `send`, `Message`, `Url`, `bing`; the rest must fall back.
+        assert_eq!(words("send Message."), ["send", "message"]);
+        assert_eq!(words("URL, Url url"), ["url", "url", "url"]);
+        assert_eq!(
+            words("HTMLParser ABc aB"),
+            ["html", "parser", "a", "bc", "a", "b"]
+        );
+        assert_eq!(words("Get2 Übung Straße"), ["get", "2", "übung", "straße"]);
         assert_eq!(words("sendMessage x"), ["send", "message", "x"]);
         assert_eq!(
             words("abc2 café bing天气"),
