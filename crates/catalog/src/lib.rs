@@ -103,21 +103,16 @@ impl Catalog {
     /// [`CatalogError::DuplicateId`] when two tools share an id;
     /// [`CatalogError::InvalidTool`] when an input schema is not a JSON object.
     pub fn new(tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
-        let mut by_id = FxHashMap::default();
-        for (i, t) in tools.iter().enumerate() {
-            if !t.input_schema.is_object() {
-                return Err(CatalogError::InvalidTool {
-                    location: format!("tool `{}`", t.name),
-                    message: "input_schema must be a JSON Schema object".into(),
-                });
-            }
-            if by_id.insert(t.id.clone(), i as u32).is_some() {
-                return Err(CatalogError::DuplicateId { id: t.id.clone() });
-            }
+        if let Some(t) = tools.iter().find(|t| !t.input_schema.is_object()) {
+            return Err(CatalogError::InvalidTool {
+                location: format!("tool `{}`", t.name),
+                message: "input_schema must be a JSON Schema object".into(),
+            });
         }
-        // The name maps and the index are independent: build them side by side.
-        // The name maps need no index: they are built while a core is free.
-        let (index, (exact, id_rank)) = index::Index::build_alongside(&tools, || name_maps(&tools));
+        // The id and name maps need no index: they are built while a core is free.
+        let (index, maps) =
+            index::Index::build_alongside(&tools, || Ok((id_map(&tools)?, name_maps(&tools))));
+        let (by_id, (exact, id_rank)) = maps?;
         Ok(Catalog {
             inner: Arc::new(Inner {
                 tools,
@@ -254,29 +249,40 @@ impl Catalog {
     }
 }
 
+/// Each id's position; an error names the first id seen twice.
+fn id_map(tools: &[Tool]) -> Result<FxHashMap<String, u32>, CatalogError> {
+    let mut by_id = FxHashMap::default();
+    by_id.reserve(tools.len());
+    for (i, t) in tools.iter().enumerate() {
+        if by_id.insert(t.id.clone(), i as u32).is_some() {
+            return Err(CatalogError::DuplicateId { id: t.id.clone() });
+        }
+    }
+    Ok(by_id)
+}
+
 /// Lower-cased name and native name -> tools (ordered by id), and each tool's rank in
 /// id order.
 fn name_maps(tools: &[Tool]) -> (FxHashMap<String, Vec<u32>>, Vec<u32>) {
     let mut order: Vec<u32> = (0..tools.len() as u32).collect();
-    order.sort_by(|a, b| tools[*a as usize].id.cmp(&tools[*b as usize].id));
+    order.sort_unstable_by(|a, b| tools[*a as usize].id.cmp(&tools[*b as usize].id));
     let mut id_rank = vec![0u32; tools.len()];
     for (rank, &doc) in order.iter().enumerate() {
         id_rank[doc as usize] = rank as u32;
     }
+    // Visited in id order, so each list comes out sorted by id.
     let mut exact: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-    for (i, t) in tools.iter().enumerate() {
+    for &doc in &order {
+        let t = &tools[doc as usize];
         for key in [Some(&t.name), t.native_name.as_ref()]
             .into_iter()
             .flatten()
         {
             let list = exact.entry(key.to_lowercase()).or_default();
-            if !list.contains(&(i as u32)) {
-                list.push(i as u32);
+            if list.last() != Some(&doc) {
+                list.push(doc);
             }
         }
-    }
-    for list in exact.values_mut() {
-        list.sort_by_key(|&d| id_rank[d as usize]);
     }
     (exact, id_rank)
 }
