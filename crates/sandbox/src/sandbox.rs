@@ -105,15 +105,6 @@ impl Sandbox {
 
         let oom = Arc::new(AtomicBool::new(false));
         let handle = runtime.v8_isolate().thread_safe_handle();
-        {
-            let oom = oom.clone();
-            let handle = handle.clone();
-            runtime.add_near_heap_limit_callback(move |current, _initial| {
-                oom.store(true, Ordering::SeqCst);
-                handle.terminate_execution();
-                engine::heap_headroom(current)
-            });
-        }
         engine::restrict_isolate(runtime.v8_isolate());
         runtime
             .v8_isolate()
@@ -221,6 +212,7 @@ impl Sandbox {
                 num(scope, l.result_bytes),
             ]
         };
+        self.watch_heap_limit();
         let call = self.runtime.call_with_args(&self.runner, &args);
         drop(args);
         let rt = &mut self.runtime;
@@ -230,6 +222,21 @@ impl Sandbox {
             _ = tokio::time::sleep_until(deadline) => Outcome::Deadline,
             _ = job.abandon.cancelled() => Outcome::Abandoned,
         }
+    }
+
+    /// Makes reaching the heap limit stop the snippet as a `memory` error. Installed
+    /// only once the snippet is compiled: v8x/QuickJS measures the whole heap after
+    /// every script it runs while a callback is installed (a third of a warm run), and
+    /// until then only trusted code ran; the engine's hard limit still applies.
+    fn watch_heap_limit(&mut self) {
+        let oom = self.oom.clone();
+        let handle = self.handle.clone();
+        self.runtime
+            .add_near_heap_limit_callback(move |current, _initial| {
+                oom.store(true, Ordering::SeqCst);
+                handle.terminate_execution();
+                engine::heap_headroom(current)
+            });
     }
 
     fn classify(
