@@ -267,8 +267,8 @@ fn by_id(ids: FxHashMap<String, u32>) -> Vec<String> {
     out
 }
 
-/// Appends `more` to `list`, moving it instead of copying when `list` is empty (every
-/// list of the first half, and the second half's new terms).
+/// Appends `more` to `list`, moving it instead of copying when `list` is empty (the
+/// first partial's part lists).
 fn append<T>(list: &mut Vec<T>, mut more: Vec<T>) {
     if list.is_empty() {
         *list = more;
@@ -335,6 +335,7 @@ impl Index {
         let mut parts: Vec<(String, u32, u32, Vec<u32>)> = Vec::new();
         let mut heads: Vec<Vec<u32>> = Vec::new();
         let mut part_counts: Vec<usize> = Vec::new();
+        // Its terms and postings are in `ix` already; the loop takes the rest of it.
         let first = Partial {
             terms: FxHashMap::default(),
             postings: Vec::new(),
