@@ -119,20 +119,10 @@ fn embed_model_errors_name_the_missing_file_and_bad_options() {
 /// tool still finds the right one by meaning; without it, skipped with a message.
 #[test]
 fn search_with_the_embedding_model_finds_tools_by_meaning() {
-    let model = std::env::var("TOOLSEARCH_EMBED_MODEL").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../target/models/all-MiniLM-L6-v2"
-        )
-        .into()
-    });
-    if !std::path::Path::new(&model)
-        .join("model.safetensors")
-        .exists()
-    {
-        eprintln!("skipped: no embedding model at {model}");
-        return;
-    }
+    let model = match toolsearch_embed::installed_model_dir() {
+        Ok(dir) => dir.to_str().expect("a UTF-8 model path").to_owned(),
+        Err(why) => return eprintln!("skipped: {why}"),
+    };
     let cache = std::env::temp_dir().join(format!("ts-cli-embed-{}", std::process::id()));
     let cache = cache.to_str().unwrap();
     let q = "will it rain tomorrow";

@@ -30,6 +30,25 @@ pub const DEFAULT_MAX_TOKENS: usize = 128;
 /// packing each weight matrix is paid once per batch, not once per text.
 const BATCH: usize = 16;
 
+/// The model directory checks and examples use: `TOOLSEARCH_EMBED_MODEL`, else the one
+/// `cargo xtask fetch-model` fills in this workspace. `Err` says where no model was
+/// found, so a check can skip with that message.
+pub fn installed_model_dir() -> Result<PathBuf, String> {
+    let dir = std::env::var_os("TOOLSEARCH_EMBED_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-MiniLM-L6-v2")
+        });
+    if dir.join("model.safetensors").exists() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "no embedding model at {} (run `cargo xtask fetch-model`)",
+            dir.display()
+        ))
+    }
+}
+
 /// What can go wrong loading or running a model.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {

@@ -6,20 +6,9 @@ use toolsearch_catalog::{Catalog, SearchOptions, Tool};
 use toolsearch_embed::{Embedder, Hybrid, SemanticIndex, WordPiece};
 
 fn model_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("TOOLSEARCH_EMBED_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-MiniLM-L6-v2")
-        });
-    if dir.join("model.safetensors").exists() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: no model at {} (run `cargo xtask fetch-model`)",
-            dir.display()
-        );
-        None
-    }
+    toolsearch_embed::installed_model_dir()
+        .map_err(|why| eprintln!("skipped: {why}"))
+        .ok()
 }
 
 /// Ids from the reference implementation (Hugging Face `tokenizers`, loading the

@@ -2,22 +2,15 @@
 //! skipped with a message when the model is absent.
 
 use serde_json::json;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use toolsearch::{Embedder, Mode, Policy, Session, ToolSearch};
 use toolsearch_catalog::{Catalog, Source, Tool};
 
 fn model() -> Option<Arc<Embedder>> {
-    let dir = std::env::var_os("TOOLSEARCH_EMBED_MODEL")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/models/all-MiniLM-L6-v2")
-        });
-    if !dir.join("model.safetensors").exists() {
-        eprintln!("skipped: no embedding model at {}", dir.display());
-        return None;
-    }
+    let dir = toolsearch_embed::installed_model_dir()
+        .map_err(|why| eprintln!("skipped: {why}"))
+        .ok()?;
     Some(Arc::new(Embedder::load(&dir).expect("model loads")))
 }
 
