@@ -265,9 +265,14 @@ impl<'a> Hybrid<'a> {
                 .collect(),
             Fusion::Convex { lexical_weight: w } => {
                 let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max);
+                // The semantic candidates carry their similarity; only lexical-only
+                // docs need one computed.
                 let sims: Vec<f32> = docs
                     .iter()
-                    .map(|&d| self.index.similarity(d, vector))
+                    .map(|&d| {
+                        sem_rank(d)
+                            .map_or_else(|| self.index.similarity(d, vector), |r| semantic[r].1)
+                    })
                     .collect();
                 let span = (hi - lo).max(1e-6);
                 docs.into_iter()
