@@ -1,7 +1,7 @@
 //! `toolsearch bench`: search latency and index build time, against a plain-BM25
 //! scan baseline measured in the same run.
 
-use crate::common::{load_catalog, print_json};
+use crate::common::{load_catalog, percentile, print_json, round3};
 use anyhow::Result;
 use serde_json::json;
 use std::process::ExitCode;
@@ -43,17 +43,6 @@ const QUERIES: &[&str] = &[
     "geocode an address to coordinates",
     "kubernetes pod logs",
 ];
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let loaded = load_catalog(args.catalog.as_deref(), false)?;

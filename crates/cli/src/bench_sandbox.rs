@@ -3,6 +3,7 @@
 //! each with and without the startup snapshot (the baseline: a cold deno_core
 //! bootstrap per runtime) in the same run.
 
+use crate::common::{percentile, round3};
 use anyhow::{ensure, Result};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -16,17 +17,6 @@ const hits = await openclaw.tools.search("open a github issue", {limit: 3});
 const tool = await openclaw.tools.describe(hits[0].id);
 return await openclaw.tools.call(tool.id, {owner: "acme", repo: "app", title: "Crash on start"});
 "#;
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-fn r3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
 
 fn pool(workers: usize, prewarm: bool, snapshot: bool) -> Result<Pool> {
     Ok(Pool::new(PoolConfig {
@@ -61,7 +51,7 @@ fn latency(
     startup.sort_by(f64::total_cmp);
     let p50 = percentile(&ms, 0.5);
     Ok((
-        json!({"runs": n, "p50_ms": r3(p50), "p95_ms": r3(percentile(&ms, 0.95)), "runtime_creation_p50_ms": r3(percentile(&startup, 0.5))}),
+        json!({"runs": n, "p50_ms": round3(p50), "p95_ms": round3(percentile(&ms, 0.95)), "runtime_creation_p50_ms": round3(percentile(&startup, 0.5))}),
         p50,
     ))
 }
@@ -120,17 +110,17 @@ pub fn run(runs: usize) -> Result<Value> {
         throughput(&rt, &busy, &bridge, 50)?; // warm-up
         let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
         drop(busy);
-        out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": r3(per_sec), "warm_p50_ms": r3(warm_p50)});
+        out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": round3(per_sec), "warm_p50_ms": round3(warm_p50)});
     }
     let base = out["no_snapshot_baseline"]["throughput_per_s"]
         .as_f64()
         .unwrap_or(0.0);
     let ours = out["snapshot"]["throughput_per_s"].as_f64().unwrap_or(0.0);
-    out["throughput_ratio_vs_baseline"] = json!(r3(ours / base.max(1e-9)));
+    out["throughput_ratio_vs_baseline"] = json!(round3(ours / base.max(1e-9)));
     let base_cold = out["no_snapshot_baseline"]["cold"]["p50_ms"]
         .as_f64()
         .unwrap_or(0.0);
     let ours_cold = out["snapshot"]["cold"]["p50_ms"].as_f64().unwrap_or(0.0);
-    out["cold_p50_ratio_vs_baseline"] = json!(r3(base_cold / ours_cold.max(1e-9)));
+    out["cold_p50_ratio_vs_baseline"] = json!(round3(base_cold / ours_cold.max(1e-9)));
     Ok(out)
 }

@@ -1,6 +1,6 @@
 //! `toolsearch eval`.
 
-use crate::common::{load_catalog, print_json};
+use crate::common::{load_catalog, print_json, round3};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let base = toolsearch_catalog::eval::evaluate_baseline(&loaded.catalog, &queries, args.k);
         let ratio = |a: f64, b: f64| {
             if b > 0.0 {
-                (a / b * 1000.0).round() / 1000.0
+                round3(a / b)
             } else {
                 0.0
             }
@@ -102,10 +102,9 @@ fn median_build_ms(loaded: &crate::common::LoadedCatalog, runs: usize) -> Result
     }
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
-    let r = |x: f64| (x * 1000.0).round() / 1000.0;
     Ok((
-        r(sorted[sorted.len() / 2]),
-        times.into_iter().map(r).collect(),
+        round3(sorted[sorted.len() / 2]),
+        times.into_iter().map(round3).collect(),
     ))
 }
 
