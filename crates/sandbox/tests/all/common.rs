@@ -214,6 +214,17 @@ pub fn in_child(test_path: &str, body: impl FnOnce()) -> Option<std::process::Ou
     Some(out)
 }
 
+/// Runs `body` as the only test of a child test process, asserts that it passed and
+/// echoes its stderr (its figures). For tests that measure every child process of the
+/// test process: run in the shared one, they would count the worker processes and
+/// child test processes of whatever other tests run at the same time.
+pub fn in_own_process(test_path: &str, body: impl FnOnce()) {
+    if let Some(out) = in_child(test_path, body) {
+        assert_child_ok(&out);
+        eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 /// Asserts that a child run ended normally and ran exactly one test.
 pub fn assert_child_ok(out: &std::process::Output) {
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -252,7 +263,8 @@ pub fn rss_kib_of(pid: u32) -> u64 {
 }
 
 /// RSS of this process's direct children (KiB): the worker processes. (This
-/// process's own RSS is shared with the tests running beside it.)
+/// process's own RSS is shared with the tests running beside it, and so are its
+/// children: a test that measures them runs [`in_own_process`].)
 pub fn rss_kib_children() -> u64 {
     let me = std::process::id();
     let mut total = 0;
