@@ -98,6 +98,9 @@ impl Sandbox {
             extensions: vec![ops::toolsearch_sandbox::init()],
             create_params: Some(engine::create_params(heap_bytes, &budget)),
             startup_snapshot: snapshot,
+            // Not `skip_op_registration`: with the ops bound only in the snapshot,
+            // a throwing loop cut off by the watchdog hung its worker for good
+            // (crash::termination_at_random_points_never_aborts).
             ..Default::default()
         })
         .map_err(|e| truncate(&e.to_string(), MAX_MESSAGE).to_owned())?;
@@ -114,21 +117,8 @@ impl Sandbox {
             let context = scope.get_current_context();
             context.set_allow_generation_from_strings(false);
         }
-        let runner = runtime
-            .execute_script("[toolsearch-sandbox]", SCRUB)
-            .map_err(|e| {
-                format!(
-                    "sandbox scrub failed: {}",
-                    truncate(&e.to_string(), MAX_MESSAGE)
-                )
-            })?;
-        let runner = {
-            deno_core::scope!(scope, &mut runtime);
-            let local = v8::Local::new(scope, &runner);
-            let f = v8::Local::<v8::Function>::try_from(local)
-                .map_err(|_| "sandbox scrub did not produce a runner".to_owned())?;
-            v8::Global::new(scope, f)
-        };
+        let runner = call_function_body(&mut runtime, SCRUB)
+            .map_err(|e| format!("sandbox scrub failed: {e}"))?;
         Ok(Live {
             sandbox: Sandbox {
                 runner,
@@ -350,6 +340,45 @@ impl Sandbox {
         };
         err(kind, bounded(message))
     }
+}
+
+/// Compiles `body` as the body of a plain function and calls it once, returning
+/// what it returns as a function. v8x/QuickJS parses a script twice (a syntax
+/// check when it is compiled, again when it runs); a compiled function once.
+fn call_function_body(
+    runtime: &mut JsRuntime,
+    body: &str,
+) -> Result<v8::Global<v8::Function>, String> {
+    deno_core::scope!(scope, runtime);
+    v8::tc_scope!(let tc, scope);
+    let failed = |tc: &mut v8::PinnedRef<v8::TryCatch<v8::HandleScope>>, what: &str| {
+        let detail = tc
+            .exception()
+            .map(|e| e.to_rust_string_lossy(tc))
+            .unwrap_or_else(|| "no exception".to_owned());
+        format!("{what}: {}", truncate(&detail, MAX_MESSAGE))
+    };
+    let Some(source) = v8::String::new(tc, body) else {
+        return Err("the source is too long for the engine".to_owned());
+    };
+    let mut source = v8::script_compiler::Source::new(source, None);
+    let Some(f) = v8::script_compiler::compile_function(
+        tc,
+        &mut source,
+        &[],
+        &[],
+        v8::script_compiler::CompileOptions::NoCompileOptions,
+        v8::script_compiler::NoCacheReason::NoReason,
+    ) else {
+        return Err(failed(tc, "compile"));
+    };
+    let recv = v8::undefined(tc).into();
+    let Some(out) = f.call(tc, recv, &[]) else {
+        return Err(failed(tc, "run"));
+    };
+    let out = v8::Local::<v8::Function>::try_from(out)
+        .map_err(|_| "it did not return a function".to_owned())?;
+    Ok(v8::Global::new(tc, out))
 }
 
 /// Replaces deno_core's stack-trace formatter, which reads every call site and,
