@@ -458,3 +458,41 @@ pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> 
         calls,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_function_body_names_each_failure() {
+        engine::configure_process();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let _enter = rt.enter();
+        let mut js = JsRuntime::new(RuntimeOptions::default());
+        let err = call_function_body(&mut js, "return (").unwrap_err();
+        assert!(
+            err.starts_with("compile: ") && err.contains("SyntaxError"),
+            "{err}"
+        );
+        let err = call_function_body(&mut js, "throw new RangeError('no runner')").unwrap_err();
+        assert!(
+            err.starts_with("run: ") && err.contains("no runner"),
+            "{err}"
+        );
+        let err = call_function_body(&mut js, "return 1").unwrap_err();
+        assert_eq!(err, "it did not return a function");
+        // Called once, strict, and what it returns is the function.
+        let f = call_function_body(&mut js, "'use strict'; let n = 0; n++; return function () { return n + (this === undefined ? 40 : 0) + 1 }").unwrap();
+        let v = {
+            deno_core::scope!(scope, &mut js);
+            let f = v8::Local::new(scope, &f);
+            let recv = v8::undefined(scope).into();
+            let out = f.call(scope, recv, &[]).unwrap();
+            out.integer_value(scope).unwrap()
+        };
+        assert_eq!(v, 42);
+    }
+}
