@@ -95,7 +95,7 @@ pub fn evaluate(
             .map(|h| h.id)
             .collect()
     });
-    report.index_build_ms = r3(index_build_ms);
+    report.index_build_ms = round3(index_build_ms);
     report
 }
 
@@ -112,12 +112,21 @@ pub fn evaluate_baseline(catalog: &Catalog, queries: &[LabelledQuery], k: usize)
             .map(|i| catalog.tools()[i].id.clone())
             .collect()
     });
-    report.index_build_ms = r3(build_ms);
+    report.index_build_ms = round3(build_ms);
     report
 }
 
-fn r3(x: f64) -> f64 {
+/// `x` to three decimals, as figures are printed.
+pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The value at fraction `p` (0..=1) of ascending `sorted`; 0 when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 /// Runs `search` (query -> ranked ids) over every labelled query and aggregates:
@@ -173,23 +182,16 @@ pub fn evaluate_with(
         scored += 1;
     }
     times.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
-        if times.is_empty() {
-            0.0
-        } else {
-            times[((times.len() - 1) as f64 * p).round() as usize]
-        }
-    };
     let n = scored.max(1) as f64;
     EvalReport {
         queries: scored,
         skipped,
-        recall_at_k: r3(recall / n),
+        recall_at_k: round3(recall / n),
         k,
-        ndcg_at_10: r3(ndcg / n),
-        mrr: r3(mrr / n),
-        search_p50_us: r3(pct(0.5)),
-        search_p95_us: r3(pct(0.95)),
+        ndcg_at_10: round3(ndcg / n),
+        mrr: round3(mrr / n),
+        search_p50_us: round3(percentile(&times, 0.5)),
+        search_p95_us: round3(percentile(&times, 0.95)),
         index_build_ms: 0.0,
     }
 }

@@ -1,11 +1,12 @@
 //! `toolsearch bench`: search latency and index build time, against a plain-BM25
 //! scan baseline measured in the same run.
 
-use crate::common::{load_catalog, percentile, print_json, round3};
+use crate::common::{load_catalog, print_json};
 use anyhow::Result;
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
+use toolsearch_catalog::eval::{percentile, round3};
 use toolsearch_catalog::{PlainBm25, SearchOptions};
 
 #[derive(clap::Args)]

@@ -1,4 +1,4 @@
-//! Helpers shared by subcommands: catalog loading, JSON output and figure rounding.
+//! Helpers shared by subcommands: catalog loading and JSON output.
 
 use anyhow::{Context, Result};
 use serde_json::Value;
@@ -108,17 +108,4 @@ pub fn run_snippet(
         .enable_time()
         .build()?;
     Ok(rt.block_on(pool.execute_bytes(source, bridge, limits)))
-}
-
-/// The value at fraction `p` (0..=1) of ascending `sorted`; 0 when empty.
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
-}
-
-/// `x` to three decimals, as figures are printed.
-pub fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }

@@ -1,9 +1,10 @@
 //! `toolsearch eval`.
 
-use crate::common::{load_catalog, print_json, round3};
+use crate::common::{load_catalog, print_json};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use toolsearch_catalog::eval::round3;
 use toolsearch_catalog::eval::{evaluate, parse_queries};
 use toolsearch_catalog::{SearchOptions, DEFAULT_BAND};
 
