@@ -17,10 +17,12 @@ pub struct SemanticArgs {
     /// Where tool embeddings are cached (default: ~/.cache/toolsearch/embeddings).
     #[arg(long)]
     embed_cache: Option<PathBuf>,
-    /// How the rankings combine: `convex` (equal weights), `rrf`, or `semantic` (similarity alone, for comparison).
-    #[arg(long, default_value = "convex")]
+    /// How the rankings combine: `distribution` (each side's scores normalised by their
+    /// mean and spread, equal weights), `convex` (lexical over its maximum, similarity
+    /// min-max), `rrf`, or `semantic` (similarity alone, for comparison).
+    #[arg(long, default_value = "distribution")]
     fusion: String,
-    /// Weight of the lexical score in `convex` fusion, 0..=1.
+    /// Weight of the lexical score in `distribution` and `convex` fusion, 0..=1.
     #[arg(long, default_value_t = 0.5)]
     lexical_weight: f32,
 }
@@ -40,19 +42,18 @@ impl SemanticArgs {
         let Some(dir) = &self.embed_model else {
             return Ok(None);
         };
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.lexical_weight),
+            "--lexical-weight must be between 0 and 1, not {}",
+            self.lexical_weight
+        );
+        let lexical_weight = self.lexical_weight;
         let fusion = match self.fusion.as_str() {
-            "convex" => {
-                anyhow::ensure!(
-                    (0.0..=1.0).contains(&self.lexical_weight),
-                    "--lexical-weight must be between 0 and 1"
-                );
-                Fusion::Convex {
-                    lexical_weight: self.lexical_weight,
-                }
-            }
+            "distribution" => Fusion::Distribution { lexical_weight },
+            "convex" => Fusion::Convex { lexical_weight },
             "rrf" => Fusion::Rrf { k: 60.0 },
             "semantic" => Fusion::Convex { lexical_weight: 0.0 },
-            other => anyhow::bail!("--fusion must be `convex`, `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
+            other => anyhow::bail!("--fusion must be `distribution`, `convex`, `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
         };
         let start = Instant::now();
         let embedder = Embedder::load(dir)

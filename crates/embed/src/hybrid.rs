@@ -10,9 +10,18 @@ use toolsearch_catalog::{
     clamp_limit, Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
 };
 
-/// How the two rankings are combined.
+/// How the rankings are combined.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fusion {
+    /// Distribution-based score fusion (the default): each side's scores are mapped
+    /// through `(x - (mean - 3 sd)) / 6 sd` over that side's own candidates, clamped
+    /// to 0..=1, then weighted. Unlike dividing by the maximum, a lexical list whose
+    /// best hit is only marginally better than the rest (a weak match) does not get a
+    /// full-strength leader, and one outlier cannot squash the rest of a list.
+    Distribution {
+        /// Weight of the lexical score, 0..=1.
+        lexical_weight: f32,
+    },
     /// `w * lexical/lexical_max + (1 - w) * normalised similarity`, the similarity
     /// min-max normalised over the semantic candidates (a convex combination).
     Convex {
@@ -28,8 +37,25 @@ pub enum Fusion {
 
 impl Default for Fusion {
     fn default() -> Self {
-        Fusion::Convex {
+        Fusion::Distribution {
             lexical_weight: 0.5,
+        }
+    }
+}
+
+/// The normalisation of [`Fusion::Distribution`] for one list's scores: a function
+/// taking a score to 0..=1. A list whose scores are all equal (one candidate, say)
+/// gives every candidate 1: each is as good as that side's best.
+fn distribution_norm(scores: impl Iterator<Item = f32> + Clone) -> impl Fn(f32) -> f32 {
+    let n = scores.clone().count().max(1) as f32;
+    let mean = scores.clone().sum::<f32>() / n;
+    let sd = (scores.map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt();
+    let lo = mean - 3.0 * sd;
+    move |x| {
+        if sd < 1e-6 {
+            1.0
+        } else {
+            ((x - lo) / (6.0 * sd)).clamp(0.0, 1.0)
         }
     }
 }
@@ -263,6 +289,24 @@ impl<'a> Hybrid<'a> {
                     )
                 })
                 .collect(),
+            Fusion::Distribution { lexical_weight: w } => {
+                let lex_norm = distribution_norm(lex.iter().map(|c| c.1));
+                let sem_norm = distribution_norm(semantic.iter().map(|c| c.1));
+                docs.into_iter()
+                    .map(|d| {
+                        let sim = sem_rank(d)
+                            .map_or_else(|| self.index.similarity(d, vector), |r| semantic[r].1);
+                        let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
+                        let s = (1.0 - w) * sem_norm(sim);
+                        let parts = vec![
+                            rule("lexical", l),
+                            rule("semantic", s),
+                            rule("similarity", sim),
+                        ];
+                        (d, l + s, parts)
+                    })
+                    .collect()
+            }
             Fusion::Convex { lexical_weight: w } => {
                 let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max);
                 // The semantic candidates carry their similarity; only lexical-only
@@ -297,5 +341,30 @@ impl<'a> Hybrid<'a> {
                 .then_with(|| tools[a.0].id.cmp(&tools[b.0].id))
         });
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distribution_norm;
+
+    #[test]
+    fn distribution_norm_centres_the_mean_and_clamps_outliers() {
+        let scores = [1.0f32, 2.0, 3.0, 4.0, 5.0];
+        let norm = distribution_norm(scores.iter().copied());
+        // Mean 3 sits in the middle; the map keeps order.
+        assert!((norm(3.0) - 0.5).abs() < 1e-6, "{}", norm(3.0));
+        assert!(norm(1.0) < norm(2.0) && norm(4.0) < norm(5.0));
+        // sd = sqrt(2): mean + 3 sd ~ 7.24 is the top of the range.
+        assert!((norm(5.0) - (0.5 + 2.0 / (6.0 * 2f32.sqrt()))).abs() < 1e-5);
+        assert_eq!(norm(100.0), 1.0);
+        assert_eq!(norm(-100.0), 0.0);
+    }
+
+    #[test]
+    fn distribution_norm_of_a_flat_list_is_full_strength() {
+        assert_eq!(distribution_norm([0.4f32].into_iter())(0.4), 1.0);
+        assert_eq!(distribution_norm([2.0f32, 2.0].into_iter())(2.0), 1.0);
+        assert_eq!(distribution_norm(std::iter::empty())(0.7), 1.0);
     }
 }
