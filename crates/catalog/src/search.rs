@@ -159,18 +159,29 @@ fn round4(x: f32) -> f64 {
     (f64::from(x) * 10_000.0).round() / 10_000.0
 }
 
-/// Per-query scratch: scores and which terms matched, per doc.
+/// One tool's running score in a query.
+#[derive(Clone, Copy, Default)]
+struct DocScore {
+    score: f32,
+    /// Bit `i` set when query term `i` matched.
+    matched: u32,
+    /// Matched in the name or server (not only in prose).
+    strong: bool,
+}
+
+/// Per-query scratch, per doc: the running score (one struct, so adding a posting
+/// touches one cache line), and the best name tier of the term being scored.
 #[derive(Default)]
 struct Scores {
-    score: Vec<f32>,
-    matched: Vec<u32>,
-    strong: Vec<bool>,
+    docs: Vec<DocScore>,
     touched: Vec<u32>,
+    tier: Vec<f32>,
+    tier_touched: Vec<u32>,
 }
 
 thread_local! {
     /// Per-thread scratch reused across queries: only the entries a query touched
-    /// are reset, instead of zeroing three catalog-sized arrays per query.
+    /// are reset, instead of zeroing catalog-sized arrays per query.
     static SCRATCH: std::cell::RefCell<Scores> = std::cell::RefCell::new(Scores::default());
 }
 
@@ -179,25 +190,18 @@ impl Scores {
     fn with<R>(n: usize, f: impl FnOnce(&mut Scores) -> R) -> R {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
-            if s.score.len() != n {
+            if s.docs.len() != n {
                 *s = Scores {
-                    score: vec![0.0; n],
-                    matched: vec![0; n],
-                    strong: vec![false; n],
+                    docs: vec![DocScore::default(); n],
                     touched: Vec::new(),
+                    tier: vec![0.0; n],
+                    tier_touched: Vec::new(),
                 };
             }
             let out = f(&mut s);
-            let Scores {
-                score,
-                matched,
-                strong,
-                touched,
-            } = &mut *s;
+            let Scores { docs, touched, .. } = &mut *s;
             for &d in touched.iter() {
-                score[d as usize] = 0.0;
-                matched[d as usize] = 0;
-                strong[d as usize] = false;
+                docs[d as usize] = DocScore::default();
             }
             touched.clear();
             out
@@ -205,13 +209,38 @@ impl Scores {
     }
 
     fn add(&mut self, doc: u32, term_bit: u32, score: f32, strong: bool) {
-        let d = doc as usize;
-        if self.matched[d] == 0 {
+        let d = &mut self.docs[doc as usize];
+        if d.matched == 0 {
             self.touched.push(doc);
         }
-        self.score[d] += score;
-        self.matched[d] |= term_bit;
-        self.strong[d] |= strong;
+        d.score += score;
+        d.matched |= term_bit;
+        d.strong |= strong;
+    }
+
+    /// Notes a name-tier weight of the current term for `doc`, keeping the best.
+    fn offer_tier(&mut self, doc: u32, weight: f32) {
+        let t = &mut self.tier[doc as usize];
+        if *t == 0.0 {
+            self.tier_touched.push(doc);
+        }
+        *t = t.max(weight);
+    }
+
+    /// Adds the current term's best tier per doc, with the IDF of the number of docs
+    /// the tier reached, and clears the tier scratch.
+    fn add_tiers(&mut self, ix: &Index, term_bit: u32) {
+        if self.tier_touched.is_empty() {
+            return;
+        }
+        let idf = ix.idf(self.tier_touched.len());
+        let touched = std::mem::take(&mut self.tier_touched);
+        for &d in &touched {
+            let w = std::mem::take(&mut self.tier[d as usize]);
+            self.add(d, term_bit, idf * w, true);
+        }
+        self.tier_touched = touched;
+        self.tier_touched.clear();
     }
 }
 
@@ -236,19 +265,16 @@ fn synonym_idf(ix: &Index, stem: &str) -> (f32, usize) {
     (ix.idf(df), df)
 }
 
-/// The name-part tier of one term for every doc it reaches: (doc, tier weight, rule).
-fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
-    let mut out: Vec<(u32, f32, &'static str)> = Vec::new();
+/// Every name-part tier match of one term: `f(doc, tier weight, rule)`, a doc possibly
+/// more than once (a prefix and an infix part, say); the best tier per doc counts.
+fn each_tier(ix: &Index, word: &str, mut f: impl FnMut(u32, f32, &'static str)) {
     // The head (last) word of a `verb_object` name is what the tool acts on:
     // `issue` matters more in `create_issue` than in `add_issue_comment`.
     let mut push = |pid: usize, w: f32, rule: &'static str| {
-        out.extend(ix.part_docs[pid].iter().map(|&d| {
-            if ix.head_part[d as usize] == pid as u32 {
-                (d, w + TIER_HEAD, rule)
-            } else {
-                (d, w, rule)
-            }
-        }));
+        for &d in &ix.part_docs[pid] {
+            let head = ix.head_part[d as usize] == pid as u32;
+            f(d, if head { w + TIER_HEAD } else { w }, rule);
+        }
     };
     if word.chars().count() < 3 {
         if let Ok(pid) = ix.parts.binary_search_by(|p| p.as_str().cmp(word)) {
@@ -270,7 +296,13 @@ fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
             }
         }
     }
-    // Keep the best tier per doc.
+}
+
+/// The best name-part tier of one term for every doc it reaches: (doc, weight, rule),
+/// by doc (for `--explain`; ranking keeps the best per doc in scratch instead).
+fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
+    let mut out: Vec<(u32, f32, &'static str)> = Vec::new();
+    each_tier(ix, word, |d, w, rule| out.push((d, w, rule)));
     out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
     out.dedup_by_key(|m| m.0);
     out
@@ -568,13 +600,8 @@ impl Catalog {
                     s.add(p.doc, bit, idf * ix.saturated_tf(p), strong);
                 }
             }
-            let tiers = tier_matches(ix, &term.word);
-            if !tiers.is_empty() {
-                let idf = ix.idf(tiers.len());
-                for (doc, w, _) in tiers {
-                    s.add(doc, bit, idf * w, true);
-                }
-            }
+            each_tier(ix, &term.word, |d, w, _| s.offer_tier(d, w));
+            s.add_tiers(ix, bit);
             // An action verb also finds tools named with its synonyms (name field only:
             // in prose these verbs are too common to mean anything).
             // The group is one concept: every member weighs as much as its most common one.
@@ -610,14 +637,13 @@ impl Catalog {
         let mut ranked: Vec<(u32, f32, bool)> = s
             .touched
             .iter()
-            .map(|&d| d as usize)
-            .filter(|&d| {
-                let m = s.matched[d];
-                m & required == required
-                    && (m.count_ones() >= need || s.strong[d])
-                    && allow(&tools[d])
+            .filter_map(|&d| {
+                let m = s.docs[d as usize];
+                (m.matched & required == required
+                    && (m.matched.count_ones() >= need || m.strong)
+                    && allow(&tools[d as usize]))
+                .then_some((d, m.score, false))
             })
-            .map(|d| (d as u32, s.score[d], false))
             .collect();
         for name in &kw.exact {
             for doc in self.exact_docs(name) {
