@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
 use toolsearch_catalog::eval::{percentile, round3};
 use toolsearch_catalog::Catalog;
-use toolsearch_sandbox::{Bridge, Pool, PoolConfig};
+use toolsearch_sandbox::{Bridge, Isolation, Pool, PoolConfig, WorkerCommand};
 
 pub const SNIPPET: &str = r#"
 const hits = await openclaw.tools.search("open a github issue", {limit: 3});
@@ -112,11 +112,36 @@ pub fn run(runs: usize) -> Result<Value> {
         drop(busy);
         out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": round3(per_sec), "warm_p50_ms": round3(warm_p50)});
     }
+    // Worker processes that fork a copy of one template isolate per job (the
+    // runtime is created once per process, not per snippet).
+    let command = WorkerCommand {
+        program: std::env::current_exe()?,
+        args: vec!["sandbox-worker".into()],
+    };
+    let forking = |workers: usize| -> Result<Pool> {
+        let pool = Pool::new(PoolConfig {
+            workers,
+            queue: 4096,
+            isolation: Isolation::Process(command.clone()),
+            ..PoolConfig::default()
+        })?;
+        pool.probe()?;
+        Ok(pool)
+    };
+    let one = forking(1)?;
+    let (warm, warm_p50) = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
+    drop(one);
+    let busy = forking(cores)?;
+    throughput(&rt, &busy, &bridge, 50)?; // warm-up
+    let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
+    drop(busy);
+    out["process_fork_per_job"] = json!({"latency": warm, "latency_p50_ms": round3(warm_p50), "throughput_per_s": round3(per_sec)});
     let base = out["no_snapshot_baseline"]["throughput_per_s"]
         .as_f64()
         .unwrap_or(0.0);
     let ours = out["snapshot"]["throughput_per_s"].as_f64().unwrap_or(0.0);
     out["throughput_ratio_vs_baseline"] = json!(round3(ours / base.max(1e-9)));
+    out["process_fork_throughput_ratio_vs_baseline"] = json!(round3(per_sec / base.max(1e-9)));
     let base_cold = out["no_snapshot_baseline"]["cold"]["p50_ms"]
         .as_f64()
         .unwrap_or(0.0);

@@ -46,6 +46,10 @@ enum Command {
     Demo(demo::Args),
     /// Print search speed figures against a plain-BM25 baseline.
     Bench(bench::Args),
+    /// Serve as a sandbox worker process (stdin/stdout protocol of
+    /// `Isolation::Process`; started by `toolsearch bench`, not by hand).
+    #[command(hide = true)]
+    SandboxWorker,
 }
 
 fn main() -> ExitCode {
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::PromptSize(args) => prompt_size::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
     };
     match result {
         Ok(code) => code,

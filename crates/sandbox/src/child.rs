@@ -3,7 +3,9 @@
 //! the host over stdout. See [`run_worker_process`].
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::io::{BufReader, Write};
+use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -16,18 +18,45 @@ use crate::limits::PoolConfig;
 use crate::pool::Pool;
 
 /// Where the answer to one bridge request goes.
-enum Waiter {
+pub(crate) enum Waiter {
     Sync(mpsc::SyncSender<String>),
     Async(tokio::sync::oneshot::Sender<String>),
 }
 
-type Out = Arc<Mutex<std::io::Stdout>>;
-type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
+/// This process's stdout, written one whole message per `write`.
+pub(crate) type Out = Arc<Mutex<File>>;
+pub(crate) type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
 
-fn send(out: &Out, msg: &ToHost) {
+/// Stdout as a file of its own (a duplicate descriptor), unbuffered: [`send`]
+/// writes each message whole, so no buffer is ever half-written when a process
+/// forks or dies.
+pub(crate) fn stdout_file() -> std::io::Result<Out> {
+    let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+    Ok(Arc::new(Mutex::new(File::from(fd))))
+}
+
+/// Sends one message as a single `write` of its line.
+pub(crate) fn send(out: &Out, msg: &ToHost) {
+    let Ok(mut line) = serde_json::to_vec(msg) else {
+        return;
+    };
+    line.push(b'\n');
     let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
     // A broken pipe means the host is gone; the reader loop ends on EOF.
-    let _ = ipc::send(&mut *out, msg);
+    let _ = out.write_all(&line);
+}
+
+/// Hands a bridge answer from the host to the request waiting for it.
+pub(crate) fn deliver(waiters: &Waiters, req: u64, payload: String) {
+    let waiter = waiters
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&req);
+    match waiter {
+        Some(Waiter::Sync(tx)) => drop(tx.try_send(payload)),
+        Some(Waiter::Async(tx)) => drop(tx.send(payload)),
+        None => {}
+    }
 }
 
 /// Turns an encoded bridge answer back into what a [`Bridge`] returns.
@@ -47,13 +76,13 @@ fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
 }
 
 /// A bridge that asks the host.
-struct ProxyBridge {
-    job: u64,
-    out: Out,
-    waiters: Waiters,
-    next_req: Arc<AtomicU64>,
+pub(crate) struct ProxyBridge {
+    pub job: u64,
+    pub out: Out,
+    pub waiters: Waiters,
+    pub next_req: Arc<AtomicU64>,
     /// Sync requests give up at this point (the host answers long before).
-    deadline: Instant,
+    pub deadline: Instant,
 }
 
 impl ProxyBridge {
@@ -137,6 +166,17 @@ pub fn run_worker_process() -> std::process::ExitCode {
         .ok()
         .and_then(|s| serde_json::from_str(&s).ok())
         .unwrap_or_default();
+    #[cfg(target_os = "linux")]
+    if let Some(code) = crate::zygote::serve(&limits) {
+        return code;
+    }
+    let out = match stdout_file() {
+        Ok(out) => out,
+        Err(e) => {
+            tracing::error!("sandbox worker process: no stdout: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let pool = match Pool::new(PoolConfig {
         workers: 1,
         queue: 2,
@@ -149,7 +189,6 @@ pub fn run_worker_process() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
     let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
     let next_req = Arc::new(AtomicU64::new(1));
     // Jobs run on their own thread so this one keeps reading bridge answers.
@@ -180,6 +219,7 @@ pub fn run_worker_process() -> std::process::ExitCode {
         &out,
         &ToHost::Ready {
             pid: std::process::id(),
+            forks: false,
         },
     );
     let mut input = BufReader::new(std::io::stdin().lock());
@@ -190,17 +230,7 @@ pub fn run_worker_process() -> std::process::ExitCode {
                     break;
                 }
             }
-            Ok(Some(ToChild::Reply { req, payload })) => {
-                let waiter = waiters
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&req);
-                match waiter {
-                    Some(Waiter::Sync(tx)) => drop(tx.try_send(payload)),
-                    Some(Waiter::Async(tx)) => drop(tx.send(payload)),
-                    None => {}
-                }
-            }
+            Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             Err(e) => {
                 tracing::error!("sandbox worker process: bad message from the host: {e}");
@@ -210,7 +240,6 @@ pub fn run_worker_process() -> std::process::ExitCode {
     }
     drop(jobs_tx);
     let _ = runner.join();
-    let _ = out.lock().unwrap_or_else(|p| p.into_inner()).flush();
     std::process::ExitCode::SUCCESS
 }
 

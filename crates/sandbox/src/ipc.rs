@@ -42,7 +42,13 @@ pub(crate) enum BridgeOp {
 #[serde(tag = "t", rename_all = "snake_case")]
 pub(crate) enum ToHost {
     /// The child is up (its isolate is pre-warmed).
-    Ready { pid: u32 },
+    Ready {
+        pid: u32,
+        /// The worker forks a fresh copy of one template isolate per job (see
+        /// `zygote.rs`), so it does not accumulate engine memory.
+        #[serde(default)]
+        forks: bool,
+    },
     /// A bridge request of the running job.
     Request {
         job: u64,

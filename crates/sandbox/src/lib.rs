@@ -38,6 +38,10 @@
 //! - Each job gets a **fresh** `JsRuntime` (never reused). Workers pre-warm
 //!   the next one right after a job, after the previous isolate was dropped:
 //!   one live isolate per thread.
+//! - With [`Isolation::Process`] on Linux, a worker process builds one
+//!   scrubbed template isolate that never runs a snippet and forks a
+//!   copy-on-write copy of it per job (`zygote.rs`): a fork instead of a
+//!   runtime per job, and a crash takes only that job's process.
 //! - A scrub script captures intrinsics and the bridge ops, defines a frozen
 //!   non-writable `openclaw` global, and deletes every global not on an
 //!   allowlist (`Deno`, `__bootstrap`, `__infra`, `WebAssembly`,
@@ -69,6 +73,8 @@ mod result;
 mod sandbox;
 mod util;
 mod watchdog;
+#[cfg(target_os = "linux")]
+mod zygote;
 
 pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
 pub use child::run_worker_process;
@@ -79,7 +85,7 @@ pub use limits::{
     DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
 pub use pool::{live_threads, Pool, PoolStats};
-pub use process::{WorkerCommand, JOBS_PER_PROCESS};
+pub use process::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
     Stats,

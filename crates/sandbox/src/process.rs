@@ -31,6 +31,10 @@ use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
 pub const JOBS_PER_PROCESS: usize = 64;
+/// The same for a worker that forks a fresh copy of its template isolate per
+/// job (it keeps no engine memory from one job to the next); renewed now and
+/// then all the same, to bound whatever else a long-lived process gathers.
+pub const JOBS_PER_FORKING_PROCESS: usize = 4096;
 /// How long a new worker process may take to report ready.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Extra time for the pipe round trip before the host gives up on a job.
@@ -65,6 +69,9 @@ struct Proc {
     stdin: Arc<Mutex<ChildStdin>>,
     events: Receiver<Event>,
     jobs: usize,
+    /// Jobs before retirement: [`JOBS_PER_PROCESS`], or
+    /// [`JOBS_PER_FORKING_PROCESS`] once the process said it forks per job.
+    quota: usize,
     ready: bool,
     _live: Live,
 }
@@ -147,6 +154,7 @@ impl Shared {
             stdin: Arc::new(Mutex::new(stdin)),
             events,
             jobs: 0,
+            quota: JOBS_PER_PROCESS,
             ready: false,
             _live: live,
         })
@@ -164,8 +172,11 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
             .events
             .recv_timeout(until.saturating_duration_since(Instant::now()))
         {
-            Ok(Event::Msg(ToHost::Ready { .. })) => {
+            Ok(Event::Msg(ToHost::Ready { forks, .. })) => {
                 p.ready = true;
+                if forks {
+                    p.quota = JOBS_PER_FORKING_PROCESS;
+                }
                 return Ok(());
             }
             Ok(Event::Msg(_)) => continue,
@@ -198,7 +209,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             continue;
         }
         // Retire a process at its quota; its standby takes over.
-        if active.as_ref().is_some_and(|p| p.jobs >= JOBS_PER_PROCESS) {
+        if active.as_ref().is_some_and(|p| p.jobs >= p.quota) {
             active = None;
         }
         if active.is_none() {
@@ -235,9 +246,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             active = None;
         }
         // Start the successor a little before the active process retires.
-        let near_quota = active
-            .as_ref()
-            .is_some_and(|p| p.jobs + 4 >= JOBS_PER_PROCESS);
+        let near_quota = active.as_ref().is_some_and(|p| p.jobs + 4 >= p.quota);
         if (near_quota || active.is_none()) && standby.is_none() {
             standby = shared.spawn().ok();
         }

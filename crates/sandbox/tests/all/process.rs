@@ -1,10 +1,11 @@
 //! Isolation::Process: the same snippets in supervised worker processes, which
-//! are replaced every JOBS_PER_PROCESS jobs and killed on overrun.
+//! fork a copy of one template isolate per job (Linux), are renewed now and then
+//! and killed on overrun.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolsearch_sandbox::{CallStatus, ErrorKind, JOBS_PER_PROCESS};
+use toolsearch_sandbox::{CallStatus, ErrorKind, JOBS_PER_FORKING_PROCESS};
 
 use crate::common::*;
 
@@ -95,13 +96,110 @@ fn r33_thousand_sequential_jobs_memory_stays_bounded() {
             }
             let secs = t0.elapsed().as_secs_f64();
             eprintln!(
-                "r33 (process mode): 1000 sequential jobs in {secs:.1} s ({:.0}/s), worker replaced every {JOBS_PER_PROCESS} jobs; worker processes' RSS every 100 jobs (KiB): {samples:?}",
+                "r33 (process mode): 1000 sequential jobs in {secs:.1} s ({:.0}/s), a forked copy of the template per job, worker renewed every {JOBS_PER_FORKING_PROCESS} jobs; worker processes' RSS every 100 jobs (KiB): {samples:?}",
                 1000.0 / secs
             );
             // Bounded: the last samples are no higher than the early ones plus one process's worth.
             let early = samples[..3].iter().copied().max().unwrap();
             let late = samples[samples.len() - 3..].iter().copied().max().unwrap();
             assert!(late < early + 200 * 1024, "RSS keeps growing: {samples:?}");
+            assert_clean(&pool);
+        },
+    );
+}
+
+#[test]
+fn each_job_gets_an_untouched_copy_of_the_template() {
+    let pool = process_pool(1, test_limits());
+    pool.probe().expect("worker process starts");
+    let taint = r#"
+        globalThis.leak = "secret";
+        try { Object.prototype.polluted = 1; } catch {}
+        try { Array.prototype.push = null; } catch {}
+        try { openclaw.tools.search = () => "hijacked"; } catch {}
+        return 1;
+    "#;
+    let probe = r#"
+        return [typeof globalThis.leak, ({}).polluted === undefined, typeof [].push,
+                typeof (await openclaw.tools.search("echo"))];
+    "#;
+    for _ in 0..3 {
+        let r = pool.execute_blocking(taint, FakeBridge::new());
+        assert!(r.ok, "{:?}", r.error);
+        let r = pool.execute_blocking(probe, FakeBridge::new());
+        assert!(r.ok, "{:?}", r.error);
+        assert_eq!(r.value, json!(["undefined", true, "function", "object"]));
+        // The job ran in a copy of an isolate made before any job: nothing to create.
+        assert!(r.stats.prewarmed, "{:?}", r.stats);
+    }
+    assert_clean(&pool);
+}
+
+/// Pids of the processes whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid ...`; comm may hold spaces, so read after the last ')'.
+        let ppid: u32 = stat
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        (ppid == parent).then_some(pid)
+    })
+    .collect()
+}
+
+#[test]
+fn a_snippet_process_that_dies_takes_only_its_own_job() {
+    // Its own process: it kills the grandchildren of the test process.
+    in_own_process(
+        "process::a_snippet_process_that_dies_takes_only_its_own_job",
+        || {
+            let pool = process_pool(1, test_limits());
+            pool.probe().expect("worker process starts");
+            let me = std::process::id();
+            let killer = std::thread::spawn(move || {
+                for _ in 0..200 {
+                    // The worker process is our child; the snippet's process is its child.
+                    for worker in children_of(me) {
+                        if let Some(snippet) = children_of(worker).first() {
+                            let killed = std::process::Command::new("kill")
+                                .args(["-9", &snippet.to_string()])
+                                .status()
+                                .is_ok_and(|s| s.success());
+                            return killed;
+                        }
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                false
+            });
+            let r = pool.execute_blocking("for (;;) {}", FakeBridge::new());
+            assert!(
+                killer.join().unwrap(),
+                "no snippet process was found to kill"
+            );
+            assert_eq!(err_kind(&r), Some(ErrorKind::Engine), "{:?}", r.error);
+            let message = r
+                .error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_default();
+            assert!(
+                message.contains("died") && message.contains("signal 9"),
+                "{message}"
+            );
+            // The worker process survived: the next job runs on it.
+            let r = pool.execute_blocking("return 6 * 7", FakeBridge::new());
+            assert_eq!(r.value, json!(42), "{:?}", r.error);
+            assert!(pool.stats().live_processes <= 2, "{:?}", pool.stats());
             assert_clean(&pool);
         },
     );

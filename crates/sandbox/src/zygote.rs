@@ -1,0 +1,320 @@
+//! Fork-per-job serving for a sandbox worker process (Linux).
+//!
+//! Creating a deno_core runtime costs 9-13 ms of CPU on v8x/QuickJS even from the
+//! startup snapshot, most of it inside the engine's snapshot restore. A worker
+//! process that serves with a zygote pays it once: it builds one scrubbed
+//! template isolate that never runs a snippet, and `fork`s for every job. The
+//! child owns a copy-on-write copy of that pristine isolate, runs the one
+//! snippet, answers and `_exit`s; nothing it did can be seen by the next job,
+//! which gets a new copy of the untouched template. A crash or abort in the
+//! child takes only the child.
+//!
+//! Forking is only sound while the process has a single thread (a lock held by
+//! another thread would stay locked forever in the child), so the zygote never
+//! starts one and checks `/proc/self/task` before serving; anything off and
+//! [`serve`] returns `None`, and the caller serves with an in-process pool.
+#![allow(unsafe_code)]
+
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::child::{deliver, send, stdout_file, Out, ProxyBridge, Waiters};
+use crate::ipc::{self, ToChild, ToHost};
+use crate::limits::Limits;
+use crate::ops::Journal;
+use crate::result::{ErrorKind, ExecResult};
+use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
+use crate::watchdog::Watchdog;
+
+/// Set with `TOOLSEARCH_SANDBOX_FORK=0` to serve from an in-process pool instead.
+pub(crate) const SWITCH: &str = "TOOLSEARCH_SANDBOX_FORK";
+
+/// Number of threads of this process.
+fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").map_or(usize::MAX, |d| d.count())
+}
+
+/// Serves jobs from stdin by forking the template for each, until stdin closes
+/// or the host asks to shut down. `None` when this process cannot fork safely
+/// (more than one thread, no template); nothing was read or written then.
+pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
+    if std::env::var(SWITCH).is_ok_and(|v| v == "0") {
+        return None;
+    }
+    // One isolate per process: a cold bootstrap (~40 ms) costs less than
+    // making the startup snapshot (~0.4 s) and restoring from it.
+    let snapshot = None;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .ok()?;
+    let counter = Arc::new(AtomicUsize::new(0));
+    let template = rt
+        .block_on(async {
+            Sandbox::create(
+                limits.heap_bytes,
+                limits.array_buffer_bytes,
+                snapshot,
+                &counter,
+            )
+        })
+        .map_err(|e| {
+            tracing::warn!("sandbox zygote: no template isolate ({e}); serving in-process")
+        })
+        .ok()?;
+    // Nothing here starts a thread; should the engine or a library ever do so,
+    // forking would no longer be sound.
+    let n = threads();
+    if n != 1 {
+        tracing::warn!("sandbox zygote: {n} threads, cannot fork safely; serving in-process");
+        return None;
+    }
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let out = stdout_file().ok()?;
+    let mut input = BufReader::new(File::from(stdin));
+    let zygote = std::process::id();
+    send(
+        &out,
+        &ToHost::Ready {
+            pid: zygote,
+            forks: true,
+        },
+    );
+    loop {
+        let (job, code, job_limits) = match ipc::recv::<ToChild>(&mut input) {
+            Ok(Some(ToChild::Job { job, code, limits })) => (job, code, limits),
+            // An answer the last child did not read: its job is over.
+            Ok(Some(ToChild::Reply { .. })) => continue,
+            Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
+            // The rest of an answer a finished child had begun to read.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData
+                ) =>
+            {
+                tracing::debug!("sandbox zygote: skipped a line: {e}");
+                continue;
+            }
+            Err(e) => {
+                tracing::error!("sandbox zygote: cannot read from the host: {e}");
+                break;
+            }
+        };
+        let failed = |message: String| ToHost::Done {
+            job,
+            result: Box::new(ExecResult::failed(ErrorKind::Engine, message)),
+        };
+        // The child hands its answer to the zygote, which passes it on once the
+        // child is gone: the host sends the next job only then, so no reader of
+        // a finished job can take bytes meant for the next one.
+        let (mut answer_rd, answer_wr) = match std::io::pipe() {
+            Ok(p) => p,
+            Err(e) => {
+                send(&out, &failed(format!("no pipe for the job: {e}")));
+                continue;
+            }
+        };
+        let forked_at = Instant::now();
+        // SAFETY: this process has one thread (checked above, and the zygote
+        // starts none), so the child inherits no lock held by another thread.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            drop(answer_rd);
+            run_child(
+                zygote, forked_at, template, rt, input, out, answer_wr, job, code, job_limits,
+            );
+        }
+        drop(answer_wr);
+        if pid < 0 {
+            let e = std::io::Error::last_os_error();
+            send(&out, &failed(format!("fork failed: {e}")));
+            continue;
+        }
+        let mut answer = Vec::new();
+        let _ = answer_rd.read_to_end(&mut answer);
+        let mut status = 0;
+        // SAFETY: waits for our own child; `status` is a valid out pointer.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        // A whole line is the child's answer; anything less, it died first.
+        if answer.ends_with(b"\n") {
+            let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = w.write_all(&answer);
+        } else {
+            let how = if libc::WIFSIGNALED(status) {
+                format!("signal {}", libc::WTERMSIG(status))
+            } else {
+                format!("exit status {}", libc::WEXITSTATUS(status))
+            };
+            send(
+                &out,
+                &failed(format!(
+                    "the snippet's process died while running it ({how})"
+                )),
+            );
+        }
+    }
+    Some(std::process::ExitCode::SUCCESS)
+}
+
+/// Waits until `input` can be read or `until` passes; false on the deadline.
+fn readable_before(input: &BufReader<File>, until: Instant) -> bool {
+    let mut fd = libc::pollfd {
+        fd: input.get_ref().as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd for the duration of the call.
+        match unsafe { libc::poll(&mut fd, 1, ms) } {
+            0 => continue,
+            n if n > 0 => return true,
+            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {
+                continue
+            }
+            // A poll error: let the read report it.
+            _ => return true,
+        }
+    }
+}
+
+/// The forked child: runs one job on its copy of the template and exits.
+#[allow(clippy::too_many_arguments)]
+fn run_child(
+    zygote: u32,
+    forked_at: Instant,
+    mut template: Live,
+    rt: tokio::runtime::Runtime,
+    mut input: BufReader<File>,
+    out: Out,
+    answer_to: std::io::PipeWriter,
+    job: u64,
+    code: String,
+    limits: Limits,
+) -> ! {
+    // SAFETY: plain syscalls; the child dies with the zygote (a host that kills
+    // an overrunning worker process must not leave the child running).
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if libc::getppid() as u32 != zygote {
+            libc::_exit(3);
+        }
+    }
+    let started = Instant::now();
+    // Threads are fine from here: this process is new and has no locks held.
+    let waiters: Waiters = Arc::new(Mutex::new(std::collections::HashMap::new()));
+    let answered = Arc::new(AtomicBool::new(false));
+    let journal = Arc::new(Mutex::new(Journal::default()));
+    let answer_to = Arc::new(Mutex::new(answer_to));
+    let answer = {
+        let answered = answered.clone();
+        move |result: ExecResult| {
+            if answered.swap(true, Ordering::SeqCst) {
+                return;
+            }
+            let Ok(mut line) = serde_json::to_vec(&ToHost::Done {
+                job,
+                result: Box::new(result),
+            }) else {
+                return;
+            };
+            line.push(b'\n');
+            let mut w = answer_to.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = w.write_all(&line);
+        }
+    };
+    // One helper thread (each thread of this process makes copy-on-write
+    // faults costlier): it hands bridge answers to their requests and, as the
+    // in-process pool does, answers from the journal at deadline + grace if the
+    // engine has not stopped by then.
+    {
+        let (waiters, journal, answer) = (waiters.clone(), journal.clone(), answer.clone());
+        let give_up = started + limits.deadline + limits.grace;
+        let deadline = limits.deadline;
+        std::thread::spawn(move || {
+            while input.buffer().is_empty() && readable_before(&input, give_up)
+                || !input.buffer().is_empty()
+            {
+                match ipc::recv::<ToChild>(&mut input) {
+                    Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
+                    Ok(Some(_)) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData
+                        ) => {}
+                    // The host closed the pipe or it broke: no more answers.
+                    Ok(None) | Err(_) => break,
+                }
+            }
+            std::thread::sleep(give_up.saturating_duration_since(Instant::now()));
+            answer(snapshot_timeout(&journal, deadline));
+            // SAFETY: ends this process without running the engine's destructors.
+            unsafe { libc::_exit(0) }
+        });
+    }
+    let threads = Arc::new(AtomicUsize::new(0));
+    let result = match Watchdog::spawn("sandbox-watchdog".into(), &threads) {
+        Ok(watchdog) => {
+            let fits = template.sandbox.heap_bytes == limits.heap_bytes;
+            let counter = Arc::new(AtomicUsize::new(0));
+            let live = if fits {
+                template.sandbox.startup_us = forked_at.elapsed().as_micros() as u64;
+                Ok(template)
+            } else {
+                rt.block_on(async {
+                    Sandbox::create(limits.heap_bytes, limits.array_buffer_bytes, None, &counter)
+                })
+            };
+            match live {
+                Ok(mut live) => {
+                    let bridge = Arc::new(ProxyBridge {
+                        job,
+                        out: out.clone(),
+                        waiters,
+                        next_req: Arc::new(AtomicU64::new(1)),
+                        deadline: started + limits.deadline + limits.grace,
+                    });
+                    crate::ops::lock(&journal).started = Some(started);
+                    let spec = JobSpec {
+                        code: &code,
+                        bridge,
+                        limits: &limits,
+                        journal: journal.clone(),
+                        abandon: CancellationToken::new(),
+                    };
+                    let mut res = rt.block_on(live.sandbox.run(&spec, &watchdog));
+                    res.stats.prewarmed = fits;
+                    // Never torn down: disposing the isolate would free (and so
+                    // copy) every page of the template's heap for nothing.
+                    std::mem::forget(live);
+                    res
+                }
+                Err(e) => ExecResult::failed(
+                    ErrorKind::Engine,
+                    format!("the JS engine could not start: {e}"),
+                ),
+            }
+        }
+        Err(e) => ExecResult::failed(ErrorKind::Engine, format!("no watchdog thread: {e}")),
+    };
+    answer(result);
+    // SAFETY: ends this process without running destructors: the isolate and
+    // the runtime are copies of the zygote's and are never torn down here.
+    unsafe { libc::_exit(0) }
+}
