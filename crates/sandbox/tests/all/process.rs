@@ -204,3 +204,32 @@ fn a_snippet_process_that_dies_takes_only_its_own_job() {
         },
     );
 }
+
+#[test]
+fn a_forked_job_sees_only_the_scrubbed_globals() {
+    // The template is bootstrapped cold, not restored from the snapshot: the
+    // scrub must leave the same allowlist either way.
+    let pool = process_pool(1, test_limits());
+    let r = pool.execute_blocking(
+        r#"
+        let ev; try { eval("1"); ev = "ran"; } catch (e) { ev = e.name; }
+        return [Object.getOwnPropertyNames(globalThis), typeof Deno, typeof __bootstrap, ev];
+    "#,
+        FakeBridge::new(),
+    );
+    assert!(r.ok, "{:?}", r.error);
+    let names = r.value[0].as_array().unwrap();
+    for n in names {
+        let n = n.as_str().unwrap();
+        assert!(
+            crate::security::ALLOWED_GLOBALS.contains(&n),
+            "unexpected global {n}"
+        );
+    }
+    assert!(names.contains(&json!("openclaw")), "{names:?}");
+    assert_eq!(
+        r.value.as_array().unwrap()[1..],
+        [json!("undefined"), json!("undefined"), json!("EvalError")]
+    );
+    assert_clean(&pool);
+}

@@ -18,7 +18,7 @@ fn js_ok(code: &str) -> serde_json::Value {
 }
 
 /// Globals a snippet may see; everything else was deleted by the scrub script.
-const ALLOWED_GLOBALS: &[&str] = &[
+pub(crate) const ALLOWED_GLOBALS: &[&str] = &[
     "AggregateError",
     "Array",
     "ArrayBuffer",
