@@ -104,7 +104,10 @@ pub fn run(runs: usize) -> Result<Value> {
         let (warm, warm_p50) = latency(&rt, &warm_pool, &bridge, runs, Duration::from_millis(40))?;
         drop(warm_pool);
         let cold_pool = pool(1, false, snapshot)?;
-        let (cold, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::ZERO)?;
+        // Cold: an idle worker with no pre-warmed runtime. The pause lets it finish
+        // dropping the previous isolate (after its reply), which back-to-back
+        // requests would otherwise queue behind.
+        let (cold, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::from_millis(5))?;
         drop(cold_pool);
         let busy = pool(cores, true, snapshot)?;
         throughput(&rt, &busy, &bridge, 50)?; // warm-up
