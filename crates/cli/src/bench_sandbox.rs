@@ -108,12 +108,15 @@ pub fn run(runs: usize) -> Result<Value> {
         // dropping the previous isolate (after its reply), which back-to-back
         // requests would otherwise queue behind.
         let (cold, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::from_millis(5))?;
+        // The same with no pause: each request also waits for the previous
+        // isolate's teardown.
+        let (back_to_back, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::ZERO)?;
         drop(cold_pool);
         let busy = pool(cores, true, snapshot)?;
         throughput(&rt, &busy, &bridge, 50)?; // warm-up
         let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
         drop(busy);
-        out[label] = json!({"warm": warm, "cold": cold, "throughput_per_s": round3(per_sec), "warm_p50_ms": round3(warm_p50)});
+        out[label] = json!({"warm": warm, "cold": cold, "cold_back_to_back": back_to_back, "throughput_per_s": round3(per_sec), "warm_p50_ms": round3(warm_p50)});
     }
     // Worker processes that fork a copy of one template isolate per job (the
     // runtime is created once per process, not per snippet).
