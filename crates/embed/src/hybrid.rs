@@ -289,42 +289,30 @@ impl<'a> Hybrid<'a> {
                     )
                 })
                 .collect(),
-            Fusion::Distribution { lexical_weight: w } => {
-                let lex_norm = distribution_norm(lex.iter().map(|c| c.1));
-                let sem_norm = distribution_norm(semantic.iter().map(|c| c.1));
+            Fusion::Distribution { lexical_weight: w } | Fusion::Convex { lexical_weight: w } => {
+                type Norm<'n> = Box<dyn Fn(f32) -> f32 + 'n>;
+                let (lex_norm, sem_norm): (Norm, Norm) =
+                    if matches!(self.fusion, Fusion::Distribution { .. }) {
+                        (
+                            Box::new(distribution_norm(lex.iter().map(|c| c.1))),
+                            Box::new(distribution_norm(semantic.iter().map(|c| c.1))),
+                        )
+                    } else {
+                        let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max).max(1e-6);
+                        let span = (hi - lo).max(1e-6);
+                        (
+                            Box::new(move |s| s / lex_max),
+                            Box::new(move |sim| ((sim - lo) / span).clamp(0.0, 1.0)),
+                        )
+                    };
                 docs.into_iter()
                     .map(|d| {
+                        // The semantic candidates carry their similarity; only
+                        // lexical-only docs need one computed.
                         let sim = sem_rank(d)
                             .map_or_else(|| self.index.similarity(d, vector), |r| semantic[r].1);
                         let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
                         let s = (1.0 - w) * sem_norm(sim);
-                        let parts = vec![
-                            rule("lexical", l),
-                            rule("semantic", s),
-                            rule("similarity", sim),
-                        ];
-                        (d, l + s, parts)
-                    })
-                    .collect()
-            }
-            Fusion::Convex { lexical_weight: w } => {
-                let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max);
-                // The semantic candidates carry their similarity; only lexical-only
-                // docs need one computed.
-                let sims: Vec<f32> = docs
-                    .iter()
-                    .map(|&d| {
-                        sem_rank(d)
-                            .map_or_else(|| self.index.similarity(d, vector), |r| semantic[r].1)
-                    })
-                    .collect();
-                let span = (hi - lo).max(1e-6);
-                docs.into_iter()
-                    .zip(sims)
-                    .map(|(d, sim)| {
-                        let l = lex_of(d).map_or(0.0, |(_, s)| s / lex_max.max(1e-6));
-                        let s = ((sim - lo) / span).clamp(0.0, 1.0);
-                        let (l, s) = (w * l, (1.0 - w) * s);
                         let parts = vec![
                             rule("lexical", l),
                             rule("semantic", s),
