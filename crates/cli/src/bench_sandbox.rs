@@ -86,6 +86,17 @@ fn throughput(
     Ok(n as f64 / secs)
 }
 
+/// [`throughput`] of a pool with every worker busy, after a warm-up round.
+fn busy_throughput(
+    rt: &tokio::runtime::Runtime,
+    pool: &Pool,
+    bridge: &Arc<dyn Bridge>,
+    runs: usize,
+) -> Result<f64> {
+    throughput(rt, pool, bridge, 50)?;
+    throughput(rt, pool, bridge, runs.max(100) * 2)
+}
+
 pub fn run(runs: usize) -> Result<Value> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bridge: Arc<dyn Bridge> = Arc::new(CatalogBridge::new(
@@ -112,10 +123,7 @@ pub fn run(runs: usize) -> Result<Value> {
         // isolate's teardown.
         let (back_to_back, _) = latency(&rt, &cold_pool, &bridge, runs, Duration::ZERO)?;
         drop(cold_pool);
-        let busy = pool(cores, true, snapshot)?;
-        throughput(&rt, &busy, &bridge, 50)?; // warm-up
-        let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
-        drop(busy);
+        let per_sec = busy_throughput(&rt, &pool(cores, true, snapshot)?, &bridge, runs)?;
         out[label] = json!({"warm": warm, "cold": cold, "cold_back_to_back": back_to_back, "throughput_per_s": round3(per_sec), "warm_p50_ms": round3(warm_p50)});
     }
     // Worker processes that fork a copy of one template isolate per job (the
@@ -137,10 +145,7 @@ pub fn run(runs: usize) -> Result<Value> {
     let one = forking(1)?;
     let (warm, warm_p50) = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
     drop(one);
-    let busy = forking(cores)?;
-    throughput(&rt, &busy, &bridge, 50)?; // warm-up
-    let per_sec = throughput(&rt, &busy, &bridge, runs.max(100) * 2)?;
-    drop(busy);
+    let per_sec = busy_throughput(&rt, &forking(cores)?, &bridge, runs)?;
     out["process_fork_per_job"] = json!({"latency": warm, "latency_p50_ms": round3(warm_p50), "throughput_per_s": round3(per_sec)});
     let base = out["no_snapshot_baseline"]["throughput_per_s"]
         .as_f64()

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{BufReader, Write};
+use std::io::BufReader;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -35,15 +35,11 @@ pub(crate) fn stdout_file() -> std::io::Result<Out> {
     Ok(Arc::new(Mutex::new(File::from(fd))))
 }
 
-/// Sends one message as a single `write` of its line.
+/// Sends one message (one `write` of its whole line).
 pub(crate) fn send(out: &Out, msg: &ToHost) {
-    let Ok(mut line) = serde_json::to_vec(msg) else {
-        return;
-    };
-    line.push(b'\n');
     let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
     // A broken pipe means the host is gone; the reader loop ends on EOF.
-    let _ = out.write_all(&line);
+    let _ = ipc::send(&mut *out, msg);
 }
 
 /// Hands a bridge answer from the host to the request waiting for it.

@@ -62,10 +62,13 @@ pub(crate) enum ToHost {
     Done { job: u64, result: Box<ExecResult> },
 }
 
-/// Writes one message and flushes.
+/// Writes one message as a single `write_all` of its whole line, and flushes: on
+/// an unbuffered pipe no reader sees half a message from a writer that stops
+/// (or is killed) between pieces.
 pub(crate) fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, msg)?;
-    out.write_all(b"\n")?;
+    let mut line = serde_json::to_vec(msg)?;
+    line.push(b'\n');
+    out.write_all(&line)?;
     out.flush()
 }
 
@@ -80,6 +83,15 @@ pub(crate) fn recv<T: for<'de> Deserialize<'de>>(
     serde_json::from_str(&line)
         .map(Some)
         .map_err(std::io::Error::other)
+}
+
+/// Whether a [`recv`] error is one bad line (not JSON, not UTF-8, or the tail of
+/// a message another reader took the start of) rather than a broken input.
+pub(crate) fn is_malformed(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData
+    )
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -93,12 +93,7 @@ pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
             Ok(Some(ToChild::Reply { .. })) => continue,
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             // The rest of an answer a finished child had begun to read.
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData
-                ) =>
-            {
+            Err(e) if ipc::is_malformed(&e) => {
                 tracing::debug!("sandbox zygote: skipped a line: {e}");
                 continue;
             }
@@ -218,24 +213,18 @@ fn run_child(
     let started = Instant::now();
     // Threads are fine from here: this process is new and has no locks held.
     let waiters: Waiters = Arc::new(Mutex::new(std::collections::HashMap::new()));
-    let answered = Arc::new(AtomicBool::new(false));
     let journal = Arc::new(Mutex::new(Journal::default()));
-    let answer_to = Arc::new(Mutex::new(answer_to));
-    let answer = {
-        let answered = answered.clone();
-        move |result: ExecResult| {
-            if answered.swap(true, Ordering::SeqCst) {
-                return;
-            }
-            let Ok(mut line) = serde_json::to_vec(&ToHost::Done {
+    let give_up = started + limits.deadline + limits.grace;
+    // The result goes to the zygote, once: from the run, or from the journal.
+    let answer_to: Out = Arc::new(Mutex::new(File::from(OwnedFd::from(answer_to))));
+    let answered = Arc::new(AtomicBool::new(false));
+    let answer = move |result: ExecResult| {
+        if !answered.swap(true, Ordering::SeqCst) {
+            let done = ToHost::Done {
                 job,
                 result: Box::new(result),
-            }) else {
-                return;
             };
-            line.push(b'\n');
-            let mut w = answer_to.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = w.write_all(&line);
+            send(&answer_to, &done);
         }
     };
     // One helper thread (each thread of this process makes copy-on-write
@@ -244,7 +233,6 @@ fn run_child(
     // engine has not stopped by then.
     {
         let (waiters, journal, answer) = (waiters.clone(), journal.clone(), answer.clone());
-        let give_up = started + limits.deadline + limits.grace;
         let deadline = limits.deadline;
         std::thread::spawn(move || {
             while input.buffer().is_empty() && readable_before(&input, give_up)
@@ -253,11 +241,7 @@ fn run_child(
                 match ipc::recv::<ToChild>(&mut input) {
                     Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
                     Ok(Some(_)) => {}
-                    Err(e)
-                        if matches!(
-                            e.kind(),
-                            std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData
-                        ) => {}
+                    Err(e) if ipc::is_malformed(&e) => {}
                     // The host closed the pipe or it broke: no more answers.
                     Ok(None) | Err(_) => break,
                 }
@@ -288,7 +272,7 @@ fn run_child(
                         out: out.clone(),
                         waiters,
                         next_req: Arc::new(AtomicU64::new(1)),
-                        deadline: started + limits.deadline + limits.grace,
+                        deadline: give_up,
                     });
                     crate::ops::lock(&journal).started = Some(started);
                     let spec = JobSpec {
