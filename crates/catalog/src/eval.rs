@@ -72,6 +72,35 @@ pub struct EvalReport {
     pub search_p95_us: f64,
     /// Time to build the catalog index from loaded tools, milliseconds.
     pub index_build_ms: f64,
+    /// Every query that left a relevant group out of the top k, in query order.
+    pub misses: Vec<Miss>,
+}
+
+/// A query whose top k missed at least one relevant group: the evidence for a bad
+/// ranking (`toolsearch eval --misses FILE` writes one per line).
+#[derive(Debug, Clone)]
+pub struct Miss {
+    /// The query's id.
+    pub id: Value,
+    /// The query text.
+    pub query: String,
+    /// The groups not found in the top k (tool ids), each with the rank it reached
+    /// within the ranking searched (`None`: not retrieved at all).
+    pub missed: Vec<(Vec<String>, Option<usize>)>,
+    /// The ids ranked in the top k.
+    pub top: Vec<String>,
+}
+
+impl Miss {
+    /// `{"id", "query", "missed": [{"ids", "rank"}], "top": [ids]}`; ranks are 1-based.
+    pub fn to_json(&self) -> Value {
+        let missed: Vec<Value> = self
+            .missed
+            .iter()
+            .map(|(ids, rank)| json!({"ids": ids, "rank": rank.map(|r| r + 1)}))
+            .collect();
+        json!({"id": self.id, "query": self.query, "missed": missed, "top": self.top})
+    }
 }
 
 /// Scores `queries` against `catalog`, searching with `opts` (limit raised to cover k and 10).
@@ -140,6 +169,7 @@ pub fn evaluate_with(
     let (mut recall, mut ndcg, mut mrr) = (0.0, 0.0, 0.0);
     let mut times = Vec::with_capacity(queries.len());
     let (mut scored, mut skipped) = (0usize, 0usize);
+    let mut misses = Vec::new();
     for q in queries {
         // Map each group to the ids of its members present in the catalog.
         let groups: Vec<Vec<String>> = q
@@ -166,6 +196,19 @@ pub fn evaluate_with(
         let ranks: Vec<Option<usize>> = groups.iter().map(rank_of).collect();
         let found_k = ranks.iter().filter(|r| r.is_some_and(|r| r < k)).count();
         recall += found_k as f64 / groups.len() as f64;
+        if found_k < groups.len() {
+            misses.push(Miss {
+                id: q.id.clone(),
+                query: q.query.clone(),
+                missed: groups
+                    .iter()
+                    .zip(&ranks)
+                    .filter(|(_, r)| !r.is_some_and(|r| r < k))
+                    .map(|(g, r)| (g.clone(), *r))
+                    .collect(),
+                top: ranked.iter().take(k).cloned().collect(),
+            });
+        }
         let dcg: f64 = ranks
             .iter()
             .flatten()
@@ -193,6 +236,7 @@ pub fn evaluate_with(
         search_p50_us: round3(percentile(&times, 0.5)),
         search_p95_us: round3(percentile(&times, 0.95)),
         index_build_ms: 0.0,
+        misses,
     }
 }
 
@@ -210,5 +254,48 @@ impl EvalReport {
         });
         v[format!("recall@{}", self.k)] = json!(self.recall_at_k);
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Source, Tool};
+
+    fn catalog() -> Catalog {
+        let tool = |name: &str| {
+            Tool::new(
+                Source::Client,
+                None,
+                name,
+                "a tool",
+                json!({"type": "object", "properties": {}}),
+            )
+        };
+        Catalog::new(["a", "b", "c", "d"].map(tool).to_vec()).unwrap()
+    }
+
+    #[test]
+    fn figures_and_misses_follow_the_ranking() {
+        let catalog = catalog();
+        let queries = parse_queries(
+            r#"{"id": 1, "query": "q1", "relevant": ["a", "c"]}
+{"id": 2, "query": "q2", "relevant_groups": [["b", "d"]]}
+{"id": 3, "query": "q3", "relevant": ["nowhere"]}"#,
+        )
+        .unwrap();
+        // q1 ranks a first and c third (outside k = 2); q2 ranks d, a member of its group.
+        let report = evaluate_with(&catalog, &queries, 2, |q| {
+            let ranked: &[&str] = if q == "q1" { &["a", "b", "c"] } else { &["d"] };
+            ranked.iter().map(|n| format!("client::{n}")).collect()
+        });
+        assert_eq!((report.queries, report.skipped), (2, 1));
+        assert_eq!(report.recall_at_k, 0.75);
+        assert_eq!(report.mrr, 1.0);
+        assert_eq!(report.misses.len(), 1, "only q1 missed a group");
+        let miss = report.misses[0].to_json();
+        assert_eq!(miss["id"], 1);
+        assert_eq!(miss["missed"], json!([{"ids": ["client::c"], "rank": 3}]));
+        assert_eq!(miss["top"], json!(["client::a", "client::b"]));
     }
 }

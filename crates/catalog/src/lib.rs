@@ -36,7 +36,7 @@ pub use error::CatalogError;
 pub use listing::{Listing, ListingKind};
 pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
 pub use search::{
-    clamp_limit, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
+    clamp_limit, Hit, KeywordHit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
     DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERIES,
 };
 pub use tool::{

@@ -556,16 +556,27 @@ impl Catalog {
     }
 
     /// The ranking of parsed keywords (see [`query::parse`]) alone, `depth` deep and
-    /// without the top band: (position in [`Catalog::tools`], score), best first. For
-    /// rankers that fuse it with another signal (the embedding fusion).
+    /// without the top band, best first. For rankers that fuse it with another signal
+    /// (the embedding fusion). Tools that fail the coverage rule (one incidental prose
+    /// word of a long query) are kept but flagged: such a word is weak evidence, which
+    /// the other signal can confirm or reject, not none.
     pub fn keyword_ranking(
         &self,
         kw: &Keywords,
         depth: usize,
         allow: &dyn Fn(&Tool) -> bool,
-    ) -> Vec<(usize, f32)> {
-        let (ranked, _) = self.rank(kw, 0.0, depth, allow);
-        ranked.into_iter().map(|(d, s)| (d as usize, s)).collect()
+    ) -> Vec<KeywordHit> {
+        let (ranked, _) = Scores::with(self.len(), |s| {
+            self.rank_with(kw, 0.0, depth, Coverage::Flag, allow, s)
+        });
+        ranked
+            .into_iter()
+            .map(|r| KeywordHit {
+                doc: r.doc as usize,
+                score: r.score,
+                covered: r.covered,
+            })
+            .collect()
     }
 
     /// The best `limit` eligible tools (best first, ties by id) and how many tools
@@ -577,7 +588,13 @@ impl Catalog {
         limit: usize,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> (Vec<(u32, f32)>, usize) {
-        Scores::with(self.len(), |s| self.rank_with(kw, band, limit, allow, s))
+        let (ranked, eligible) = Scores::with(self.len(), |s| {
+            self.rank_with(kw, band, limit, Coverage::Enforce, allow, s)
+        });
+        (
+            ranked.into_iter().map(|r| (r.doc, r.score)).collect(),
+            eligible,
+        )
     }
 
     fn rank_with(
@@ -585,9 +602,10 @@ impl Catalog {
         kw: &Keywords,
         band: f32,
         limit: usize,
+        coverage: Coverage,
         allow: &dyn Fn(&Tool) -> bool,
         s: &mut Scores,
-    ) -> (Vec<(u32, f32)>, usize) {
+    ) -> (Vec<Ranked>, usize) {
         let ix = &self.inner.index;
         let tools = self.tools();
         for (qi, term) in kw.terms.iter().enumerate() {
@@ -634,15 +652,21 @@ impl Catalog {
         // Coverage: with three or more terms, a tool matching one of them only in prose
         // (an incidental word) is not a result; a name or server match is intent.
         let need = if kw.terms.len() >= 3 { 2 } else { 1 };
-        let mut ranked: Vec<(u32, f32, bool)> = s
+        let mut ranked: Vec<Ranked> = s
             .touched
             .iter()
             .filter_map(|&d| {
                 let m = s.docs[d as usize];
+                let covered = m.matched.count_ones() >= need || m.strong;
                 (m.matched & required == required
-                    && (m.matched.count_ones() >= need || m.strong)
+                    && (covered || coverage == Coverage::Flag)
                     && allow(&tools[d as usize]))
-                .then_some((d, m.score, false))
+                .then_some(Ranked {
+                    doc: d,
+                    score: m.score,
+                    covered,
+                    exact: false,
+                })
             })
             .collect();
         for name in &kw.exact {
@@ -650,34 +674,41 @@ impl Catalog {
                 if !allow(&tools[doc as usize]) {
                     continue;
                 }
-                match ranked.iter_mut().find(|r| r.0 == doc) {
-                    Some(r) => r.2 = true,
-                    None => ranked.push((doc, 0.0, true)),
+                match ranked.iter_mut().find(|r| r.doc == doc) {
+                    Some(r) => r.exact = true,
+                    None => ranked.push(Ranked {
+                        doc,
+                        score: 0.0,
+                        covered: true,
+                        exact: true,
+                    }),
                 }
             }
         }
         let top = ranked
             .iter()
-            .filter(|r| !r.2)
-            .map(|r| r.1)
+            .filter(|r| !r.exact)
+            .map(|r| r.score)
             .fold(0.0f32, f32::max);
-        ranked.retain(|r| r.2 || r.1 >= top * band);
+        ranked.retain(|r| r.exact || r.score >= top * band);
         let eligible = ranked.len();
-        let mut out: Vec<(u32, f32)> = ranked
-            .into_iter()
-            .map(|(d, sc, exact)| (d, if exact { sc + EXACT_NAME_BONUS } else { sc }))
-            .collect();
-        let better = |a: &(u32, f32), b: &(u32, f32)| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| self.id_rank(a.0).cmp(&self.id_rank(b.0)))
+        for r in &mut ranked {
+            if r.exact {
+                r.score += EXACT_NAME_BONUS;
+            }
+        }
+        let better = |a: &Ranked, b: &Ranked| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.id_rank(a.doc).cmp(&self.id_rank(b.doc)))
         };
         // Only the top `limit` are ever shown: select them, then sort them.
-        if out.len() > limit {
-            out.select_nth_unstable_by(limit - 1, better);
-            out.truncate(limit);
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, better);
+            ranked.truncate(limit);
         }
-        out.sort_by(better);
-        (out, eligible)
+        ranked.sort_by(better);
+        (ranked, eligible)
     }
 
     /// The score of each rule for one doc, recomputed the way [`Catalog::rank`] adds it.
@@ -777,4 +808,34 @@ impl Catalog {
             .map(|(d, s)| (d, if top > 0.0 { s / top } else { 0.0 }))
             .collect()
     }
+}
+
+/// One tool of [`Catalog::keyword_ranking`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KeywordHit {
+    /// Position in [`Catalog::tools`].
+    pub doc: usize,
+    /// Lexical score.
+    pub score: f32,
+    /// Whether the tool passes the coverage rule on its own (a name or server match, or
+    /// enough of the query's words): `false` for one incidental word of a long query.
+    pub covered: bool,
+}
+
+/// Whether [`Catalog::rank_with`] drops the tools that fail the coverage rule or keeps
+/// them flagged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Coverage {
+    Enforce,
+    Flag,
+}
+
+/// A tool being ranked.
+#[derive(Debug, Clone, Copy)]
+struct Ranked {
+    doc: u32,
+    score: f32,
+    covered: bool,
+    /// Named exactly by the query.
+    exact: bool,
 }

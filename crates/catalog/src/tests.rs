@@ -146,6 +146,34 @@ fn coverage_rule_drops_one_incidental_word() {
 }
 
 #[test]
+fn keyword_ranking_flags_what_the_coverage_rule_drops() {
+    let c = Catalog::new(vec![
+        tool(
+            Some("a"),
+            "alpha_tool",
+            "Does things with the moon and stars",
+        ),
+        tool(Some("b"), "beta_tool", "Unrelated helper"),
+        tool(Some("c"), "gamma_tool", "Books flights to the moon"),
+    ])
+    .unwrap();
+    let crate::query::Query::Keywords(kw) = crate::query::parse("please book flights moon") else {
+        panic!("keywords expected")
+    };
+    let ranking = c.keyword_ranking(&kw, 10, &|_| true);
+    let by_name = |n: &str| ranking.iter().find(|h| c.tools()[h.doc].name == n).copied();
+    // gamma matches three words: covered. alpha matches only "moon" in prose: kept,
+    // flagged. beta matches nothing.
+    assert!(by_name("gamma_tool").unwrap().covered);
+    assert!(!by_name("alpha_tool").unwrap().covered);
+    assert!(by_name("beta_tool").is_none());
+    assert_eq!(ranking[0].doc, c.position("mcp:c:gamma_tool").unwrap());
+    // Plain search still drops the flagged one.
+    let r = c.search("please book flights moon", &opts());
+    assert_eq!(ids(&r), ["mcp:c:gamma_tool"]);
+}
+
+#[test]
 fn top_band_cuts_weak_tail_and_is_configurable() {
     let c = Catalog::new(vec![
         tool(None, "weather_forecast", "Weather forecast for a city"),

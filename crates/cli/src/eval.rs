@@ -25,6 +25,10 @@ pub struct Args {
     /// Score only the first N queries.
     #[arg(long)]
     max_queries: Option<usize>,
+    /// Write every query whose top k missed a relevant tool to FILE (JSONL: the query,
+    /// the missed ids with the rank they reached, the top k), for the final ranking.
+    #[arg(long, value_name = "FILE")]
+    misses: Option<PathBuf>,
     /// Also score the plain-BM25 reference on the same queries and print the ratios.
     #[arg(long)]
     baseline: bool,
@@ -65,6 +69,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         value = fused;
     }
     value["catalog_tools"] = serde_json::json!(loaded.catalog.len());
+    if let Some(path) = &args.misses {
+        write_misses(path, &report.misses)?;
+    }
     if args.baseline {
         let base = toolsearch_catalog::eval::evaluate_baseline(&loaded.catalog, &queries, args.k);
         let ratio = |a: f64, b: f64| {
@@ -84,6 +91,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     print_json(value)?;
     let _ = args.json;
     Ok(ExitCode::SUCCESS)
+}
+
+fn write_misses(path: &std::path::Path, misses: &[toolsearch_catalog::eval::Miss]) -> Result<()> {
+    let mut out = String::new();
+    for m in misses {
+        out.push_str(&m.to_json().to_string());
+        out.push('\n');
+    }
+    std::fs::write(path, out).with_context(|| format!("writing misses {}", path.display()))
 }
 
 /// Index builds timed per eval: this machine's timings vary up to 2x run to run, so

@@ -144,3 +144,52 @@ fn search_with_the_embedding_model_finds_tools_by_meaning() {
     assert_eq!(again["hits"], fused["hits"]);
     let _ = std::fs::remove_dir_all(cache);
 }
+
+#[test]
+fn eval_prints_figures_and_writes_the_misses() {
+    let dir = std::env::temp_dir().join(format!("ts-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let queries = dir.join("q.jsonl");
+    let misses = dir.join("misses.jsonl");
+    std::fs::write(
+        &queries,
+        concat!(
+            r#"{"id": "hit", "query": "weather forecast", "relevant": ["get_forecast"]}"#,
+            "\n",
+            r#"{"id": "miss", "query": "weather forecast", "relevant": ["send_email"]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (code, v, err) = toolsearch(&[
+        "eval",
+        "--queries",
+        queries.to_str().unwrap(),
+        "--misses",
+        misses.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["queries"], 2);
+    assert_eq!(v["recall@5"], 0.5);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&misses)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["id"], "miss");
+    assert_eq!(lines[0]["missed"][0]["ids"][0], "mcp:gmail:send_email");
+    assert_eq!(lines[0]["top"][0], "mcp:weather:get_forecast");
+    // A misses path that cannot be written is an error, not a silent loss.
+    let (code, _, err) = toolsearch(&[
+        "eval",
+        "--queries",
+        queries.to_str().unwrap(),
+        "--misses",
+        dir.join("no/such/dir/m.jsonl").to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("writing misses"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -175,7 +175,15 @@ impl<'a> Hybrid<'a> {
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
         let tools = self.catalog.tools();
-        let lex = self.catalog.keyword_ranking(kw, DEPTH, allow);
+        let ranking = self.catalog.keyword_ranking(kw, DEPTH, allow);
+        // A tool matching only an incidental word of the query (it fails the lexical
+        // coverage rule) is a candidate only when it is also close in meaning: the
+        // word is weak evidence that the embedding confirms or rejects.
+        let lex: Vec<(usize, f32)> = ranking
+            .iter()
+            .filter(|h| h.covered || self.index.similarity(h.doc, vector) >= self.min_similarity)
+            .map(|h| (h.doc, h.score))
+            .collect();
         // Nothing matched a word: the lexical answer (close names, else the listing)
         // stands if it found a mistyped tool name, or if meaning finds nothing either.
         let lexical = if lex.is_empty() {

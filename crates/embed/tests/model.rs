@@ -115,6 +115,15 @@ fn fusion_finds_a_tool_by_meaning_and_keeps_query_syntax() {
     assert_eq!(exact.hits[0].name, "send_email");
     // Junk finds nothing rather than the least unrelated tool.
     assert!(hybrid.search("zxqv blorp", &opts).hits.is_empty());
+    // One incidental prose word of a long query ("message" in send_email's text) is not
+    // enough on its own: the tool must also be close in meaning...
+    let junk = hybrid.search("zxqv blorp quux message", &opts);
+    assert!(junk.hits.is_empty(), "{junk:?}");
+    // ...and when it is, the tool is found though lexical search alone drops it.
+    let query = "let my boss know by written message today";
+    assert!(catalog.search(query, &opts).hits.is_empty());
+    let found = hybrid.search(query, &opts);
+    assert_eq!(found.hits[0].name, "send_email", "{found:?}");
     // A scope hides tools from the semantic side too.
     let scoped = hybrid.search_scoped("which films are playing tonight", &opts, &|t| {
         t.name != "movie_showtimes"
