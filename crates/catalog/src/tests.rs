@@ -117,16 +117,21 @@ fn required_word_filters() {
 }
 
 #[test]
-fn coverage_rule_drops_one_incidental_word() {
-    let c = Catalog::new(vec![
+/// A tool that mentions the moon in prose, and one that matches nothing.
+fn moon_tools() -> Vec<Tool> {
+    vec![
         tool(
             Some("a"),
             "alpha_tool",
             "Does things with the moon and stars",
         ),
         tool(Some("b"), "beta_tool", "Unrelated helper"),
-    ])
-    .unwrap();
+    ]
+}
+
+#[test]
+fn coverage_rule_drops_one_incidental_word() {
+    let c = Catalog::new(moon_tools()).unwrap();
     // Only "moon" matches, in prose, in a long query: no hits, a listing instead.
     let r = c.search(
         "please book flights hotels cars moon",
@@ -147,16 +152,9 @@ fn coverage_rule_drops_one_incidental_word() {
 
 #[test]
 fn keyword_ranking_flags_what_the_coverage_rule_drops() {
-    let c = Catalog::new(vec![
-        tool(
-            Some("a"),
-            "alpha_tool",
-            "Does things with the moon and stars",
-        ),
-        tool(Some("b"), "beta_tool", "Unrelated helper"),
-        tool(Some("c"), "gamma_tool", "Books flights to the moon"),
-    ])
-    .unwrap();
+    let mut tools = moon_tools();
+    tools.push(tool(Some("c"), "gamma_tool", "Books flights to the moon"));
+    let c = Catalog::new(tools).unwrap();
     let crate::query::Query::Keywords(kw) = crate::query::parse("please book flights moon") else {
         panic!("keywords expected")
     };
