@@ -116,7 +116,6 @@ fn required_word_filters() {
     assert!(r.hits.is_empty());
 }
 
-#[test]
 /// A tool that mentions the moon in prose, and one that matches nothing.
 fn moon_tools() -> Vec<Tool> {
     vec![
