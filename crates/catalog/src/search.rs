@@ -341,7 +341,7 @@ impl Catalog {
             }
             Query::Select(names) => self.select(&mut result, &names, opts, allow),
             Query::Keywords(kw) => {
-                let (ranked, eligible) = self.rank(&kw, opts.band, limit, allow);
+                let (ranked, eligible) = self.rank(&kw, opts.band, limit, Coverage::Enforce, allow);
                 // A mistyped tool name (`get_forcast`): close names go before word matches.
                 let whole = query.trim();
                 let typo = opts.fuzzy
@@ -359,23 +359,23 @@ impl Catalog {
                 }
                 let mut hits: Vec<Hit> = Vec::new();
                 // Keep scores monotone: close names sit above the best word match.
-                let above = ranked.first().map_or(0.0, |r| r.1);
+                let above = ranked.first().map_or(0.0, |r| r.score);
                 for &(doc, s) in fuzzy.iter().take(limit) {
                     hits.push(self.hit(doc, above + s, opts, None));
                 }
-                for &(doc, s) in &ranked {
+                for r in &ranked {
                     if hits.len() >= limit {
                         break;
                     }
-                    if !fuzzy.iter().any(|f| f.0 == doc) {
-                        let explain = opts.explain.then(|| self.explain(doc, &kw));
-                        hits.push(self.hit(doc, s, opts, explain));
+                    if !fuzzy.iter().any(|f| f.0 == r.doc) {
+                        let explain = opts.explain.then(|| self.explain(r.doc, &kw));
+                        hits.push(self.hit(r.doc, r.score, opts, explain));
                     }
                 }
                 result.total = eligible
                     + fuzzy
                         .iter()
-                        .filter(|f| !ranked.iter().any(|r| r.0 == f.0))
+                        .filter(|f| !ranked.iter().any(|r| r.doc == f.0))
                         .count();
                 if !fuzzy.is_empty() {
                     result.matched_by = MatchedBy::Fuzzy;
@@ -566,9 +566,7 @@ impl Catalog {
         depth: usize,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Vec<KeywordHit> {
-        let (ranked, _) = Scores::with(self.len(), |s| {
-            self.rank_with(kw, 0.0, depth, Coverage::Flag, allow, s)
-        });
+        let (ranked, _) = self.rank(kw, 0.0, depth, Coverage::Flag, allow);
         ranked
             .into_iter()
             .map(|r| KeywordHit {
@@ -586,15 +584,12 @@ impl Catalog {
         kw: &Keywords,
         band: f32,
         limit: usize,
+        coverage: Coverage,
         allow: &dyn Fn(&Tool) -> bool,
-    ) -> (Vec<(u32, f32)>, usize) {
-        let (ranked, eligible) = Scores::with(self.len(), |s| {
-            self.rank_with(kw, band, limit, Coverage::Enforce, allow, s)
-        });
-        (
-            ranked.into_iter().map(|r| (r.doc, r.score)).collect(),
-            eligible,
-        )
+    ) -> (Vec<Ranked>, usize) {
+        Scores::with(self.len(), |s| {
+            self.rank_with(kw, band, limit, coverage, allow, s)
+        })
     }
 
     fn rank_with(
@@ -822,7 +817,7 @@ pub struct KeywordHit {
     pub covered: bool,
 }
 
-/// Whether [`Catalog::rank_with`] drops the tools that fail the coverage rule or keeps
+/// Whether [`Catalog::rank`] drops the tools that fail the coverage rule or keeps
 /// them flagged.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Coverage {
