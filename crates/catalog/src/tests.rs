@@ -261,6 +261,28 @@ fn infix_and_prefix_tiers() {
 }
 
 #[test]
+fn an_infix_must_leave_words_not_fragments() {
+    let c = Catalog::new(vec![
+        tool(None, "get_train_route", "Stations a train stops at"),
+        tool(None, "generate_bar_chart", "Draw bars"),
+        tool(None, "query_database", "Run SQL"),
+    ])
+    .unwrap();
+    let o = SearchOptions {
+        band: 0.0,
+        ..opts()
+    };
+    // `t|rain` and `ch|art` leave one- and two-letter fragments: no lexical match
+    // (the typo-tolerant fallback may still offer `train`, as a guess).
+    for word in ["rain", "art"] {
+        let r = c.search(word, &o);
+        assert_ne!(r.matched_by, MatchedBy::Lexical, "{word}: {:?}", ids(&r));
+    }
+    // `data|base` leaves a word: the infix tier still fires.
+    assert_eq!(ids(&c.search("base", &o)), ["mcp::query_database"]);
+}
+
+#[test]
 fn ties_are_broken_by_id_and_output_is_byte_stable() {
     let c = Catalog::new(vec![tool(None, "b_thing", "x"), tool(None, "a_thing", "x")]).unwrap();
     let r = c.search("thing", &opts());

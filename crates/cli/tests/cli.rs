@@ -193,3 +193,44 @@ fn eval_prints_figures_and_writes_the_misses() {
     assert!(err.contains("writing misses"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The project's task set (eval/mcp_tasks.jsonl) names only tools of its catalog, so
+/// no label is silently dropped by eval; and eval scores every query of it.
+#[test]
+fn the_task_set_names_only_tools_of_its_catalog() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let catalog = format!("{root}/../shared/data/livemcpbench/catalog.jsonl");
+    let tasks = format!("{root}/eval/mcp_tasks.jsonl");
+    let Ok(text) = std::fs::read_to_string(&catalog) else {
+        eprintln!("skipped: {catalog} is absent");
+        return;
+    };
+    let names: std::collections::HashSet<String> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let mut ids = std::collections::HashSet::new();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&tasks)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for q in &lines {
+        assert!(ids.insert(q["id"].to_string()), "duplicate id {}", q["id"]);
+        let groups = q["relevant_groups"].as_array().unwrap();
+        assert!(!groups.is_empty(), "{}", q["id"]);
+        for member in groups.iter().flat_map(|g| g.as_array().unwrap()) {
+            let m = member.as_str().unwrap();
+            assert!(names.contains(m), "{}: {m} is not in the catalog", q["id"]);
+        }
+    }
+    let (code, v, err) = toolsearch(&["eval", "--catalog", &catalog, "--queries", &tasks]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["queries"].as_u64(), Some(lines.len() as u64), "{v}");
+    assert_eq!(v["skipped"].as_u64(), Some(0), "{v}");
+}

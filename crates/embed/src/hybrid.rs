@@ -65,8 +65,10 @@ const DEPTH: usize = 50;
 
 /// A tool that matches no word of the query needs at least this cosine similarity to
 /// be a result: the semantic side's coverage rule (a query of junk finds nothing rather
-/// than the least unrelated tools). MiniLM puts unrelated texts below about 0.2.
-pub const DEFAULT_MIN_SIMILARITY: f32 = 0.25;
+/// than the least unrelated tools). MiniLM puts unrelated texts below about 0.2, and
+/// a short request scores about that against the tool it needs ("Will it rain in
+/// Lisbon tomorrow?" against a weather tool: 0.243), so the floor sits at 0.2.
+pub const DEFAULT_MIN_SIMILARITY: f32 = 0.2;
 
 /// A catalog, its embeddings and the model, searched together.
 #[derive(Debug, Clone, Copy)]
@@ -208,20 +210,29 @@ impl<'a> Hybrid<'a> {
             self.index.nearest(vector, DEPTH, &|d| allow(&tools[d]))
         };
         // The semantic side's coverage rule: a tool that matches no word of the query
-        // must at least be close in meaning, or it is junk, not a result.
-        // Min-max bounds of the similarity, taken before the floor below cuts the list.
-        let bounds = (
-            semantic.last().map_or(0.0, |c| c.1),
-            semantic.first().map_or(1.0, |c| c.1),
-        );
-        let semantic: Vec<(usize, f32)> = semantic
-            .into_iter()
+        // must at least be close in meaning, or it is junk, not a result. The scores
+        // are normalised over the whole retrieved list, before this floor cuts it: a
+        // lone survivor with a low similarity must not count as a perfect match.
+        let retrieved = semantic;
+        let semantic: Vec<(usize, f32)> = retrieved
+            .iter()
+            .copied()
             .filter(|s| s.1 >= self.min_similarity || lex.iter().any(|l| l.0 == s.0))
             .collect();
         if let (Some(lexical), true) = (lexical, semantic.is_empty()) {
             return lexical;
         }
-        let mut fused = self.fuse(&lex, &semantic, vector, bounds);
+        let candidates = Candidates {
+            lex: &lex,
+            semantic: &semantic,
+            retrieved: &retrieved,
+        };
+        let mut fused = fuse(
+            self.fusion,
+            &candidates,
+            |d| self.index.similarity(d, vector),
+            |d| tools[d].id.as_str(),
+        );
         let (limit, limit_note) = clamp_limit(opts.limit);
         // An exact tool name in the query ranks that tool first, as in lexical search.
         let pinned: Vec<usize> = kw
@@ -265,84 +276,97 @@ impl<'a> Hybrid<'a> {
                 .then(|| "no tool matched the words; these are close in meaning".into()),
         }
     }
+}
 
-    /// Combined scores, best first, ties by id; each with its parts for `explain`.
-    fn fuse(
-        &self,
-        lex: &[(usize, f32)],
-        semantic: &[(usize, f32)],
-        vector: &[f32],
-        (lo, hi): (f32, f32),
-    ) -> Vec<(usize, f32, Vec<RuleScore>)> {
-        let mut docs: Vec<usize> = lex.iter().chain(semantic).map(|c| c.0).collect();
-        docs.sort_unstable();
-        docs.dedup();
-        let lex_of = |d: usize| lex.iter().position(|c| c.0 == d).map(|r| (r, lex[r].1));
-        let sem_rank = |d: usize| semantic.iter().position(|c| c.0 == d);
-        let rule = |rule: &str, score: f32| RuleScore {
-            rule: rule.into(),
-            term: None,
-            score: f64::from(score),
-        };
-        let mut out: Vec<(usize, f32, Vec<RuleScore>)> = match self.fusion {
-            Fusion::Rrf { k } => docs
-                .into_iter()
-                .map(|d| {
-                    let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
-                    let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
+/// The two sides' candidates for [`fuse`], as (doc, score) best first.
+struct Candidates<'c> {
+    /// Lexical hits and their scores.
+    lex: &'c [(usize, f32)],
+    /// Semantic candidates (after the similarity floor) and their similarity.
+    semantic: &'c [(usize, f32)],
+    /// The semantic side's list before the floor: its scores set the normalisation,
+    /// so a lone survivor with a low similarity does not count as a perfect match.
+    retrieved: &'c [(usize, f32)],
+}
+
+/// Combined scores, best first, ties by `id`; each with its parts for `explain`.
+/// `similarity` gives the similarity of a lexical hit the semantic side did not list.
+fn fuse<'i>(
+    fusion: Fusion,
+    c: &Candidates,
+    similarity: impl Fn(usize) -> f32,
+    id: impl Fn(usize) -> &'i str,
+) -> Vec<(usize, f32, Vec<RuleScore>)> {
+    let Candidates {
+        lex,
+        semantic,
+        retrieved,
+    } = *c;
+    let mut docs: Vec<usize> = lex.iter().chain(semantic).map(|c| c.0).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    let lex_of = |d: usize| lex.iter().position(|c| c.0 == d).map(|r| (r, lex[r].1));
+    let sem_rank = |d: usize| semantic.iter().position(|c| c.0 == d);
+    let rule = |rule: &str, score: f32| RuleScore {
+        rule: rule.into(),
+        term: None,
+        score: f64::from(score),
+    };
+    let mut out: Vec<(usize, f32, Vec<RuleScore>)> = match fusion {
+        Fusion::Rrf { k } => docs
+            .into_iter()
+            .map(|d| {
+                let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
+                let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
+                (
+                    d,
+                    l + s,
+                    vec![rule("rrf:lexical", l), rule("rrf:semantic", s)],
+                )
+            })
+            .collect(),
+        Fusion::Distribution { lexical_weight: w } | Fusion::Convex { lexical_weight: w } => {
+            type Norm<'n> = Box<dyn Fn(f32) -> f32 + 'n>;
+            let (lex_norm, sem_norm): (Norm, Norm) =
+                if matches!(fusion, Fusion::Distribution { .. }) {
                     (
-                        d,
-                        l + s,
-                        vec![rule("rrf:lexical", l), rule("rrf:semantic", s)],
+                        Box::new(distribution_norm(lex.iter().map(|c| c.1))),
+                        Box::new(distribution_norm(retrieved.iter().map(|c| c.1))),
                     )
+                } else {
+                    let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max).max(1e-6);
+                    let lo = retrieved.last().map_or(0.0, |c| c.1);
+                    let hi = retrieved.first().map_or(1.0, |c| c.1);
+                    let span = (hi - lo).max(1e-6);
+                    (
+                        Box::new(move |s| s / lex_max),
+                        Box::new(move |sim| ((sim - lo) / span).clamp(0.0, 1.0)),
+                    )
+                };
+            docs.into_iter()
+                .map(|d| {
+                    // The semantic candidates carry their similarity; only
+                    // lexical-only docs need one computed.
+                    let sim = sem_rank(d).map_or_else(|| similarity(d), |r| semantic[r].1);
+                    let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
+                    let s = (1.0 - w) * sem_norm(sim);
+                    let parts = vec![
+                        rule("lexical", l),
+                        rule("semantic", s),
+                        rule("similarity", sim),
+                    ];
+                    (d, l + s, parts)
                 })
-                .collect(),
-            Fusion::Distribution { lexical_weight: w } | Fusion::Convex { lexical_weight: w } => {
-                type Norm<'n> = Box<dyn Fn(f32) -> f32 + 'n>;
-                let (lex_norm, sem_norm): (Norm, Norm) =
-                    if matches!(self.fusion, Fusion::Distribution { .. }) {
-                        (
-                            Box::new(distribution_norm(lex.iter().map(|c| c.1))),
-                            Box::new(distribution_norm(semantic.iter().map(|c| c.1))),
-                        )
-                    } else {
-                        let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max).max(1e-6);
-                        let span = (hi - lo).max(1e-6);
-                        (
-                            Box::new(move |s| s / lex_max),
-                            Box::new(move |sim| ((sim - lo) / span).clamp(0.0, 1.0)),
-                        )
-                    };
-                docs.into_iter()
-                    .map(|d| {
-                        // The semantic candidates carry their similarity; only
-                        // lexical-only docs need one computed.
-                        let sim = sem_rank(d)
-                            .map_or_else(|| self.index.similarity(d, vector), |r| semantic[r].1);
-                        let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
-                        let s = (1.0 - w) * sem_norm(sim);
-                        let parts = vec![
-                            rule("lexical", l),
-                            rule("semantic", s),
-                            rule("similarity", sim),
-                        ];
-                        (d, l + s, parts)
-                    })
-                    .collect()
-            }
-        };
-        let tools = self.catalog.tools();
-        out.sort_by(|a, b| {
-            b.1.total_cmp(&a.1)
-                .then_with(|| tools[a.0].id.cmp(&tools[b.0].id))
-        });
-        out
-    }
+                .collect()
+        }
+    };
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0))));
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::distribution_norm;
+    use super::{distribution_norm, fuse, Candidates, Fusion};
 
     #[test]
     fn distribution_norm_centres_the_mean_and_clamps_outliers() {
@@ -362,5 +386,42 @@ mod tests {
         assert_eq!(distribution_norm([0.4f32].into_iter())(0.4), 1.0);
         assert_eq!(distribution_norm([2.0f32, 2.0].into_iter())(2.0), 1.0);
         assert_eq!(distribution_norm(std::iter::empty())(0.7), 1.0);
+    }
+
+    #[test]
+    fn a_lone_weak_survivor_is_normalised_against_everything_retrieved() {
+        // The semantic side retrieved 50 tools, similarities 0.30 down to 0.055; the
+        // floor left only doc 49, kept because it is also the one lexical hit.
+        let retrieved: Vec<(usize, f32)> = (0..50).map(|d| (d, 0.3 - 0.005 * d as f32)).collect();
+        let lex = [(49, 3.0)];
+        let semantic = [retrieved[49]];
+        let c = Candidates {
+            lex: &lex,
+            semantic: &semantic,
+            retrieved: &retrieved,
+        };
+        let ids: Vec<String> = (0..50).map(|d| format!("t{d:02}")).collect();
+        let fusion = Fusion::default();
+        let out = fuse(fusion, &c, |_| unreachable!(), |d| ids[d].as_str());
+        assert_eq!(out.len(), 1);
+        let semantic_share = out[0].2[1].score;
+        // Normalised over itself it would be full strength (0.5); over the retrieved
+        // list it sits near the bottom (0.11).
+        assert!(semantic_share < 0.15, "semantic share {semantic_share}");
+        assert!(
+            (out[0].2[0].score - 0.5).abs() < 1e-6,
+            "lexical share {:?}",
+            out[0].2
+        );
+        // Convex fusion takes its min-max bounds from the same list.
+        let out = fuse(
+            Fusion::Convex {
+                lexical_weight: 0.5,
+            },
+            &c,
+            |_| unreachable!(),
+            |d| ids[d].as_str(),
+        );
+        assert!(out[0].2[1].score < 1e-6, "{:?}", out[0].2);
     }
 }

@@ -97,7 +97,11 @@ impl Index {
         start..end
     }
 
-    /// Indexes into `parts` containing `word` somewhere after their first character.
+    /// Indexes into `parts` that read as a compound of `word` and other words: `word`
+    /// inside them after their first character, and what is left on either side
+    /// empty or at least three characters long (a plausible word, not a fragment).
+    /// So `book` matches `notebook` and `facebook`, `base` `database`; but `rain`
+    /// does not match `train`, nor `art` `chart`, nor `port` `report`.
     pub(crate) fn parts_with_infix(&self, word: &str) -> Vec<u32> {
         let chars: Vec<char> = word.chars().collect();
         if chars.len() < 3 {
@@ -116,7 +120,10 @@ impl Index {
                 .copied()
                 .filter(|&pid| {
                     let p = &self.parts[pid as usize];
-                    p.find(word).is_some_and(|at| at > 0)
+                    p.match_indices(word).any(|(at, _)| {
+                        let rest = |r: &str| r.is_empty() || r.chars().count() >= 3;
+                        at > 0 && rest(&p[..at]) && rest(&p[at + word.len()..])
+                    })
                 })
                 .collect()
         })
