@@ -237,6 +237,10 @@ fn eval() -> Result<()> {
         eprintln!("xtask: no embedding model (cargo xtask fetch-model); lexical figures only");
     }
     for (label, catalog, queries) in sets {
+        if !catalog.exists() {
+            eprintln!("== {label}: skipped, {} is absent", catalog.display());
+            continue;
+        }
         eprintln!("== {label}");
         let mut c = Command::new(root().join("target/release/toolsearch"));
         c.args(["eval", "--json", "--baseline", "--catalog"])

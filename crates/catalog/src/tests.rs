@@ -264,7 +264,7 @@ fn infix_and_prefix_tiers() {
 fn an_infix_must_leave_words_not_fragments() {
     let c = Catalog::new(vec![
         tool(None, "get_train_route", "Stations a train stops at"),
-        tool(None, "generate_bar_chart", "Draw bars"),
+        tool(None, "generate_report", "Write a summary"),
         tool(None, "query_database", "Run SQL"),
     ])
     .unwrap();
@@ -272,9 +272,9 @@ fn an_infix_must_leave_words_not_fragments() {
         band: 0.0,
         ..opts()
     };
-    // `t|rain` and `ch|art` leave one- and two-letter fragments: no lexical match
+    // `t|rain` and `re|port` leave one- and two-letter fragments: no lexical match
     // (the typo-tolerant fallback may still offer `train`, as a guess).
-    for word in ["rain", "art"] {
+    for word in ["rain", "port"] {
         let r = c.search(word, &o);
         assert_ne!(r.matched_by, MatchedBy::Lexical, "{word}: {:?}", ids(&r));
     }

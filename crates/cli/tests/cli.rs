@@ -199,7 +199,9 @@ fn eval_prints_figures_and_writes_the_misses() {
 #[test]
 fn the_task_set_names_only_tools_of_its_catalog() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let catalog = format!("{root}/../shared/data/livemcpbench/catalog.jsonl");
+    // Where `cargo xtask eval` looks too.
+    let data = std::env::var("TOOLSEARCH_DATA").unwrap_or(format!("{root}/../shared/data"));
+    let catalog = format!("{data}/livemcpbench/catalog.jsonl");
     let tasks = format!("{root}/eval/mcp_tasks.jsonl");
     let Ok(text) = std::fs::read_to_string(&catalog) else {
         eprintln!("skipped: {catalog} is absent");

@@ -14,8 +14,9 @@ use toolsearch_catalog::{
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Fusion {
     /// Distribution-based score fusion (the default): each side's scores are mapped
-    /// through `(x - (mean - 3 sd)) / 6 sd` over that side's own candidates, clamped
-    /// to 0..=1, then weighted. Unlike dividing by the maximum, a lexical list whose
+    /// through `(x - (mean - 3 sd)) / 6 sd`, clamped to 0..=1, then weighted; the mean
+    /// and sd are those of the lexical candidates, and of every semantic neighbour
+    /// retrieved (before the similarity floor cuts the list). Unlike dividing by the maximum, a lexical list whose
     /// best hit is only marginally better than the rest (a weak match) does not get a
     /// full-strength leader, and one outlier cannot squash the rest of a list.
     Distribution {
@@ -23,7 +24,8 @@ pub enum Fusion {
         lexical_weight: f32,
     },
     /// `w * lexical/lexical_max + (1 - w) * normalised similarity`, the similarity
-    /// min-max normalised over the semantic candidates (a convex combination).
+    /// min-max normalised over every semantic neighbour retrieved (a convex
+    /// combination).
     Convex {
         /// Weight of the lexical score, 0..=1.
         lexical_weight: f32,
@@ -413,7 +415,8 @@ mod tests {
             "lexical share {:?}",
             out[0].2
         );
-        // Convex fusion takes its min-max bounds from the same list.
+        // Convex fusion takes its min-max bounds from the same list (as it already
+        // did before the floor moved into `Candidates`).
         let out = fuse(
             Fusion::Convex {
                 lexical_weight: 0.5,

@@ -98,10 +98,10 @@ impl Index {
     }
 
     /// Indexes into `parts` that read as a compound of `word` and other words: `word`
-    /// inside them after their first character, and what is left on either side
-    /// empty or at least three characters long (a plausible word, not a fragment).
-    /// So `book` matches `notebook` and `facebook`, `base` `database`; but `rain`
-    /// does not match `train`, nor `art` `chart`, nor `port` `report`.
+    /// inside them, not at their start, and what is left on either side empty or at
+    /// least three characters long (a plausible word, not a fragment). So `book`
+    /// matches `notebook` and `facebook`, `base` `database`; but `rain` does not match
+    /// `train`, nor `port` `report`.
     pub(crate) fn parts_with_infix(&self, word: &str) -> Vec<u32> {
         let chars: Vec<char> = word.chars().collect();
         if chars.len() < 3 {
@@ -120,9 +120,12 @@ impl Index {
                 .copied()
                 .filter(|&pid| {
                     let p = &self.parts[pid as usize];
-                    p.match_indices(word).any(|(at, _)| {
-                        let rest = |r: &str| r.is_empty() || r.chars().count() >= 3;
-                        at > 0 && rest(&p[..at]) && rest(&p[at + word.len()..])
+                    let word_or_empty = |r: &str| r.is_empty() || r.chars().count() >= 3;
+                    // Every start, overlapping ones included (`match_indices` skips them).
+                    p.char_indices().skip(1).any(|(at, _)| {
+                        p[at..].starts_with(word)
+                            && word_or_empty(&p[..at])
+                            && word_or_empty(&p[at + word.len()..])
                     })
                 })
                 .collect()
