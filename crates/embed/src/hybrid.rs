@@ -16,9 +16,10 @@ pub enum Fusion {
     /// Distribution-based score fusion (the default): each side's scores are mapped
     /// through `(x - (mean - 3 sd)) / 6 sd`, clamped to 0..=1, then weighted; the mean
     /// and sd are those of the lexical candidates, and of every semantic neighbour
-    /// retrieved (before the similarity floor cuts the list). Unlike dividing by the maximum, a lexical list whose
-    /// best hit is only marginally better than the rest (a weak match) does not get a
-    /// full-strength leader, and one outlier cannot squash the rest of a list.
+    /// retrieved (before the similarity floor cuts the list). Unlike dividing by the
+    /// maximum, a lexical list whose best hit is only marginally better than the rest
+    /// (a weak match) does not get a full-strength leader, and one outlier cannot
+    /// squash the rest of a list.
     Distribution {
         /// Weight of the lexical score, 0..=1.
         lexical_weight: f32,
@@ -200,7 +201,7 @@ impl<'a> Hybrid<'a> {
             None
         };
         let required = kw.terms.iter().any(|t| t.required);
-        let semantic: Vec<(usize, f32)> = if required {
+        let retrieved: Vec<(usize, f32)> = if required {
             // `+word` is a filter: only the lexical hits have every required word.
             let mut s: Vec<(usize, f32)> = lex
                 .iter()
@@ -215,7 +216,6 @@ impl<'a> Hybrid<'a> {
         // must at least be close in meaning, or it is junk, not a result. The scores
         // are normalised over the whole retrieved list, before this floor cuts it: a
         // lone survivor with a low similarity must not count as a perfect match.
-        let retrieved = semantic;
         let semantic: Vec<(usize, f32)> = retrieved
             .iter()
             .copied()
