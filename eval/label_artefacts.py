@@ -12,7 +12,9 @@ Prints one JSON object:
 - `labels_sharing_no_word`: the share of (query, labelled tool) pairs where the query
   has no content word of the tool's name, server, description or parameter names
   (words of 3+ letters compared on their first 5, without the search's stopwords), so
-  no lexical rule can find the tool from the query.
+  no lexical rule can find the tool from the query;
+- `recall@k_one_label_by_versions`: for queries labelled with one tool, the recall
+  when that function has no other version in the catalog, and when it has some.
 """
 import argparse, json, re
 
@@ -44,6 +46,10 @@ for line in open(a.catalog):
         props = (t.get("input_schema") or {}).get("properties") or {}
         tools[t["name"]] = words(" ".join([t["name"], t.get("server") or "", t.get("description") or "", *props]))
 
+versions = {}
+for name in tools:
+    versions[version_of(name)] = versions.get(version_of(name), 0) + 1
+split = {"no_other_version": [0, 0], "other_versions": [0, 0]}
 misses = {json.dumps(m["id"]): m for m in map(json.loads, open(a.misses)) if m}
 n = recall = same = pairs = no_word = 0
 for line in open(a.queries):
@@ -63,6 +69,10 @@ for line in open(a.queries):
     m = misses.get(json.dumps(q["id"]))
     missed = len(m["missed"]) if m else 0
     recall += (len(groups) - missed) / len(groups)
+    if len(groups) == 1 and len(groups[0]) == 1:
+        cell = split["no_other_version" if versions[version_of(groups[0][0])] == 1 else "other_versions"]
+        cell[0] += not m
+        cell[1] += 1
     if m:
         top = {version_of(i) for i in m["top"][: a.k]}
         rescued = sum(any(version_of(i) in top for i in g["ids"]) for g in m["missed"])
@@ -74,4 +84,7 @@ print(json.dumps({
     f"recall@{a.k}": round(recall / n, 3),
     f"same_function_recall@{a.k}": round(same / n, 3),
     "labels_sharing_no_word": round(no_word / pairs, 3),
+    f"recall@{a.k}_one_label_by_versions": {
+        k: {"queries": v[1], f"recall@{a.k}": round(v[0] / v[1], 3) if v[1] else None} for k, v in split.items()
+    },
 }))
