@@ -16,7 +16,7 @@ Prints one JSON object:
 - `recall@k_one_label_by_versions`: for queries labelled with one tool, the recall
   when that function has no other version in the catalog, and when it has some.
 """
-import argparse, json, re
+import argparse, json, os, re
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--catalog", required=True)
@@ -25,7 +25,8 @@ ap.add_argument("--misses", required=True)
 ap.add_argument("--k", type=int, default=5)
 a = ap.parse_args()
 
-text_rs = open(__file__.rsplit("/", 2)[0] + "/crates/catalog/src/text.rs").read()
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+text_rs = open(os.path.join(root, "crates/catalog/src/text.rs")).read()
 stop_block = text_rs[text_rs.index("const STOPWORDS") : text_rs.index("];", text_rs.index("const STOPWORDS"))]
 STOPWORDS = set(re.findall(r'"([a-z]+)"', stop_block))
 

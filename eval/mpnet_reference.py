@@ -53,7 +53,8 @@ def lin(x, p):
 def encode(texts, maxlen=128, bs=32):
     out = np.zeros((len(texts), H), np.float32)
     encs = tok.encode_batch(texts)
-    ids_all = [e.ids[:maxlen - 1] + ([2] if len(e.ids) > maxlen - 1 else []) if len(e.ids) > maxlen else e.ids for e in encs]
+    # Longer texts keep their first maxlen - 1 tokens and the closing </s> (id 2).
+    ids_all = [e.ids if len(e.ids) <= maxlen else e.ids[:maxlen - 1] + [2] for e in encs]
     order = sorted(range(len(texts)), key=lambda i: len(ids_all[i]))
     rb = W['encoder.relative_attention_bias.weight']
     for s in range(0, len(order), bs):
