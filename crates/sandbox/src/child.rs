@@ -17,6 +17,12 @@ use crate::ipc::{self, BridgeOp, ToChild, ToHost};
 use crate::limits::PoolConfig;
 use crate::pool::Pool;
 
+/// What the job thread of an in-process worker does next.
+enum Work {
+    Run(String, crate::Limits),
+    SelfTest(String),
+}
+
 /// Where the answer to one bridge request goes.
 pub(crate) enum Waiter {
     Sync(mpsc::SyncSender<String>),
@@ -157,15 +163,44 @@ impl Bridge for ProxyBridge {
 /// [`Isolation::Process`](crate::Isolation::Process) names, before anything else
 /// writes to stdout.
 pub fn run_worker_process() -> std::process::ExitCode {
-    // The host's pool limits, so the pre-warmed isolate fits its jobs.
-    let limits = std::env::var("TOOLSEARCH_SANDBOX_LIMITS")
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default();
+    // The engine's process settings (no bytecode cache on disk, no wasm) before
+    // any isolate exists: the environment is empty, nothing is inherited.
+    crate::engine::configure_process();
+    let mut input = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => BufReader::new(File::from(fd)),
+        Err(e) => {
+            tracing::error!("sandbox worker process: no stdin: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    // The host's pool limits, so the pre-warmed isolate fits its jobs, and
+    // whether to apply the OS layer.
+    let (limits, harden, fork) = match ipc::recv::<ToChild>(&mut input) {
+        Ok(Some(ToChild::Config {
+            limits,
+            harden,
+            fork,
+        })) => (limits, harden, fork),
+        Ok(None) => return std::process::ExitCode::SUCCESS,
+        other => {
+            tracing::error!("sandbox worker process: expected its configuration first, got {other:?}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     #[cfg(target_os = "linux")]
-    if let Some(code) = crate::zygote::serve(&limits) {
-        return code;
+    if harden {
+        if let Err(e) = crate::harden::limit_resources(&limits) {
+            tracing::error!("sandbox worker process: cannot lower its resource limits: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fork;
+    #[cfg(target_os = "linux")]
+    let input = match crate::zygote::serve(&limits, harden, fork, input) {
+        Ok(code) => return code,
+        Err(input) => input,
+    };
     let out = match stdout_file() {
         Ok(out) => out,
         Err(e) => {
@@ -188,11 +223,23 @@ pub fn run_worker_process() -> std::process::ExitCode {
     let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
     let next_req = Arc::new(AtomicU64::new(1));
     // Jobs run on their own thread so this one keeps reading bridge answers.
-    let (jobs_tx, jobs_rx) = mpsc::channel::<(u64, String, crate::Limits)>();
+    let (jobs_tx, jobs_rx) = mpsc::channel::<(u64, Work)>();
     let runner = {
         let (out, waiters, next_req) = (out.clone(), waiters.clone(), next_req.clone());
         std::thread::spawn(move || {
-            while let Ok((job, code, limits)) = jobs_rx.recv() {
+            while let Ok((job, work)) = jobs_rx.recv() {
+                let (code, limits) = match work {
+                    Work::Run(code, limits) => (code, limits),
+                    Work::SelfTest(what) => {
+                        #[cfg(target_os = "linux")]
+                        let value = crate::harden::self_test(&what);
+                        #[cfg(not(target_os = "linux"))]
+                        let value = serde_json::Value::String(what);
+                        let result = crate::result::ExecResult::succeeded(value);
+                        send(&out, &ToHost::Done { job, result: Box::new(result) });
+                        continue;
+                    }
+                };
                 let bridge = Arc::new(ProxyBridge {
                     job,
                     out: out.clone(),
@@ -211,6 +258,14 @@ pub fn run_worker_process() -> std::process::ExitCode {
             }
         })
     };
+    // The OS layer goes on every thread of this process (the pool's are up).
+    #[cfg(target_os = "linux")]
+    if harden {
+        if let Err(e) = crate::harden::lock_down(true) {
+            tracing::error!("sandbox worker process: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
     send(
         &out,
         &ToHost::Ready {
@@ -218,14 +273,20 @@ pub fn run_worker_process() -> std::process::ExitCode {
             forks: false,
         },
     );
-    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut input = input;
     loop {
         match ipc::recv::<ToChild>(&mut input) {
             Ok(Some(ToChild::Job { job, code, limits })) => {
-                if jobs_tx.send((job, code, limits)).is_err() {
+                if jobs_tx.send((job, Work::Run(code, limits))).is_err() {
                     break;
                 }
             }
+            Ok(Some(ToChild::SelfTest { job, what })) => {
+                if jobs_tx.send((job, Work::SelfTest(what))).is_err() {
+                    break;
+                }
+            }
+            Ok(Some(ToChild::Config { .. })) => {}
             Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             Err(e) => {

@@ -73,6 +73,29 @@ pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
     })
 }
 
+/// Text the engine rewrites wherever it appears in a script's source, string
+/// literals and comments included (v8x/QuickJS: `rewrite_script_source` and
+/// `rewrite_dynamic_phase_imports`): a snippet holding one would not run as
+/// written, and `import.defer` also makes the engine install a global.
+const REWRITTEN: &[&str] = &[
+    "import.defer",
+    "import.source",
+    "%PrepareFunctionForOptimization",
+    "%OptimizeFunctionOnNextCall",
+    "%NeverOptimizeFunction",
+    "%AtomicsNumWaitersForTesting",
+    "%AtomicsNumUnresolvedAsyncPromisesForTesting",
+];
+
+/// The first text in `code` that this engine would rewrite before compiling it
+/// (none on V8). Such a snippet is refused rather than run altered.
+pub(crate) fn rewritten_text(code: &str) -> Option<&'static str> {
+    if !cfg!(feature = "quickjs") {
+        return None;
+    }
+    REWRITTEN.iter().copied().find(|t| code.contains(t))
+}
+
 /// Name of the engine this build runs on.
 pub(crate) const fn engine_name() -> &'static str {
     if cfg!(feature = "quickjs") {
@@ -86,10 +109,14 @@ pub(crate) const fn engine_name() -> &'static str {
 /// for termination. The engine needs room to unwind: V8 aborts the process
 /// with a fatal OOM when the grace is too small (its last-resort GC wants
 /// about `current + max(current, 1.1 GiB)`); v8x/QuickJS only needs enough to
-/// unwind the terminated evaluation.
+/// unwind the terminated evaluation: a fixed 16 MiB, granted once (QuickJS
+/// throws an ordinary out-of-memory error past it, which the runner reports).
+/// Every allocation inside the engine (typed-array copies, `slice`, `map`,
+/// strings) counts against this limit; only `ArrayBuffer`s made through the
+/// budgeted allocator live outside it.
 pub(crate) fn heap_headroom(current: usize) -> usize {
     if cfg!(feature = "quickjs") {
-        current.saturating_mul(2).max(current + (16 << 20))
+        current.saturating_add(16 << 20)
     } else {
         current.saturating_add(current.max(1_100 << 20))
     }
@@ -115,7 +142,7 @@ impl ArrayBufferBudget {
         self.cap.store(cap, Ordering::Relaxed);
     }
 
-    fn reserve(&self, len: usize) -> bool {
+    pub(crate) fn reserve(&self, len: usize) -> bool {
         let cap = self.cap.load(Ordering::Relaxed);
         self.used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
@@ -124,7 +151,7 @@ impl ArrayBufferBudget {
             .is_ok()
     }
 
-    fn release(&self, len: usize) {
+    pub(crate) fn release(&self, len: usize) {
         self.used.fetch_sub(len, Ordering::AcqRel);
     }
 }
@@ -140,7 +167,7 @@ pub(crate) fn create_params(
     heap_bytes: usize,
     budget: &Arc<ArrayBufferBudget>,
 ) -> v8::CreateParams {
-    let allocator = budget_allocator::new(budget.clone());
+    let allocator = crate::sys::budget_allocator(budget.clone());
     v8::CreateParams::default()
         .heap_limits(0, heap_bytes)
         .array_buffer_allocator(allocator)
@@ -150,107 +177,7 @@ pub(crate) fn create_params(
 /// (Code generation from strings is disabled per context by the caller.)
 pub(crate) fn restrict_isolate(isolate: &mut v8::Isolate) {
     isolate.set_allow_atomics_wait(false);
-    isolate.set_allow_wasm_code_generation_callback(budget_allocator::deny_wasm_codegen);
-}
-
-#[allow(unsafe_code)]
-mod budget_allocator {
-    //! The only unsafe code of the crate: an `ArrayBuffer::Allocator` vtable
-    //! that enforces an [`ArrayBufferBudget`].
-
-    use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
-    use std::ffi::c_void;
-    use std::sync::Arc;
-
-    use deno_core::v8;
-
-    use super::ArrayBufferBudget;
-
-    const ALIGN: usize = 16;
-
-    fn layout(len: usize) -> Option<Layout> {
-        Layout::from_size_align(len, ALIGN).ok()
-    }
-
-    /// A non-null, aligned, never-dereferenced pointer for empty buffers.
-    fn empty() -> *mut c_void {
-        ALIGN as *mut c_void
-    }
-
-    /// Reserves `len` bytes of the budget and allocates them with `raw`.
-    fn budgeted(
-        handle: &ArrayBufferBudget,
-        len: usize,
-        raw: unsafe fn(Layout) -> *mut u8,
-    ) -> *mut c_void {
-        if len == 0 {
-            return empty();
-        }
-        let Some(layout) = layout(len) else {
-            return std::ptr::null_mut();
-        };
-        if !handle.reserve(len) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: `layout` has a non-zero size (checked above).
-        let p = unsafe { raw(layout) };
-        if p.is_null() {
-            handle.release(len);
-        }
-        p.cast()
-    }
-
-    unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
-        budgeted(handle, len, alloc_zeroed)
-    }
-
-    unsafe extern "C" fn allocate_uninitialized(
-        handle: &ArrayBufferBudget,
-        len: usize,
-    ) -> *mut c_void {
-        budgeted(handle, len, alloc)
-    }
-
-    unsafe extern "C" fn free(handle: &ArrayBufferBudget, data: *mut c_void, len: usize) {
-        if len == 0 || data.is_null() || data == empty() {
-            return;
-        }
-        if let Some(layout) = layout(len) {
-            // SAFETY: the engine passes back a pointer we returned from
-            // `allocate*` with the same length, so the layout matches.
-            unsafe { dealloc(data.cast(), layout) };
-            handle.release(len);
-        }
-    }
-
-    unsafe extern "C" fn drop(handle: *const ArrayBufferBudget) {
-        // SAFETY: `handle` came from `Arc::into_raw` in `new` and the engine
-        // calls `drop` exactly once, when the allocator is destroyed.
-        unsafe { std::mem::drop(Arc::from_raw(handle)) };
-    }
-
-    static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVtable {
-        allocate,
-        allocate_uninitialized,
-        free,
-        drop,
-    };
-
-    /// Refuses every wasm compilation (the `WebAssembly` global is deleted
-    /// by the scrub script as well).
-    pub(super) unsafe extern "C" fn deny_wasm_codegen(
-        _context: v8::Local<v8::Context>,
-        _source: v8::Local<v8::String>,
-    ) -> bool {
-        false
-    }
-
-    pub(super) fn new(budget: Arc<ArrayBufferBudget>) -> v8::UniqueRef<v8::Allocator> {
-        // SAFETY: the handle is a leaked `Arc` that stays valid until the
-        // vtable's `drop` releases it; all vtable functions are sound for
-        // any length the engine passes.
-        unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
-    }
+    isolate.set_allow_wasm_code_generation_callback(crate::sys::deny_wasm_codegen);
 }
 
 #[cfg(test)]

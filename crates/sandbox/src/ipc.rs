@@ -16,6 +16,17 @@ use crate::result::ExecResult;
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub(crate) enum ToChild {
+    /// The first message: the pool's limits (the template isolate is built
+    /// for them) and whether to apply the OS layer (`harden.rs`).
+    Config {
+        limits: Limits,
+        harden: bool,
+        /// Fork a copy of a template isolate per job (Linux; `zygote.rs`).
+        fork: bool,
+    },
+    /// Run a self-test of the OS layer where a job would run (hidden API:
+    /// `Pool::self_test`); the process must die for a forbidden call.
+    SelfTest { job: u64, what: String },
     /// Run a snippet.
     Job {
         job: u64,

@@ -64,6 +64,8 @@
 mod bridge;
 mod child;
 mod engine;
+#[cfg(target_os = "linux")]
+mod harden;
 mod ipc;
 mod limits;
 mod ops;
@@ -71,6 +73,7 @@ mod pool;
 mod process;
 mod result;
 mod sandbox;
+mod sys;
 mod util;
 mod watchdog;
 #[cfg(target_os = "linux")]
@@ -81,7 +84,7 @@ pub use child::run_worker_process;
 pub use limits::{
     Isolation, Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE,
     DEFAULT_GRACE, DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT,
-    DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES,
+    DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RESULT_BYTES, DEFAULT_SOURCE_BYTES,
     DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
 pub use pool::{live_threads, Pool, PoolStats};
@@ -91,6 +94,7 @@ pub use result::{
     Stats,
 };
 pub use sandbox::live_isolates;
+pub use util::is_unsafe_char;
 
 #[allow(dead_code)]
 fn _assertions() {

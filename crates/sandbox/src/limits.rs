@@ -30,6 +30,8 @@ pub const DEFAULT_QUERY_BYTES: usize = 4 << 10;
 /// Default maximum size of one serialized tool (or search/describe) result
 /// before it enters the isolate: 1 MiB.
 pub const DEFAULT_TOOL_RESULT_BYTES: usize = 1 << 20;
+/// Default longest wait of a queued job for a free worker: 30 s.
+pub const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Maximum length of a tool id, in bytes.
 pub const MAX_ID_BYTES: usize = 256;
 
@@ -114,6 +116,16 @@ pub struct PoolConfig {
     /// cheaper than a cold bootstrap). Default: true; off only to measure the
     /// difference.
     pub snapshot: bool,
+    /// With [`Isolation::Process`] on Linux: worker processes lower their
+    /// resource limits and install a seccomp filter (no sockets, no `execve`,
+    /// no `ptrace`, no opening of files) before they run any snippet, and
+    /// start with an empty environment. Default: on, unless the host's
+    /// environment has `TOOLSEARCH_SANDBOX_HARDEN=0` (for platforms without
+    /// seccomp). Ignored by [`Isolation::Thread`] and off Linux.
+    pub harden: bool,
+    /// How long a job may wait in the queue for a free worker before it is
+    /// answered with a `limit` error ("no worker became free"). Default: 30 s.
+    pub queue_timeout: Duration,
 }
 
 impl Default for PoolConfig {
@@ -128,8 +140,17 @@ impl Default for PoolConfig {
             prewarm: true,
             isolation: Isolation::Thread,
             snapshot: true,
+            harden: harden_default(),
+            queue_timeout: DEFAULT_QUEUE_TIMEOUT,
         }
     }
+}
+
+fn harden_default() -> bool {
+    #[cfg(target_os = "linux")]
+    return crate::harden::default_on();
+    #[cfg(not(target_os = "linux"))]
+    return false;
 }
 
 /// Where a pool runs its isolates.

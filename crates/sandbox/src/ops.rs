@@ -36,6 +36,8 @@ pub(crate) struct Journal {
     pub stats: Stats,
     /// When the worker started the job (set before execution begins).
     pub started: Option<Instant>,
+    /// Kernel id of the worker thread running the job (0: unknown).
+    pub worker_tid: i32,
 }
 
 /// Locks a journal, ignoring poisoning (a panicking bridge must not wedge it).
@@ -335,17 +337,39 @@ fn op_ts_log(state: &mut OpState, #[smi] level: u32, #[string] text: &str) -> bo
         2 => LogLevel::Error,
         _ => LogLevel::Log,
     };
-    let mut text = crate::util::truncate(text, remaining).to_owned();
-    if text.len() < remaining {
-        // count the newline the model will see between lines
-        j.log_bytes += text.len() + 1;
+    // A line costs what it takes once emitted: its escaped text plus the
+    // record around it, so neither empty lines nor control characters let
+    // the printed logs outgrow the budget.
+    let cost = LOG_LINE_OVERHEAD + crate::util::emitted_len(text);
+    let mut text = if cost <= remaining {
+        j.log_bytes += cost;
+        text.to_owned()
     } else {
         j.log_bytes = cap;
-        text.push_str(" …[log budget exhausted]");
-    }
+        let room = remaining.saturating_sub(LOG_LINE_OVERHEAD) / 6;
+        let mut t = crate::util::truncate(text, room).to_owned();
+        t.push_str(" …[log budget exhausted]");
+        t
+    };
+    text.shrink_to_fit();
     j.stats.bytes_out += text.len() as u64;
     j.logs.push(LogLine { level, text });
     true
+}
+
+/// What one log line adds around its text when emitted as JSON
+/// (`{"level": "warn", "text": ""},` plus indentation).
+const LOG_LINE_OVERHEAD: usize = 48;
+
+/// Keeps a tool result in the call records while their emitted size stays
+/// within `cap` (`kept` counts what is kept so far).
+pub(crate) fn keep_result(kept: &mut usize, payload: &str, cap: usize) -> bool {
+    let len = crate::util::emitted_json_len(payload);
+    let fits = kept.saturating_add(len) <= cap;
+    if fits {
+        *kept += len;
+    }
+    fits
 }
 
 #[op2]
@@ -438,13 +462,9 @@ async fn op_ts_call(
     let mut j = lock(&journal);
     j.in_flight.remove(&seq);
     j.stats.bytes_in += s.len() as u64;
-    let result = result.filter(|_| {
-        let fits = j.kept_result_bytes + s.len() <= limits.result_bytes;
-        if fits {
-            j.kept_result_bytes += s.len();
-        }
-        fits
-    });
+    let mut kept = j.kept_result_bytes;
+    let result = result.filter(|_| keep_result(&mut kept, &s, limits.result_bytes));
+    j.kept_result_bytes = kept;
     j.calls.push(CallRecord {
         id,
         status,

@@ -1,7 +1,7 @@
 //! The worker pool: N threads, each with a current-thread tokio runtime and
 //! at most one live isolate, fed by a bounded queue.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -55,12 +55,26 @@ pub struct PoolStats {
     pub live_threads: usize,
     /// Worker processes alive (active and standby), with [`Isolation::Process`](crate::Isolation::Process).
     pub live_processes: usize,
+    /// Worker threads that did not acknowledge termination within
+    /// `deadline + grace` (a built-in the engine cannot interrupt) and are still
+    /// running: each was replaced by a fresh worker and lowered to the lowest
+    /// scheduling priority. Always 0 with [`Isolation::Process`](crate::Isolation::Process),
+    /// which kills such a process instead.
+    pub wedged_workers: usize,
+    /// Workers replaced since the pool started because they did not acknowledge.
+    pub replaced_workers: u64,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub isolates: Arc<AtomicUsize>,
     pub threads: Arc<AtomicUsize>,
+    /// Replaced workers whose thread has not come back yet.
+    pub wedged: AtomicUsize,
+    /// Workers replaced since the start.
+    pub replaced: AtomicU64,
+    /// Index of the next worker thread (for its name).
+    pub next_index: AtomicUsize,
 }
 
 struct Job {
@@ -71,6 +85,9 @@ struct Job {
     abandon: CancellationToken,
     enqueued: Instant,
     reply: oneshot::Sender<ExecResult>,
+    /// Set by the pool when the worker running this job did not acknowledge in
+    /// time and was replaced: the worker ends once (if ever) the job returns.
+    retired: Arc<AtomicBool>,
 }
 
 const BUSY: &str = "the sandbox is busy (all workers and queue slots are taken); retry shortly";
@@ -80,12 +97,15 @@ struct Inner {
     limits: Limits,
     workers: usize,
     snapshot: bool,
+    queue_timeout: std::time::Duration,
 }
 
 enum Backend {
     Threads {
         tx: SyncSender<Job>,
         counters: Arc<Counters>,
+        /// Settings a replacement worker starts from.
+        template: Arc<WorkerTemplate>,
     },
     Processes {
         tx: SyncSender<HostJob>,
@@ -172,25 +192,27 @@ impl Pool {
         } else {
             None
         };
-        for index in 0..cfg.workers {
-            let watchdog = Watchdog::spawn(format!("sandbox-watchdog-{index}"), &counters.threads)?;
-            Worker {
-                index,
-                rx: rx.clone(),
-                limits: cfg.limits.clone(),
-                prewarm: cfg.prewarm,
-                snapshot,
-                watchdog,
-                counters: counters.clone(),
-            }
-            .spawn()?;
+        let template = Arc::new(WorkerTemplate {
+            rx,
+            limits: cfg.limits.clone(),
+            prewarm: cfg.prewarm,
+            snapshot,
+            counters: counters.clone(),
+        });
+        for _ in 0..cfg.workers {
+            template.start()?;
         }
         Ok(Pool {
             inner: Arc::new(Inner {
-                backend: Backend::Threads { tx, counters },
+                backend: Backend::Threads {
+                    tx,
+                    counters,
+                    template,
+                },
                 limits: cfg.limits,
                 workers: cfg.workers,
                 snapshot: cfg.snapshot,
+                queue_timeout: cfg.queue_timeout,
             }),
         })
     }
@@ -204,6 +226,7 @@ impl Pool {
         let shared = Arc::new(process::Shared {
             command,
             pool_limits: cfg.limits.clone(),
+            harden: cfg.harden,
             processes: Arc::new(AtomicUsize::new(0)),
             drivers: Arc::new(AtomicUsize::new(0)),
             runtime,
@@ -222,6 +245,7 @@ impl Pool {
                 limits: cfg.limits.clone(),
                 workers: cfg.workers,
                 snapshot: cfg.snapshot,
+                queue_timeout: cfg.queue_timeout,
             }),
         })
     }
@@ -240,12 +264,16 @@ impl Pool {
                 live_isolates: counters.isolates.load(Ordering::SeqCst),
                 live_threads: counters.threads.load(Ordering::SeqCst),
                 live_processes: 0,
+                wedged_workers: counters.wedged.load(Ordering::SeqCst),
+                replaced_workers: counters.replaced.load(Ordering::SeqCst),
             },
             Backend::Processes { shared, .. } => PoolStats {
                 workers,
                 live_isolates: 0,
                 live_threads: shared.drivers.load(Ordering::SeqCst),
                 live_processes: shared.processes.load(Ordering::SeqCst),
+                wedged_workers: 0,
+                replaced_workers: 0,
             },
         }
     }
@@ -373,24 +401,35 @@ impl Pool {
         if let Some(too_big) = source_too_large(code.len(), &limits) {
             return too_big;
         }
-        let tx = match &self.inner.backend {
-            Backend::Threads { tx, .. } => tx,
+        let (tx, template) = match &self.inner.backend {
+            Backend::Threads { tx, template, .. } => (tx, template),
             Backend::Processes { tx, .. } => {
                 let (reply, rx) = oneshot::channel();
+                let wait = self.inner.queue_timeout;
                 let job = HostJob {
                     code: code.to_owned(),
                     bridge,
-                    limits,
+                    limits: limits.clone(),
                     enqueued: Instant::now(),
+                    queue_deadline: Instant::now() + wait,
                     reply,
                 };
+                // The driver answers every job it takes within deadline + grace
+                // (it kills an overrunning process), one it takes too late at once,
+                // and a process that will not start within its start timeout.
+                let bound = wait + limits.deadline + limits.grace + process::START_TIMEOUT;
                 return match tx.try_send(job) {
-                    Ok(()) => rx.await.unwrap_or_else(|_| {
-                        ExecResult::failed(
+                    Ok(()) => match tokio::time::timeout(bound, rx).await {
+                        Ok(Ok(res)) => res,
+                        Ok(Err(_)) => ExecResult::failed(
                             ErrorKind::Engine,
                             "the sandbox driver stopped unexpectedly",
-                        )
-                    }),
+                        ),
+                        Err(_) => ExecResult::failed(
+                            ErrorKind::Engine,
+                            "the sandbox driver did not answer in time",
+                        ),
+                    },
                     Err(TrySendError::Full(_)) => ExecResult::failed(ErrorKind::Limit, BUSY),
                     Err(TrySendError::Disconnected(_)) => {
                         ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
@@ -400,15 +439,18 @@ impl Pool {
         };
         let journal = Arc::new(Mutex::new(Journal::default()));
         let abandon = CancellationToken::new();
+        let retired = Arc::new(AtomicBool::new(false));
         let (reply, mut rx) = oneshot::channel();
+        let enqueued = Instant::now();
         let job = Job {
             code: code.to_owned(),
             bridge,
             limits: limits.clone(),
             journal: journal.clone(),
             abandon: abandon.clone(),
-            enqueued: Instant::now(),
+            enqueued,
             reply,
+            retired: retired.clone(),
         };
         match tx.try_send(job) {
             Ok(()) => {}
@@ -419,12 +461,28 @@ impl Pool {
         }
         let _abandon_on_drop = abandon.clone().drop_guard();
         let budget = limits.deadline + limits.grace;
+        let queue_deadline = enqueued + self.inner.queue_timeout;
         loop {
             let started = lock(&journal).started;
             let until = match started {
                 Some(t) => t + budget,
+                None if Instant::now() >= queue_deadline => {
+                    // Every worker stayed busy: the job never starts (the worker
+                    // skips an abandoned job).
+                    abandon.cancel();
+                    if lock(&journal).started.is_none() {
+                        return ExecResult::failed(
+                            ErrorKind::Limit,
+                            format!(
+                                "no sandbox worker became free within {} ms; retry shortly",
+                                self.inner.queue_timeout.as_millis()
+                            ),
+                        );
+                    }
+                    continue;
+                }
                 // Not started yet: look again after a while.
-                None => Instant::now() + budget.min(std::time::Duration::from_millis(50)),
+                None => (Instant::now() + std::time::Duration::from_millis(50)).min(queue_deadline),
             };
             match tokio::time::timeout_at(until.into(), &mut rx).await {
                 Ok(Ok(res)) => return res,
@@ -435,13 +493,33 @@ impl Pool {
                     )
                 }
                 Err(_) if started.is_some() => {
-                    // The worker did not acknowledge in time (e.g. stuck in a
-                    // synchronous bridge call): answer from the journal.
+                    // The worker did not acknowledge in time (a built-in the engine
+                    // cannot interrupt, or a synchronous bridge call that never
+                    // returns): answer from the journal, and put a fresh worker in
+                    // its place so the pool keeps its size.
                     abandon.cancel();
+                    let tid = lock(&journal).worker_tid;
+                    template.replace_wedged(&retired, tid);
                     return sandbox::snapshot_timeout(&journal, limits.deadline);
                 }
                 Err(_) => continue,
             }
+        }
+    }
+
+    /// Tests the OS layer under the isolate (`PoolConfig::harden`) from inside
+    /// a fresh worker process, where a job would run: `what` is `socket`,
+    /// `connect`, `execve`, `open`, `openat`, `ptrace` or `unshare` (the process
+    /// must die: an `engine` error), or `limits` (the value holds the worker's
+    /// resource limits and environment variable names). For the security suite.
+    #[doc(hidden)]
+    pub fn self_test(&self, what: &str) -> ExecResult {
+        match &self.inner.backend {
+            Backend::Processes { shared, .. } => process::self_test(shared, what, &self.inner.limits),
+            Backend::Threads { .. } => ExecResult::failed(
+                ErrorKind::Engine,
+                "self-tests run in worker processes (Isolation::Process)",
+            ),
         }
     }
 
@@ -506,15 +584,72 @@ impl Pool {
 /// before that keeps every isolate healthy and bounds that state.
 pub(crate) const ISOLATES_PER_THREAD: usize = 64;
 
-/// One worker's settings; moved into its thread and on to its successor.
-struct Worker {
-    index: usize,
+/// What every worker thread of a pool starts from.
+struct WorkerTemplate {
     rx: Arc<Mutex<Receiver<Job>>>,
     limits: Limits,
     prewarm: bool,
     snapshot: Option<&'static [u8]>,
-    watchdog: Watchdog,
     counters: Arc<Counters>,
+}
+
+impl WorkerTemplate {
+    /// Starts one more worker thread (with its watchdog).
+    fn start(self: &Arc<Self>) -> std::io::Result<()> {
+        let index = self.counters.next_index.fetch_add(1, Ordering::SeqCst);
+        let watchdog = Watchdog::spawn(
+            format!("sandbox-watchdog-{index}"),
+            &self.counters.threads,
+        )?;
+        Worker {
+            index,
+            template: self.clone(),
+            watchdog,
+        }
+        .spawn()
+    }
+
+    /// The worker running a job did not acknowledge in time: mark the job so
+    /// the worker ends if it ever gets back, lower its thread to the lowest
+    /// priority (a built-in spinning in C cannot be stopped from outside a
+    /// process), count it, and start a replacement.
+    fn replace_wedged(self: &Arc<Self>, retired: &AtomicBool, tid: i32) {
+        if retired.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.counters.wedged.fetch_add(1, Ordering::SeqCst);
+        self.counters.replaced.fetch_add(1, Ordering::SeqCst);
+        #[cfg(target_os = "linux")]
+        let lowered = tid != 0 && crate::sys::lower_priority(tid);
+        #[cfg(not(target_os = "linux"))]
+        let lowered = false;
+        tracing::error!(
+            thread = tid,
+            lowered,
+            "a sandbox worker did not stop at its deadline (a built-in the engine cannot \
+             interrupt?); replaced it. Use Isolation::Process for untrusted code"
+        );
+        if let Err(e) = self.start() {
+            tracing::error!("a wedged sandbox worker could not be replaced: {e}");
+        }
+    }
+}
+
+/// Why a worker thread stopped serving.
+enum Stop {
+    /// The queue closed: the pool is gone.
+    Closed,
+    /// The thread made its quota of isolates: hand over to a new thread.
+    Quota,
+    /// The pool replaced this worker while it was wedged.
+    Retired,
+}
+
+/// One worker: its thread runs jobs from the shared queue.
+struct Worker {
+    index: usize,
+    template: Arc<WorkerTemplate>,
+    watchdog: Watchdog,
 }
 
 impl Worker {
@@ -522,23 +657,30 @@ impl Worker {
         std::thread::Builder::new()
             .name(format!("sandbox-worker-{}", self.index))
             .spawn(move || {
-                let live = ThreadGuard::new(&self.counters.threads);
-                let quota_reached = self.serve();
+                let live = ThreadGuard::new(&self.template.counters.threads);
+                let stop = self.serve();
                 drop(live);
-                if quota_reached {
-                    let index = self.index;
-                    if let Err(e) = self.spawn() {
-                        tracing::error!("sandbox worker {index} could not be replaced: {e}");
+                match stop {
+                    Stop::Quota => {
+                        let index = self.index;
+                        if let Err(e) = self.spawn() {
+                            tracing::error!("sandbox worker {index} could not be replaced: {e}");
+                        }
                     }
+                    Stop::Retired => {
+                        self.template.counters.wedged.fetch_sub(1, Ordering::SeqCst);
+                    }
+                    Stop::Closed => {}
                 }
             })?;
         Ok(())
     }
 
-    /// Runs jobs until the queue closes (false) or this thread created
-    /// [`ISOLATES_PER_THREAD`] isolates (true: hand over to a new thread).
-    fn serve(&self) -> bool {
-        let rx = &*self.rx;
+    /// Runs jobs until the queue closes, this thread created
+    /// [`ISOLATES_PER_THREAD`] isolates, or the pool retired it.
+    fn serve(&self) -> Stop {
+        let t = &*self.template;
+        let rx = &*t.rx;
         let rt = match tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
@@ -553,23 +695,18 @@ impl Worker {
                         "the sandbox worker has no runtime",
                     ));
                 }
-                return false;
+                return Stop::Closed;
             }
         };
         let created = std::cell::Cell::new(0usize);
         rt.block_on(async {
             let create = |l: &Limits| {
                 created.set(created.get() + 1);
-                Sandbox::create(
-                    l.heap_bytes,
-                    l.array_buffer_bytes,
-                    self.snapshot,
-                    &self.counters.isolates,
-                )
+                Sandbox::create(l.heap_bytes, l.array_buffer_bytes, t.snapshot, &t.counters.isolates)
             };
             // At most one live isolate on this thread at any time: the next one
             // is created only after the previous one was dropped.
-            let mut next: Option<Result<Live, String>> = self.prewarm.then(|| create(&self.limits));
+            let mut next: Option<Result<Live, String>> = t.prewarm.then(|| create(&t.limits));
             while let Ok(job) = recv(rx) {
                 if job.abandon.is_cancelled() {
                     continue;
@@ -584,7 +721,14 @@ impl Worker {
                         create(&job.limits)
                     }
                 };
-                lock(&job.journal).started = Some(Instant::now());
+                {
+                    let mut j = lock(&job.journal);
+                    j.started = Some(Instant::now());
+                    #[cfg(target_os = "linux")]
+                    {
+                        j.worker_tid = crate::sys::thread_id();
+                    }
+                }
                 let (mut res, used) = match live {
                     Ok(mut live) => {
                         let spec = JobSpec {
@@ -611,14 +755,17 @@ impl Worker {
                 // op future and its bridge future) before creating the next one.
                 drop(used);
                 drop(job.bridge);
-                if created.get() >= ISOLATES_PER_THREAD {
-                    return true;
+                if job.retired.load(Ordering::SeqCst) {
+                    return Stop::Retired;
                 }
-                if self.prewarm {
-                    next = Some(create(&self.limits));
+                if created.get() >= ISOLATES_PER_THREAD {
+                    return Stop::Quota;
+                }
+                if t.prewarm {
+                    next = Some(create(&t.limits));
                 }
             }
-            false
+            Stop::Closed
         })
     }
 }

@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::bridge::Bridge;
 use crate::ipc::{self, BridgeOp, ToChild, ToHost};
 use crate::limits::Limits;
-use crate::ops::{catch_panic, encode_call, encode_lookup, CallOutcome};
+use crate::ops::{catch_panic, encode_call, encode_lookup, keep_result, CallOutcome};
 use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
@@ -36,7 +36,7 @@ pub const JOBS_PER_PROCESS: usize = 64;
 /// then all the same, to bound whatever else a long-lived process gathers.
 pub const JOBS_PER_FORKING_PROCESS: usize = 4096;
 /// How long a new worker process may take to report ready.
-const START_TIMEOUT: Duration = Duration::from_secs(20);
+pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// Extra time for the pipe round trip before the host gives up on a job.
 const IPC_SLACK: Duration = Duration::from_millis(20);
 
@@ -55,8 +55,13 @@ pub(crate) struct HostJob {
     pub bridge: Arc<dyn Bridge>,
     pub limits: Limits,
     pub enqueued: Instant,
+    /// A job still queued at this point is answered with a `limit` error.
+    pub queue_deadline: Instant,
     pub reply: oneshot::Sender<ExecResult>,
 }
+
+/// The calls the host saw of one job, and the emitted bytes of the results kept.
+type Records = Arc<Mutex<(Vec<CallRecord>, usize)>>;
 
 enum Event {
     Msg(ToHost),
@@ -102,6 +107,8 @@ fn write(stdin: &Mutex<ChildStdin>, msg: &ToChild) -> std::io::Result<()> {
 pub(crate) struct Shared {
     pub command: WorkerCommand,
     pub pool_limits: Limits,
+    /// Apply the OS layer in the workers (`harden.rs`).
+    pub harden: bool,
     pub processes: Arc<AtomicUsize>,
     pub drivers: Arc<AtomicUsize>,
     /// Runs the host side of tool calls.
@@ -110,12 +117,11 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn spawn(&self) -> std::io::Result<Proc> {
+        // An empty environment: nothing of the host's (tokens, paths) reaches
+        // a process that runs untrusted code. Its settings come over stdin.
         let mut child = Command::new(&self.command.program)
             .args(&self.command.args)
-            .env(
-                "TOOLSEARCH_SANDBOX_LIMITS",
-                serde_json::to_string(&self.pool_limits).unwrap_or_default(),
-            )
+            .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -130,6 +136,17 @@ impl Shared {
             .stdout
             .take()
             .ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let config = ToChild::Config {
+            limits: self.pool_limits.clone(),
+            harden: self.harden,
+            // `TOOLSEARCH_SANDBOX_FORK=0` in the host's environment: serve
+            // from an in-process pool in the worker instead.
+            fork: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
+        };
+        {
+            let mut w = &stdin;
+            ipc::send(&mut w, &config)?;
+        }
         let (tx, events) = mpsc::channel();
         std::thread::Builder::new()
             .name("sandbox-process-reader".into())
@@ -206,6 +223,17 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             }
         };
         if job.reply.is_closed() {
+            continue;
+        }
+        if Instant::now() >= job.queue_deadline {
+            let waited = job.queue_deadline.saturating_duration_since(job.enqueued);
+            let _ = job.reply.send(ExecResult::failed(
+                ErrorKind::Limit,
+                format!(
+                    "no sandbox worker became free within {} ms; retry shortly",
+                    waited.as_millis()
+                ),
+            ));
             continue;
         }
         // Retire a process at its quota; its standby takes over.
@@ -287,7 +315,7 @@ fn run_job(
     let hard_deadline = started + limits.deadline + limits.grace + IPC_SLACK;
     let job_cancel = CancellationToken::new();
     let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
-    let records: Arc<Mutex<Vec<CallRecord>>> = Arc::new(Mutex::new(Vec::new()));
+    let records: Records = Arc::new(Mutex::new((Vec::new(), 0)));
     let outcome = loop {
         let wait = hard_deadline.saturating_duration_since(Instant::now());
         match p.events.recv_timeout(wait) {
@@ -335,13 +363,47 @@ fn run_job(
         Err(error) => {
             // The process is killed; what the host saw of the calls survives.
             let mut result = ExecResult::failed(error.kind, error.message);
-            result.calls = std::mem::take(&mut *records.lock().unwrap_or_else(|p| p.into_inner()));
+            result.calls = std::mem::take(&mut records.lock().unwrap_or_else(|p| p.into_inner()).0);
             result.stats.calls = result.calls.len() as u32;
             result.stats.called_ids = result.calls.iter().map(|c| c.id.clone()).collect();
             result.stats.queue_us = queue_us;
             result.stats.run_us = started.elapsed().as_micros() as u64;
             result.stats.engine = crate::engine::engine_name().to_owned();
             (result, false)
+        }
+    }
+}
+
+/// Runs a self-test of the OS layer in a fresh worker process (see
+/// `Pool::self_test`); the process is not reused.
+pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecResult {
+    let mut p = match shared.spawn() {
+        Ok(p) => p,
+        Err(e) => return ExecResult::failed(ErrorKind::Engine, format!("cannot start a worker: {e}")),
+    };
+    if let Err(e) = wait_ready(&mut p) {
+        return ExecResult::failed(ErrorKind::Engine, e);
+    }
+    let msg = ToChild::SelfTest {
+        job: 1,
+        what: what.to_owned(),
+    };
+    if let Err(e) = write(&p.stdin, &msg) {
+        return ExecResult::failed(ErrorKind::Engine, format!("the worker is gone: {e}"));
+    }
+    let until = Instant::now() + limits.deadline + limits.grace + IPC_SLACK;
+    loop {
+        match p.events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+            Ok(Event::Msg(ToHost::Done { result, .. })) => return *result,
+            Ok(Event::Msg(_)) => continue,
+            Ok(Event::Eof) => {
+                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                return ExecResult::failed(
+                    ErrorKind::Engine,
+                    format!("the sandbox worker process died while running the snippet ({status})"),
+                );
+            }
+            Err(_) => return ExecResult::failed(ErrorKind::Timeout, "no answer"),
         }
     }
 }
@@ -356,9 +418,10 @@ fn handle_request(
     limits: &Limits,
     job_cancel: &CancellationToken,
     calls: &mut HashMap<u64, CancellationToken>,
-    records: &Arc<Mutex<Vec<CallRecord>>>,
+    records: &Records,
 ) {
     let cap = limits.tool_result_bytes;
+    let result_cap = limits.result_bytes;
     let payload = match op {
         BridgeOp::Search { query, limit } => {
             let r = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.search(&query, limit)));
@@ -390,16 +453,19 @@ fn handle_request(
                     code,
                     result,
                 } = encode_call(out, cap);
-                records
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .push(CallRecord {
+                {
+                    let mut r = records.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut kept = r.1;
+                    let result = result.filter(|_| keep_result(&mut kept, &payload, result_cap));
+                    r.1 = kept;
+                    r.0.push(CallRecord {
                         id,
                         status,
                         code,
                         result,
                         ms: started.elapsed().as_millis() as u64,
                     });
+                }
                 let _ = write(&stdin, &ToChild::Reply { req, payload });
             });
             return;

@@ -25,6 +25,17 @@ pub struct ExecResult {
 }
 
 impl ExecResult {
+    pub(crate) fn succeeded(value: serde_json::Value) -> Self {
+        ExecResult {
+            ok: true,
+            value,
+            logs: Vec::new(),
+            error: None,
+            stats: Stats::default(),
+            calls: Vec::new(),
+        }
+    }
+
     pub(crate) fn failed(kind: ErrorKind, message: impl Into<String>) -> Self {
         ExecResult {
             ok: false,

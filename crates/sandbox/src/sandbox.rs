@@ -179,6 +179,14 @@ impl Sandbox {
         // wrapper early only runs code at the top level of the same
         // scrubbed global scope: no new capability (catalogue row 6).
         // The whole script is strict, so code that closes the wrapper early is strict too.
+        if let Some(text) = engine::rewritten_text(job.code) {
+            return Outcome::Compile(format!(
+                "the snippet contains `{text}`, which this JS engine rewrites wherever it \
+                 appears (even inside a string); split it, e.g. \"{}\" + \"{}\"",
+                &text[..text.len() / 2],
+                &text[text.len() / 2..]
+            ));
+        }
         let src = format!("\"use strict\";(async () => {{{}\n}})", job.code);
         let f = match self.runtime.execute_script("snippet.js", src) {
             Ok(f) => f,
@@ -200,6 +208,9 @@ impl Sandbox {
                 num(scope, l.arg_bytes),
                 num(scope, l.query_bytes),
                 num(scope, l.result_bytes),
+                // Longest array walk allowed: no dense array of more elements
+                // fits the heap (a QuickJS value takes 16 bytes).
+                num(scope, (l.heap_bytes / 16).max(1 << 16)),
             ]
         };
         self.watch_heap_limit();
@@ -223,9 +234,17 @@ impl Sandbox {
         let handle = self.handle.clone();
         self.runtime
             .add_near_heap_limit_callback(move |current, _initial| {
-                oom.store(true, Ordering::SeqCst);
+                // Headroom is granted once, for unwinding: while termination is
+                // pending (it lands only at the next interrupt poll, which a few
+                // big native allocations never reach) the limit must not grow
+                // again, or the snippet allocates on under an ever larger limit.
+                let first = !oom.swap(true, Ordering::SeqCst);
                 handle.terminate_execution();
-                engine::heap_headroom(current)
+                if first {
+                    engine::heap_headroom(current)
+                } else {
+                    current
+                }
             });
     }
 
@@ -303,12 +322,13 @@ impl Sandbox {
             s.to_rust_string_lossy(scope)
         };
         if let Some(json) = s.strip_prefix('1') {
-            if json.len() > limits.result_bytes {
+            // Counted as emitted: control and format characters escaped.
+            let emitted = crate::util::emitted_json_len(json);
+            if emitted > limits.result_bytes {
                 return err(
                     ErrorKind::Result,
                     format!(
-                        "the return value is too large ({} bytes of JSON, limit {}); return a smaller summary",
-                        json.len(),
+                        "the return value is too large ({emitted} bytes of JSON, limit {}); return a smaller summary",
                         limits.result_bytes
                     ),
                 );

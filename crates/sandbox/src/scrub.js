@@ -359,6 +359,15 @@ for (const sample of [
   ObjectDefineProperty(proto, "constructor", desc(stub, false));
 }
 
+// ---- intrinsics the engine glue reads at call time --------------------------
+// deno_core's async-op stub calls `originalOp.call(this, promiseId, ...)`, which
+// looks `call` up on Function.prototype when the snippet calls a tool: a snippet
+// that replaced it would receive the raw op. Lock every method of
+// Function.prototype that glue code may look up at run time.
+for (const key of ["call", "apply", "bind", "toString"]) {
+  ObjectDefineProperty(FunctionPrototype, key, desc(FunctionPrototype[key], false));
+}
+
 // ---- ArrayBuffer budget ---------------------------------------------------
 // The engine allocates ArrayBuffer memory through the host's budgeted
 // allocator; turn an allocation failure into a RangeError that names the
@@ -459,6 +468,59 @@ for (let i = 0; i < typedArrayNames.length; i++) {
   wrappedTypedArrays[name] = Wrapped;
 }
 
+// ---- native loops ------------------------------------------------------------
+// QuickJS polls for termination only in bytecode (loop back-edges and calls),
+// never inside a built-in: `Array.prototype.indexOf.call({length: 2**53-1}, 1)`
+// or `new Array(2**32-1).join()` would spin in C past any deadline. Every
+// Array.prototype method that walks `length` is wrapped: a receiver longer than
+// `lengthCap` (set per job from the heap limit: longer than any dense array that
+// fits the heap, so only sparse arrays and array-likes) is refused with a
+// RangeError. The process backend kills whatever else still spins; the thread
+// backend is for trusted code (see `Isolation`).
+let lengthCap = 1 << 22;
+function tooLong(name, len) {
+  return new RangeErrorCtor(
+    "Array.prototype." + name + ": a length of " + len +
+      " is longer than the sandbox walks (at most " + lengthCap + " elements)",
+  );
+}
+const ArrayPrototype = Array.prototype;
+for (const name of [
+  "at", "concat", "copyWithin", "entries", "every", "filter", "find", "findIndex",
+  "findLast", "findLastIndex", "flat", "flatMap", "forEach", "includes",
+  "indexOf", "join", "keys", "lastIndexOf", "map", "pop", "push", "reduce",
+  "reduceRight", "reverse", "shift", "slice", "some", "sort", "splice",
+  "toLocaleString", "toReversed", "toSorted", "toSpliced", "toString",
+  "unshift", "values", "with",
+]) {
+  const orig = ArrayPrototype[name];
+  if (typeof orig !== "function") continue;
+  const wrapped = {
+    [name](...args) {
+      if (this !== undefined && this !== null) {
+        const len = ToIntegerOrInfinity(ObjectCtor(this).length);
+        if (len > lengthCap) throw tooLong(name, len);
+      }
+      return ReflectApply(orig, this, args);
+    },
+  }[name];
+  ObjectDefineProperty(ArrayPrototype, name, {
+    __proto__: null,
+    value: wrapped,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+// `Array.prototype[Symbol.iterator]` is `values`: keep them the same function.
+ObjectDefineProperty(ArrayPrototype, Symbol.iterator, {
+  __proto__: null,
+  value: ArrayPrototype.values,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
 // The engine's native fill loop cannot be interrupted by the watchdog; a
 // plain loop can (and hits the heap limit as it grows).
 ObjectDefineProperty(Array.prototype, "fill", {
@@ -526,12 +588,28 @@ ObjectFreeze(PromiseCtor.prototype);
 ObjectFreeze(PromiseCtor);
 
 // ---- runner ----------------------------------------------------------------
-return async function run(fn, argChars, queryChars, resultChars) {
+// Deletes every global not on the allowlist again: compiling a snippet can make
+// the engine install helpers on the global object (v8x adds
+// `__v8x_import_defer` when it sees `import.defer`), after the scrub ran.
+function rescrub() {
+  const keys = ReflectOwnKeys(globalObject);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (typeof key === "string" && allowed[key] === 1) continue;
+    if (!ReflectDeleteProperty(globalObject, key)) {
+      throw new TypeErrorCtor("the engine left a global the sandbox cannot delete");
+    }
+  }
+}
+
+return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   argCap = argChars;
   queryCap = queryChars;
   resultCap = resultChars;
+  lengthCap = maxLength;
   let v;
   try {
+    rescrub();
     if (typeof fn !== "function") {
       throw new TypeErrorCtor("the snippet must be the body of an async function");
     }

@@ -13,11 +13,10 @@
 //! another thread would stay locked forever in the child), so the zygote never
 //! starts one and checks `/proc/self/task` before serving; anything off and
 //! [`serve`] returns `None`, and the caller serves with an in-process pool.
-#![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -29,24 +28,30 @@ use crate::ipc::{self, ToChild, ToHost};
 use crate::limits::Limits;
 use crate::ops::Journal;
 use crate::result::{ErrorKind, ExecResult};
+use crate::sys;
 use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::watchdog::Watchdog;
 
-/// Set with `TOOLSEARCH_SANDBOX_FORK=0` to serve from an in-process pool instead.
-pub(crate) const SWITCH: &str = "TOOLSEARCH_SANDBOX_FORK";
 
-/// Number of threads of this process.
-fn threads() -> usize {
-    std::fs::read_dir("/proc/self/task").map_or(usize::MAX, |d| d.count())
+/// Serves jobs from `input` by forking the template for each, until it closes
+/// or the host asks to shut down. Gives `input` back when this process cannot
+/// fork safely (more than one thread, no template); nothing was read or
+/// written then. With `harden`, the OS layer (`harden.rs`) goes on once the
+/// template is built, before the first fork.
+pub(crate) fn serve(
+    limits: &Limits,
+    harden: bool,
+    fork: bool,
+    input: BufReader<File>,
+) -> Result<std::process::ExitCode, BufReader<File>> {
+    if !fork {
+        return Err(input);
+    }
+    serve_forking(limits, harden, input)
 }
 
-/// Serves jobs from stdin by forking the template for each, until stdin closes
-/// or the host asks to shut down. `None` when this process cannot fork safely
-/// (more than one thread, no template); nothing was read or written then.
-pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
-    if std::env::var(SWITCH).is_ok_and(|v| v == "0") {
-        return None;
-    }
+/// The template isolate, its runtime and stdout, when this process can fork.
+fn set_up(limits: &Limits) -> Option<(Live, tokio::runtime::Runtime, Out, sys::SingleThreaded)> {
     // One isolate per process: a cold bootstrap (~40 ms) costs less than
     // making the startup snapshot (~0.4 s) and restoring from it.
     let snapshot = None;
@@ -70,14 +75,31 @@ pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
         .ok()?;
     // Nothing here starts a thread; should the engine or a library ever do so,
     // forking would no longer be sound.
-    let n = threads();
-    if n != 1 {
+    let Some(one) = sys::single_threaded() else {
+        let n = sys::threads();
         tracing::warn!("sandbox zygote: {n} threads, cannot fork safely; serving in-process");
         return None;
-    }
-    let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    };
     let out = stdout_file().ok()?;
-    let mut input = BufReader::new(File::from(stdin));
+    Some((template, rt, out, one))
+}
+
+fn serve_forking(
+    limits: &Limits,
+    harden: bool,
+    mut input: BufReader<File>,
+) -> Result<std::process::ExitCode, BufReader<File>> {
+    let Some((template, rt, out, one)) = set_up(limits) else {
+        return Err(input);
+    };
+    // The OS layer: from here on no file can be opened, no socket made, no
+    // program run, in this process and every child it forks.
+    if harden {
+        if let Err(e) = crate::harden::lock_down(false) {
+            tracing::error!("sandbox zygote: {e}");
+            return Ok(std::process::ExitCode::FAILURE);
+        }
+    }
     let zygote = std::process::id();
     send(
         &out,
@@ -87,8 +109,13 @@ pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
         },
     );
     loop {
-        let (job, code, job_limits) = match ipc::recv::<ToChild>(&mut input) {
-            Ok(Some(ToChild::Job { job, code, limits })) => (job, code, limits),
+        let (job, work) = match ipc::recv::<ToChild>(&mut input) {
+            Ok(Some(ToChild::Job { job, code, limits })) => (job, Some((code, limits))),
+            Ok(Some(ToChild::SelfTest { job, what })) => {
+                self_test_child(&out, &one, job, &what);
+                continue;
+            }
+            Ok(Some(ToChild::Config { .. })) => continue,
             // An answer the last child did not read: its job is over.
             Ok(Some(ToChild::Reply { .. })) => continue,
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
@@ -117,40 +144,31 @@ pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
             }
         };
         let forked_at = Instant::now();
-        // SAFETY: this process has one thread (checked above, and the zygote
-        // starts none), so the child inherits no lock held by another thread.
-        let pid = unsafe { libc::fork() };
-        if pid == 0 {
-            drop(answer_rd);
-            run_child(
-                zygote, forked_at, template, rt, input, out, answer_wr, job, code, job_limits,
-            );
-        }
+        let pid = match sys::fork(&one) {
+            Ok(sys::Forked::Child) => {
+                drop(answer_rd);
+                let (code, job_limits) = work.unwrap_or_default();
+                run_child(
+                    zygote, forked_at, template, rt, input, out, answer_wr, job, code, job_limits,
+                );
+            }
+            Ok(sys::Forked::Parent(pid)) => pid,
+            Err(e) => {
+                drop(answer_wr);
+                send(&out, &failed(format!("fork failed: {e}")));
+                continue;
+            }
+        };
         drop(answer_wr);
-        if pid < 0 {
-            let e = std::io::Error::last_os_error();
-            send(&out, &failed(format!("fork failed: {e}")));
-            continue;
-        }
         let mut answer = Vec::new();
         let _ = answer_rd.read_to_end(&mut answer);
-        let mut status = 0;
-        // SAFETY: waits for our own child; `status` is a valid out pointer.
-        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
-            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-                break;
-            }
-        }
+        let how = sys::wait_child(pid);
         // A whole line is the child's answer; anything less, it died first.
         if answer.ends_with(b"\n") {
             let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
             let _ = w.write_all(&answer);
         } else {
-            let how = if libc::WIFSIGNALED(status) {
-                format!("signal {}", libc::WTERMSIG(status))
-            } else {
-                format!("exit status {}", libc::WEXITSTATUS(status))
-            };
+            let how = how.unwrap_or_else(|| "exit status 0".to_owned());
             send(
                 &out,
                 &failed(format!(
@@ -159,31 +177,66 @@ pub(crate) fn serve(limits: &Limits) -> Option<std::process::ExitCode> {
             );
         }
     }
-    Some(std::process::ExitCode::SUCCESS)
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Runs a self-test of the OS layer in a forked child, where a job would run,
+/// and reports how it ended: a value if the child survived, an `engine` error
+/// naming the signal if the layer killed it.
+fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
+    let (mut answer_rd, answer_wr) = match std::io::pipe() {
+        Ok(p) => p,
+        Err(_) => return,
+    };
+    match sys::fork(one) {
+        Ok(sys::Forked::Child) => {
+            drop(answer_rd);
+            let value = crate::harden::self_test(what);
+            let done = ToHost::Done {
+                job,
+                result: Box::new(ExecResult::succeeded(value)),
+            };
+            let answer_to: Out = Arc::new(Mutex::new(File::from(OwnedFd::from(answer_wr))));
+            send(&answer_to, &done);
+            sys::exit_now(0)
+        }
+        Ok(sys::Forked::Parent(pid)) => {
+            drop(answer_wr);
+            let mut answer = Vec::new();
+            let _ = answer_rd.read_to_end(&mut answer);
+            let how = sys::wait_child(pid).unwrap_or_else(|| "exit status 0".to_owned());
+            if answer.ends_with(b"\n") {
+                let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = w.write_all(&answer);
+            } else {
+                let result = ExecResult::failed(
+                    ErrorKind::Engine,
+                    format!("the snippet's process died while running it ({how})"),
+                );
+                send(out, &ToHost::Done { job, result: Box::new(result) });
+            }
+        }
+        Err(e) => {
+            let result = ExecResult::failed(ErrorKind::Engine, format!("fork failed: {e}"));
+            send(out, &ToHost::Done { job, result: Box::new(result) });
+        }
+    }
 }
 
 /// Waits until `input` can be read or `until` passes; false on the deadline.
 fn readable_before(input: &BufReader<File>, until: Instant) -> bool {
-    let mut fd = libc::pollfd {
-        fd: input.get_ref().as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
     loop {
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return false;
         }
         let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
-        // SAFETY: one valid pollfd for the duration of the call.
-        match unsafe { libc::poll(&mut fd, 1, ms) } {
-            0 => continue,
-            n if n > 0 => return true,
-            _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {
-                continue
-            }
+        match sys::poll_readable(input.get_ref().as_fd(), ms) {
+            Ok(false) => continue,
+            Ok(true) => return true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             // A poll error: let the read report it.
-            _ => return true,
+            Err(_) => return true,
         }
     }
 }
@@ -202,13 +255,10 @@ fn run_child(
     code: String,
     limits: Limits,
 ) -> ! {
-    // SAFETY: plain syscalls; the child dies with the zygote (a host that kills
-    // an overrunning worker process must not leave the child running).
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::getppid() as u32 != zygote {
-            libc::_exit(3);
-        }
+    // The child dies with the zygote (a host that kills an overrunning worker
+    // process must not leave the child running).
+    if !sys::die_with_parent(zygote) {
+        sys::exit_now(3);
     }
     let started = Instant::now();
     // Threads are fine from here: this process is new and has no locks held.
@@ -248,8 +298,8 @@ fn run_child(
             }
             std::thread::sleep(give_up.saturating_duration_since(Instant::now()));
             answer(snapshot_timeout(&journal, deadline));
-            // SAFETY: ends this process without running the engine's destructors.
-            unsafe { libc::_exit(0) }
+            // Ends this process without running the engine's destructors.
+            sys::exit_now(0)
         });
     }
     let threads = Arc::new(AtomicUsize::new(0));
@@ -298,7 +348,7 @@ fn run_child(
         Err(e) => ExecResult::failed(ErrorKind::Engine, format!("no watchdog thread: {e}")),
     };
     answer(result);
-    // SAFETY: ends this process without running destructors: the isolate and
-    // the runtime are copies of the zygote's and are never torn down here.
-    unsafe { libc::_exit(0) }
+    // Ends this process without running destructors: the isolate and the
+    // runtime are copies of the zygote's and are never torn down here.
+    sys::exit_now(0)
 }

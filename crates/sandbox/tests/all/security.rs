@@ -204,7 +204,7 @@ fn r05_console_is_captured_not_printed() {
 #[test]
 fn r06_closing_the_wrapper_gives_no_capability() {
     let v = run(
-        r#"}); globalThis.p = [typeof Deno, typeof require, typeof __bootstrap, (function(){ return this === undefined; })()]; (async()=>{ return globalThis.p"#,
+        r#"}); const p = [typeof Deno, typeof require, typeof __bootstrap, (function(){ return this === undefined; })()]; (async()=>{ return p"#,
     );
     match v.error {
         Some(e) => assert_eq!(e.kind, ErrorKind::Script, "{e:?}"),

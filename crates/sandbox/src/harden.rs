@@ -1,0 +1,213 @@
+//! The second containment layer, under the isolate (Linux, process backend).
+//!
+//! A JS engine bug must not become a host compromise. A worker process, once
+//! its template isolate is built (fork path) or its pool is up (in-process
+//! path), and before it runs any snippet:
+//!
+//! - lowers its resource limits: open files ([`MAX_FILES`]), data
+//!   (`RLIMIT_DATA`, [`data_budget`]: the backstop for a heap limit the engine
+//!   would not enforce; never `RLIMIT_AS`, the engine reserves large address
+//!   ranges) and core dumps (none);
+//! - sets `no_new_privs` and installs a seccomp filter that allows only what
+//!   the engine, its threads and the pipe protocol need: no sockets, no
+//!   `execve`, no `ptrace`, no namespaces, and no opening of files at all. A
+//!   forbidden call kills the process (`SIGSYS`): on the fork path that is the
+//!   job's own process, and the zygote reports an `engine` error for that job.
+//!
+//! Worker processes also start with an empty environment (`process.rs`).
+//! `PoolConfig::harden` (default on; `TOOLSEARCH_SANDBOX_HARDEN=0` in the
+//! host's environment turns the default off) is the switch for platforms
+//! without seccomp. The filter is built with `seccompiler`'s safe API; the few
+//! raw calls (rlimits) live in `sys.rs`.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule,
+};
+
+use crate::limits::Limits;
+use crate::sys::{self, Rlimit};
+
+/// Open files a worker process may hold (stdio, a pipe per job, a few spare).
+pub(crate) const MAX_FILES: u64 = 64;
+
+/// The host-side default of `PoolConfig::harden`.
+pub(crate) fn default_on() -> bool {
+    std::env::var("TOOLSEARCH_SANDBOX_HARDEN").map_or(true, |v| v != "0")
+}
+
+/// `RLIMIT_DATA` of a worker process: room for the engine and its threads
+/// (measured: a worker with its template isolate holds about 40-60 MB of
+/// data mappings), one job's heap with its unwinding headroom, and its
+/// `ArrayBuffer` budget.
+pub(crate) fn data_budget(limits: &Limits) -> u64 {
+    let heap = limits.heap_bytes as u64;
+    (384 << 20) + 2 * (heap + (16 << 20)) + limits.array_buffer_bytes as u64
+}
+
+/// Lowers this process's resource limits (never raises them).
+pub(crate) fn limit_resources(limits: &Limits) -> std::io::Result<()> {
+    sys::set_rlimit(Rlimit::Core, 0)?;
+    sys::set_rlimit(Rlimit::Files, MAX_FILES)?;
+    sys::set_rlimit(Rlimit::Data, data_budget(limits))
+}
+
+/// Syscalls a worker needs after set-up, without conditions. Found by tracing
+/// workers over the sandbox test suite and the bench (`strace -f -c`).
+fn allowed() -> Vec<i64> {
+    let mut v = vec![
+        // pipes and memory
+        libc::SYS_read,
+        libc::SYS_write,
+        libc::SYS_readv,
+        libc::SYS_writev,
+        libc::SYS_close,
+        libc::SYS_pipe2,
+        libc::SYS_fcntl,
+        libc::SYS_lseek,
+        libc::SYS_fstat,
+        libc::SYS_newfstatat,
+        libc::SYS_statx,
+        libc::SYS_ppoll,
+        libc::SYS_mmap,
+        libc::SYS_munmap,
+        libc::SYS_mprotect,
+        libc::SYS_mremap,
+        libc::SYS_madvise,
+        libc::SYS_brk,
+        // threads, time, signals
+        libc::SYS_futex,
+        libc::SYS_set_robust_list,
+        libc::SYS_rseq,
+        libc::SYS_sched_yield,
+        libc::SYS_sched_getaffinity,
+        libc::SYS_clock_gettime,
+        libc::SYS_clock_getres,
+        libc::SYS_clock_nanosleep,
+        libc::SYS_nanosleep,
+        libc::SYS_gettimeofday,
+        libc::SYS_getrandom,
+        libc::SYS_getpid,
+        libc::SYS_getppid,
+        libc::SYS_gettid,
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigaction,
+        libc::SYS_rt_sigprocmask,
+        libc::SYS_rt_sigreturn,
+        libc::SYS_sigaltstack,
+        libc::SYS_getrusage,
+        libc::SYS_sysinfo,
+        libc::SYS_getrlimit,
+        libc::SYS_prlimit64,
+        libc::SYS_setpriority,
+        // children (the zygote forks, waits and its child exits)
+        libc::SYS_wait4,
+        libc::SYS_waitid,
+        libc::SYS_exit,
+        libc::SYS_exit_group,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([libc::SYS_poll, libc::SYS_arch_prctl]);
+    v
+}
+
+/// Namespaces a `clone` may never ask for.
+const CLONE_NS: u64 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP) as u64;
+
+fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
+    #[cfg(target_arch = "x86_64")]
+    let arch = seccompiler::TargetArch::x86_64;
+    #[cfg(target_arch = "aarch64")]
+    let arch = seccompiler::TargetArch::aarch64;
+    #[cfg(target_arch = "riscv64")]
+    let arch = seccompiler::TargetArch::riscv64;
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        allowed().into_iter().map(|s| (s, vec![])).collect();
+    // Threads and the zygote's fork: `clone` without new namespaces.
+    rules.insert(
+        libc::SYS_clone,
+        vec![SeccompRule::new(vec![SeccompCondition::new(
+            0,
+            SeccompCmpArgLen::Qword,
+            SeccompCmpOp::MaskedEq(CLONE_NS),
+            0,
+        )?])?],
+    );
+    // Thread names, the parent-death signal and glibc's names for mappings.
+    rules.insert(
+        libc::SYS_prctl,
+        [libc::PR_SET_NAME, libc::PR_GET_NAME, libc::PR_SET_PDEATHSIG, 0x5356_4d41]
+            .into_iter()
+            .map(|op| {
+                SeccompRule::new(vec![SeccompCondition::new(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Eq,
+                    op as u64,
+                )?])
+            })
+            .collect::<Result<_, _>>()?,
+    );
+    // `clone3` passes its flags in memory, which a filter cannot read: it is
+    // allowed here and answered ENOSYS by the second filter, so the C library
+    // falls back to `clone`, whose flags the rule above checks.
+    rules.insert(libc::SYS_clone3, vec![]);
+    let allow = SeccompFilter::new(
+        rules,
+        SeccompAction::KillProcess,
+        SeccompAction::Allow,
+        arch,
+    )?;
+    let no_clone3 = SeccompFilter::new(
+        [(libc::SYS_clone3, vec![])].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )?;
+    Ok((allow.try_into()?, no_clone3.try_into()?))
+}
+
+/// Sets `no_new_privs` and installs the filter on this thread (and the threads
+/// it starts later), or on every thread of the process with `all_threads`
+/// (the in-process path, which already runs a pool).
+pub(crate) fn lock_down(all_threads: bool) -> Result<(), String> {
+    sys::no_new_privs().map_err(|e| format!("no_new_privs: {e}"))?;
+    let (allow, no_clone3) = build().map_err(|e| format!("building the seccomp filter: {e}"))?;
+    let apply = if all_threads {
+        seccompiler::apply_filter_all_threads
+    } else {
+        seccompiler::apply_filter
+    };
+    // `clone3` first: installing a filter sets `no_new_privs` again, a `prctl`
+    // the allowlist would refuse were it already in place.
+    apply(&no_clone3).map_err(|e| format!("installing the seccomp filter: {e}"))?;
+    apply(&allow).map_err(|e| format!("installing the seccomp filter: {e}"))?;
+    Ok(())
+}
+
+/// What a self-test job reports when the process survived it: the result of a
+/// forbidden call (the layer failed), or the process's limits and environment.
+pub(crate) fn self_test(what: &str) -> serde_json::Value {
+    if what == "limits" {
+        let get = |r| sys::get_rlimit(r).ok();
+        return serde_json::json!({
+            "files": get(Rlimit::Files),
+            "data": get(Rlimit::Data),
+            "core": get(Rlimit::Core),
+            "env": std::env::vars_os()
+                .map(|(k, _)| k.to_string_lossy().into_owned())
+                .collect::<Vec<_>>(),
+        });
+    }
+    serde_json::Value::String(
+        sys::forbidden_syscall(what).unwrap_or_else(|| format!("{what}: no such test")),
+    )
+}

@@ -1,0 +1,318 @@
+//! Every `unsafe` call of the crate, behind safe functions: the budgeted
+//! `ArrayBuffer` allocator the engine calls into, the process primitives of the
+//! forking worker (`fork`, `waitpid`, `poll`, `_exit`, the parent-death signal),
+//! and the OS limits of the second containment layer (`no_new_privs`, resource
+//! limits, thread priority). The seccomp filter itself is built and installed
+//! with the `seccompiler` crate's safe API (`harden.rs`).
+#![allow(unsafe_code)]
+
+use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use deno_core::v8;
+
+use crate::engine::ArrayBufferBudget;
+
+// ---- the budgeted ArrayBuffer allocator ---------------------------------------
+
+
+const ALIGN: usize = 16;
+
+fn layout(len: usize) -> Option<Layout> {
+    Layout::from_size_align(len, ALIGN).ok()
+}
+
+/// A non-null, aligned, never-dereferenced pointer for empty buffers.
+fn empty() -> *mut c_void {
+    ALIGN as *mut c_void
+}
+
+/// Reserves `len` bytes of the budget and allocates them with `raw`.
+fn budgeted(
+    handle: &ArrayBufferBudget,
+    len: usize,
+    raw: unsafe fn(Layout) -> *mut u8,
+) -> *mut c_void {
+    if len == 0 {
+        return empty();
+    }
+    let Some(layout) = layout(len) else {
+        return std::ptr::null_mut();
+    };
+    if !handle.reserve(len) {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: `layout` has a non-zero size (checked above).
+    let p = unsafe { raw(layout) };
+    if p.is_null() {
+        handle.release(len);
+    }
+    p.cast()
+}
+
+unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
+    budgeted(handle, len, alloc_zeroed)
+}
+
+unsafe extern "C" fn allocate_uninitialized(
+    handle: &ArrayBufferBudget,
+    len: usize,
+) -> *mut c_void {
+    budgeted(handle, len, alloc)
+}
+
+unsafe extern "C" fn free(handle: &ArrayBufferBudget, data: *mut c_void, len: usize) {
+    if len == 0 || data.is_null() || data == empty() {
+        return;
+    }
+    if let Some(layout) = layout(len) {
+        // SAFETY: the engine passes back a pointer we returned from
+        // `allocate*` with the same length, so the layout matches.
+        unsafe { dealloc(data.cast(), layout) };
+        handle.release(len);
+    }
+}
+
+unsafe extern "C" fn drop(handle: *const ArrayBufferBudget) {
+    // SAFETY: `handle` came from `Arc::into_raw` in `new` and the engine
+    // calls `drop` exactly once, when the allocator is destroyed.
+    unsafe { std::mem::drop(Arc::from_raw(handle)) };
+}
+
+static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVtable {
+    allocate,
+    allocate_uninitialized,
+    free,
+    drop,
+};
+
+/// Refuses every wasm compilation (the `WebAssembly` global is deleted
+/// by the scrub script as well).
+pub(crate) unsafe extern "C" fn deny_wasm_codegen(
+    _context: v8::Local<v8::Context>,
+    _source: v8::Local<v8::String>,
+) -> bool {
+    false
+}
+
+pub(crate) fn budget_allocator(budget: Arc<ArrayBufferBudget>) -> v8::UniqueRef<v8::Allocator> {
+    // SAFETY: the handle is a leaked `Arc` that stays valid until the
+    // vtable's `drop` releases it; all vtable functions are sound for
+    // any length the engine passes.
+    unsafe { v8::new_rust_allocator(Arc::into_raw(budget), &VTABLE) }
+}
+
+// ---- processes (Linux) ----------------------------------------------------------
+
+/// The two sides of a [`fork`].
+#[cfg(target_os = "linux")]
+pub(crate) enum Forked {
+    /// In the new process.
+    Child,
+    /// In the caller, with the child's pid.
+    Parent(libc::pid_t),
+}
+
+/// Number of threads of this process (`usize::MAX` when unknown).
+#[cfg(target_os = "linux")]
+pub(crate) fn threads() -> usize {
+    std::fs::read_dir("/proc/self/task").map_or(usize::MAX, |d| d.count())
+}
+
+/// Proof that this process had a single thread when it was made; not `Send`,
+/// so it stays on that thread. The holder promises to start no thread before
+/// it forks (the zygote never does).
+#[cfg(target_os = "linux")]
+pub(crate) struct SingleThreaded(std::marker::PhantomData<*const ()>);
+
+/// A [`SingleThreaded`] token when this process has exactly one thread (read
+/// from `/proc`, so before the OS layer forbids opening files).
+#[cfg(target_os = "linux")]
+pub(crate) fn single_threaded() -> Option<SingleThreaded> {
+    (threads() == 1).then(|| SingleThreaded(std::marker::PhantomData))
+}
+
+/// Forks this process, which has a single thread: a lock held by another
+/// thread would stay locked forever in the child.
+#[cfg(target_os = "linux")]
+pub(crate) fn fork(_one: &SingleThreaded) -> std::io::Result<Forked> {
+    // SAFETY: the process has one thread (the token's promise), so the child
+    // inherits no lock held by another thread.
+    match unsafe { libc::fork() } {
+        0 => Ok(Forked::Child),
+        pid if pid > 0 => Ok(Forked::Parent(pid)),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Waits for a child of this process and says how it ended: `None` for a
+/// normal exit with status 0, else a description (`signal 31`, `exit status 3`).
+#[cfg(target_os = "linux")]
+pub(crate) fn wait_child(pid: libc::pid_t) -> Option<String> {
+    let mut status = 0;
+    // SAFETY: waits for our own child; `status` is a valid out pointer.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return Some("lost".to_owned());
+        }
+    }
+    if libc::WIFSIGNALED(status) {
+        Some(format!("signal {}", libc::WTERMSIG(status)))
+    } else if libc::WEXITSTATUS(status) != 0 {
+        Some(format!("exit status {}", libc::WEXITSTATUS(status)))
+    } else {
+        None
+    }
+}
+
+/// Waits up to `ms` milliseconds for `fd` to be readable. `Ok(false)` on timeout.
+#[cfg(target_os = "linux")]
+pub(crate) fn poll_readable(fd: std::os::fd::BorrowedFd<'_>, ms: i32) -> std::io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd for the duration of the call.
+    match unsafe { libc::poll(&mut pfd, 1, ms) } {
+        0 => Ok(false),
+        n if n > 0 => Ok(true),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+/// Makes this process die with SIGKILL when its parent dies; false (and the
+/// caller should exit) when the parent is not `expected` any more.
+#[cfg(target_os = "linux")]
+pub(crate) fn die_with_parent(expected: u32) -> bool {
+    // SAFETY: plain syscalls without pointers.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        libc::getppid() as u32 == expected
+    }
+}
+
+/// Ends this process at once, without running destructors or exit handlers
+/// (a forked child's engine state is a copy that must never be torn down).
+#[cfg(unix)]
+pub(crate) fn exit_now(code: i32) -> ! {
+    // SAFETY: `_exit` never returns and touches no Rust state.
+    unsafe { libc::_exit(code) }
+}
+
+// ---- the second layer: privileges, limits, priority ------------------------------
+
+/// The calling thread's kernel id.
+#[cfg(target_os = "linux")]
+pub(crate) fn thread_id() -> i32 {
+    // SAFETY: no arguments, cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// Lowers a thread of this process to the lowest scheduling priority (nice 19).
+#[cfg(target_os = "linux")]
+pub(crate) fn lower_priority(tid: i32) -> bool {
+    // SAFETY: plain syscall; on Linux PRIO_PROCESS with a thread id applies to that thread.
+    unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 19) == 0 }
+}
+
+/// Sets `no_new_privs`: no exec can ever gain privileges (setuid, file caps).
+#[cfg(target_os = "linux")]
+pub(crate) fn no_new_privs() -> std::io::Result<()> {
+    // SAFETY: plain syscall without pointers.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A resource limit of this process.
+#[cfg(target_os = "linux")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Rlimit {
+    /// Open file descriptors.
+    Files,
+    /// Data: heap, `brk` and private writable mappings (never address space).
+    Data,
+    /// Core dump size.
+    Core,
+}
+
+#[cfg(target_os = "linux")]
+impl Rlimit {
+    fn resource(self) -> libc::__rlimit_resource_t {
+        match self {
+            Rlimit::Files => libc::RLIMIT_NOFILE,
+            Rlimit::Data => libc::RLIMIT_DATA,
+            Rlimit::Core => libc::RLIMIT_CORE,
+        }
+    }
+}
+
+/// Lowers a resource limit (soft and hard) to `value`, never raising it.
+#[cfg(target_os = "linux")]
+pub(crate) fn set_rlimit(which: Rlimit, value: u64) -> std::io::Result<()> {
+    let current = get_rlimit(which)?;
+    let value = value.min(current);
+    let lim = libc::rlimit {
+        rlim_cur: value,
+        rlim_max: value,
+    };
+    // SAFETY: `lim` is a valid rlimit for the duration of the call.
+    if unsafe { libc::setrlimit(which.resource(), &lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The hard limit of a resource (`u64::MAX` for unlimited).
+#[cfg(target_os = "linux")]
+pub(crate) fn get_rlimit(which: Rlimit) -> std::io::Result<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `lim` is a valid out pointer.
+    if unsafe { libc::getrlimit(which.resource(), &mut lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(lim.rlim_max)
+}
+
+/// Self-tests of the second layer (`harden.rs`): each tries one thing the layer
+/// forbids and returns what happened if the process survived.
+#[cfg(target_os = "linux")]
+pub(crate) fn forbidden_syscall(what: &str) -> Option<String> {
+    use std::ffi::CString;
+    // SAFETY: each call gets valid (or null, where allowed) pointers; none
+    // touches Rust-owned memory beyond the arguments built here.
+    let rc: i64 = unsafe {
+        match what {
+            "socket" => libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0) as i64,
+            "execve" => {
+                let path = CString::new("/bin/true").ok()?;
+                let argv = [path.as_ptr(), std::ptr::null()];
+                let envp = [std::ptr::null()];
+                libc::execve(path.as_ptr(), argv.as_ptr(), envp.as_ptr()) as i64
+            }
+            "open" => {
+                let path = CString::new("/etc/hostname").ok()?;
+                libc::open(path.as_ptr(), libc::O_RDONLY) as i64
+            }
+            "openat" => {
+                let path = CString::new("/etc/hostname").ok()?;
+                libc::openat(libc::AT_FDCWD, path.as_ptr(), libc::O_RDONLY) as i64
+            }
+            "ptrace" => libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) as i64,
+            "unshare" => libc::unshare(libc::CLONE_NEWUSER) as i64,
+            "connect" => libc::connect(-1, std::ptr::null(), 0) as i64,
+            _ => return Some(format!("unknown self-test {what}")),
+        }
+    };
+    Some(format!(
+        "{what} returned {rc} ({})",
+        std::io::Error::last_os_error()
+    ))
+}
