@@ -1,6 +1,7 @@
 //! Integration tests of the sandbox (one binary; see the modules).
 
 mod common;
+mod containment;
 mod crash;
 mod happy;
 mod process;
