@@ -20,12 +20,14 @@
 #![deny(missing_docs)]
 
 mod baseline;
+pub mod clean;
 mod error;
 pub mod eval;
 mod index;
 pub mod listing;
 pub mod load;
 pub mod query;
+pub mod schema;
 mod search;
 pub mod text;
 mod tool;
@@ -41,6 +43,7 @@ pub use search::{
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,
+    Upstream, DEGRADED_SCHEMA_NOTE,
 };
 
 use rustc_hash::FxHashMap;
@@ -87,6 +90,8 @@ pub enum Resolved<'a> {
 }
 
 /// Everything about one tool, for describe: the record plus a TypeScript declaration.
+/// Everything in it is clean text (see [`clean`]); the declaration is bounded in size
+/// and work ([`ts::MAX_TS_BYTES`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Description {
     /// The tool record (schemas verbatim).
@@ -97,12 +102,20 @@ pub struct Description {
 }
 
 impl Catalog {
-    /// Builds a snapshot and its index.
+    /// Builds a snapshot and its index. Every tool is sanitised first
+    /// ([`Tool::sanitize`]; a no-op for tools made by [`Tool::new`] and not changed
+    /// since), so nothing a model reads from a catalog escapes cleaning.
     ///
     /// # Errors
     /// [`CatalogError::DuplicateId`] when two tools share an id;
     /// [`CatalogError::InvalidTool`] when an input schema is not a JSON object.
-    pub fn new(tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
+    pub fn new(mut tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
+        sanitize_all(&mut tools);
+        Catalog::from_sanitized(tools)
+    }
+
+    /// [`Catalog::new`] for tools the loader has just sanitised.
+    pub(crate) fn from_sanitized(tools: Vec<Tool>) -> Result<Catalog, CatalogError> {
         if let Some(t) = tools.iter().find(|t| !t.input_schema.is_object()) {
             return Err(CatalogError::InvalidTool {
                 location: format!("tool `{}`", t.name),
@@ -224,12 +237,7 @@ impl Catalog {
     /// The full record and TypeScript declaration of a tool, by id.
     pub fn describe(&self, id: &str) -> Option<Description> {
         let tool = self.get(id)?.clone();
-        let typescript = ts::declaration(
-            tool.short_name(),
-            &tool.description,
-            &tool.input_schema,
-            tool.output_schema.as_ref(),
-        );
+        let typescript = ts::declare(&tool);
         Some(Description { tool, typescript })
     }
 
@@ -247,6 +255,20 @@ impl Catalog {
         }
         counts.into_iter().collect()
     }
+}
+
+/// Sanitises every tool (on two threads for large catalogs, like the index build:
+/// for clean tools it is a read of every string, a fifth of the index's work).
+fn sanitize_all(tools: &mut [Tool]) {
+    if tools.len() < index::PARALLEL_FROM {
+        tools.iter_mut().for_each(|t| drop(t.sanitize()));
+        return;
+    }
+    let (front, back) = tools.split_at_mut(tools.len() / 2);
+    std::thread::scope(|s| {
+        s.spawn(|| front.iter_mut().for_each(|t| drop(t.sanitize())));
+        back.iter_mut().for_each(|t| drop(t.sanitize()));
+    });
 }
 
 /// Each id's position; an error names the first id seen twice.
@@ -293,6 +315,9 @@ fn fingerprint(tools: &[Tool]) -> String {
     let mut hasher = Sha256::new();
     for t in order {
         hasher.update(serde_json::to_vec(t).expect("tools serialize"));
+        if let Some(up) = &t.upstream {
+            hasher.update(serde_json::to_vec(up).expect("upstream names serialize"));
+        }
         hasher.update(b"\n");
     }
     hasher

@@ -1,14 +1,21 @@
 //! Loading catalogs from JSON Lines and from OpenAI / Anthropic / MCP tool-definition JSON.
 //!
-//! Every record is untrusted: text is sanitised by [`Tool::new`], and a bad record is
-//! reported with its line or position. In lenient mode (the default) bad records are
-//! skipped and reported as problems; in strict mode the first one fails the load.
+//! Every record is untrusted: it is sanitised by [`Tool::sanitize`] (identifier-like
+//! names, text cleaned by character class, schemas cleaned and capped), and every
+//! change is reported as a problem with the record's line or position, the record
+//! kept. A bad record is reported and skipped. In lenient mode (the default) the load
+//! goes on; in strict mode the first problem of either kind fails it.
+//!
+//! Two different records that sanitise to the same id (`a b` and `a_b` on one server)
+//! are both kept: the later one's name gets a `_{hash}` suffix and a warning. Only a
+//! record repeating another's server and name exactly is dropped as a duplicate.
 
-use crate::tool::{Annotations, Deferrable, Source, Tool, MAX_DESCRIPTION_BYTES, MAX_NAME_BYTES};
+use crate::clean::{self, escape_for_report, MAX_IDENTIFIER_BYTES};
+use crate::tool::{Annotations, Deferrable, Source, Tool};
 use crate::{Catalog, CatalogError};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// How to load.
@@ -141,16 +148,23 @@ pub fn load_definitions(doc: Value, opts: &LoadOptions) -> Result<Loaded, Catalo
 struct Builder<'a> {
     opts: &'a LoadOptions,
     tools: Vec<Tool>,
-    ids: HashSet<String>,
+    /// Id -> the raw server and name it came from.
+    ids: HashMap<String, Raw>,
+    /// Raw server names seen (their warning is given once).
+    warned_servers: HashSet<Option<String>>,
     problems: Vec<LoadProblem>,
 }
+
+/// A record's server and name as given.
+type Raw = (Option<String>, String);
 
 impl<'a> Builder<'a> {
     fn new(opts: &'a LoadOptions) -> Self {
         Builder {
             opts,
             tools: Vec::new(),
-            ids: HashSet::new(),
+            ids: HashMap::new(),
+            warned_servers: HashSet::new(),
             problems: Vec::new(),
         }
     }
@@ -180,14 +194,38 @@ impl<'a> Builder<'a> {
 
     fn add(&mut self, location: String, v: &Value) -> Result<(), CatalogError> {
         match record_to_tool(v, self.opts) {
-            Ok((tool, warnings)) => {
-                for w in warnings {
+            Ok((mut tool, raw, server_warning, warnings)) => {
+                // Said once per server, not for each of its tools.
+                let first_of_server = self.warned_servers.insert(raw.0.clone());
+                for w in server_warning
+                    .filter(|_| first_of_server)
+                    .into_iter()
+                    .chain(warnings)
+                {
                     self.problem(location.clone(), Some(tool.name.clone()), w, false)?;
                 }
-                if !self.ids.insert(tool.id.clone()) {
-                    let msg = format!("duplicate tool id `{}`; the first one is kept", tool.id);
-                    return self.problem(location, Some(tool.name), msg, true);
+                match self.ids.get(&tool.id) {
+                    None => {}
+                    Some(first) if *first == raw => {
+                        let msg = format!("duplicate tool id `{}`; the first one is kept", tool.id);
+                        return self.problem(location, Some(tool.name), msg, true);
+                    }
+                    Some(_) => {
+                        let before = tool.id.clone();
+                        disambiguate(&mut tool, &raw);
+                        if self.ids.contains_key(&tool.id) {
+                            let msg =
+                                format!("duplicate tool id `{before}`; the first one is kept");
+                            return self.problem(location, Some(tool.name), msg, true);
+                        }
+                        let msg = format!(
+                            "another tool is also shown as `{before}`; this one is `{}`",
+                            tool.id
+                        );
+                        self.problem(location.clone(), Some(tool.name.clone()), msg, false)?;
+                    }
                 }
+                self.ids.insert(tool.id.clone(), raw);
                 self.tools.push(tool);
                 Ok(())
             }
@@ -197,10 +235,23 @@ impl<'a> Builder<'a> {
 
     fn finish(self) -> Result<Loaded, CatalogError> {
         Ok(Loaded {
-            catalog: Catalog::new(self.tools)?,
+            catalog: Catalog::from_sanitized(self.tools)?,
             problems: self.problems,
         })
     }
+}
+
+/// Gives a tool whose clean id collides with a different record's a name of its own:
+/// `{name}_{hash of the raw server and name}`; the server still gets the original name.
+fn disambiguate(tool: &mut Tool, raw: &Raw) {
+    if tool.native_name.is_none() {
+        let up = tool.upstream.get_or_insert_with(Default::default);
+        up.name.get_or_insert_with(|| raw.1.clone());
+    }
+    let hash = clean::short_hash(&format!("{}\u{0}{}", raw.0.as_deref().unwrap_or(""), raw.1));
+    let keep = clean::truncate_at_boundary(&tool.name, MAX_IDENTIFIER_BYTES - 9);
+    tool.name = format!("{keep}_{hash}");
+    tool.id = crate::make_id(tool.source, tool.server.as_deref(), &tool.name);
 }
 
 fn str_field<'v>(obj: &'v Map<String, Value>, keys: &[&str]) -> Result<Option<&'v str>, String> {
@@ -225,11 +276,12 @@ fn schema_field(obj: &Map<String, Value>, keys: &[&str]) -> Result<Option<Value>
     Ok(None)
 }
 
-/// Turns one record into a tool, or says why not (with the name when it was readable).
+/// Turns one record into a sanitised tool, with its raw server and name and what
+/// sanitising changed, or says why not (with the name when it was readable).
 fn record_to_tool(
     v: &Value,
     opts: &LoadOptions,
-) -> Result<(Tool, Vec<String>), (Option<String>, String)> {
+) -> Result<(Tool, Raw, Option<String>, Vec<String>), (Option<String>, String)> {
     let outer = v
         .as_object()
         .ok_or((None, "record is not a JSON object".to_string()))?;
@@ -241,7 +293,15 @@ fn record_to_tool(
     let raw_name = str_field(obj, &["name"])
         .map_err(|e| (None, e))?
         .ok_or((None, "missing `name`".to_string()))?;
-    let named = |e: String| (Some(raw_name.to_string()), e);
+    // The name as a report shows it: its identifier-like form, safe to print anywhere.
+    let shown = || clean::identifier_name(raw_name, "tool").map(std::borrow::Cow::into_owned);
+    let named = |e: String| (shown(), e);
+    if clean::identifier_name(raw_name, "tool").is_none() {
+        return Err((
+            shown(),
+            "`name` has no visible characters; give the tool a name".into(),
+        ));
+    }
     let description = str_field(obj, &["description"])
         .map_err(named)?
         .unwrap_or("");
@@ -262,7 +322,8 @@ fn record_to_tool(
         None => opts.default_deferrable,
         Some(s) => serde_json::from_value(Value::String(s.to_ascii_lowercase())).map_err(|_| {
             named(format!(
-                "`deferrable` is `{s}`; use never, automatic or always"
+                "`deferrable` is {}; use never, automatic or always",
+                escape_for_report(s, 40)
             ))
         })?,
     };
@@ -273,42 +334,24 @@ fn record_to_tool(
                 .map_err(|e| named(format!("bad `annotations`: {e}")))?,
         ),
     };
+    let native = str_field(outer, &["tool_name"]).map_err(named)?;
 
-    let mut warnings = Vec::new();
-    if raw_name.len() > MAX_NAME_BYTES {
-        warnings.push(format!("name longer than {MAX_NAME_BYTES} bytes was cut"));
-    }
-    if description.len() > MAX_DESCRIPTION_BYTES {
-        warnings.push(format!(
-            "description of {} bytes was cut to {MAX_DESCRIPTION_BYTES}",
-            description.len()
-        ));
-    }
-    let mut tool = Tool::new(source, server, raw_name, description, input_schema);
-    if tool.name.is_empty() {
-        return Err((
-            None,
-            "`name` is empty after removing control characters".into(),
-        ));
-    }
-    if let Some(native) = str_field(outer, &["tool_name"]).map_err(named)? {
-        let native = crate::tool::clean_line(native, MAX_NAME_BYTES);
-        if !native.is_empty() && native != tool.name {
-            tool.native_name = Some(native);
-        }
-    }
+    let mut tool = Tool::unsanitized(source, server, raw_name, description, input_schema);
+    tool.native_name = native
+        .filter(|n| clean::identifier_name(n, "tool").is_some())
+        .map(str::to_string);
     tool.output_schema = output_schema;
-    tool.annotations = annotations.map(|mut a| {
-        a.title = a.title.map(|t| crate::tool::clean_line(&t, MAX_NAME_BYTES));
-        a
-    });
+    tool.annotations = annotations;
     tool.deferrable = deferrable;
-    Ok((tool, warnings))
+    let (server_warning, warnings) = tool.sanitize_parts();
+    let raw = (server.map(str::to_string), raw_name.to_string());
+    Ok((tool, raw, server_warning, warnings))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool::MAX_DESCRIPTION_BYTES;
 
     #[test]
     fn jsonl_skips_bad_lines_and_names_them() {

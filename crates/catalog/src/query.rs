@@ -117,7 +117,10 @@ pub fn parse(input: &str) -> Query {
             _ => (false, raw),
         };
         let ident = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '_');
-        if is_identifier_like(ident) && !kw.exact.iter().any(|e| e == ident) {
+        if is_identifier_like(ident)
+            && kw.exact.len() < MAX_TERMS
+            && !kw.exact.iter().any(|e| e == ident)
+        {
             kw.exact.push(ident.to_string());
         }
         // A word that starts with a digit (`2024`, `13th`, `4:30pm`, `34.228.28.69`) is an

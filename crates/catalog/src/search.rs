@@ -347,7 +347,7 @@ impl Catalog {
                 let typo = opts.fuzzy
                     && query::is_identifier_like(whole)
                     && !whole.contains(char::is_whitespace)
-                    && self.exact_docs(whole).is_empty();
+                    && !self.has_exact(whole);
                 let fuzzy = if opts.fuzzy && (ranked.is_empty() || typo) {
                     self.fuzzy(query, allow)
                 } else {
@@ -539,20 +539,40 @@ impl Catalog {
         }
     }
 
-    /// Docs whose name, native name or id equals `s` (case-insensitive), by id.
+    /// The doc whose id is `s`, as given or lower-cased (ids are not in the name map).
+    fn id_doc(&self, s: &str) -> Option<u32> {
+        self.inner
+            .by_id
+            .get(s)
+            .or_else(|| self.inner.by_id.get(&s.to_lowercase()))
+            .copied()
+    }
+
+    /// Docs whose name, native name or id equals `s` (case-insensitive): the id's doc
+    /// first, then the others by id. Linear in the docs found, however many share it.
     fn exact_docs(&self, s: &str) -> Vec<u32> {
-        let lower = s.to_lowercase();
-        let mut docs = self.inner.exact.get(&lower).cloned().unwrap_or_default();
-        // An id, as given or lower-cased (ids are not in the name map).
-        for id in [s, lower.as_str()] {
-            if let Some(&d) = self.inner.by_id.get(id) {
-                if !docs.contains(&d) {
-                    docs.insert(0, d);
-                }
-                break;
-            }
-        }
+        let names = self.inner.exact.get(&s.to_lowercase());
+        let by_id = self.id_doc(s);
+        let mut docs = Vec::with_capacity(names.map_or(0, Vec::len) + 1);
+        docs.extend(by_id);
+        docs.extend(names.into_iter().flatten().filter(|&&d| Some(d) != by_id));
         docs
+    }
+
+    /// True when some tool's name, native name or id equals `s` (case-insensitive).
+    fn has_exact(&self, s: &str) -> bool {
+        self.id_doc(s).is_some() || self.inner.exact.contains_key(&s.to_lowercase())
+    }
+
+    /// True when `doc` is one of [`Catalog::exact_docs`] of `s`, in constant time.
+    fn is_exact(&self, doc: u32, s: &str) -> bool {
+        let t = &self.tools()[doc as usize];
+        let lower = s.to_lowercase();
+        self.id_doc(s) == Some(doc)
+            || t.name.to_lowercase() == lower
+            || t.native_name
+                .as_ref()
+                .is_some_and(|n| n.to_lowercase() == lower)
     }
 
     /// The ranking of parsed keywords (see [`query::parse`]) alone, `depth` deep and
@@ -664,19 +684,28 @@ impl Catalog {
                 })
             })
             .collect();
-        for name in &kw.exact {
-            for doc in self.exact_docs(name) {
-                if !allow(&tools[doc as usize]) {
-                    continue;
-                }
-                match ranked.iter_mut().find(|r| r.doc == doc) {
-                    Some(r) => r.exact = true,
-                    None => ranked.push(Ranked {
-                        doc,
-                        score: 0.0,
-                        covered: true,
-                        exact: true,
-                    }),
+        if !kw.exact.is_empty() {
+            // Many tools may share one name (the same tool on many servers): find each
+            // in the ranking through a map, not a scan per tool.
+            let mut at: rustc_hash::FxHashMap<u32, usize> =
+                ranked.iter().enumerate().map(|(i, r)| (r.doc, i)).collect();
+            for name in &kw.exact {
+                for doc in self.exact_docs(name) {
+                    if !allow(&tools[doc as usize]) {
+                        continue;
+                    }
+                    match at.get(&doc) {
+                        Some(&i) => ranked[i].exact = true,
+                        None => {
+                            at.insert(doc, ranked.len());
+                            ranked.push(Ranked {
+                                doc,
+                                score: 0.0,
+                                covered: true,
+                                exact: true,
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -718,7 +747,7 @@ impl Catalog {
         ];
         let ix = &self.inner.index;
         let mut out = Vec::new();
-        if kw.exact.iter().any(|e| self.exact_docs(e).contains(&doc)) {
+        if kw.exact.iter().any(|e| self.is_exact(doc, e)) {
             out.push(RuleScore {
                 rule: "exact_name".into(),
                 term: None,

@@ -16,9 +16,10 @@ use toolsearch_sandbox::{BridgeError, BridgeErrorCode};
 
 use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
 use crate::policy::Policy;
+use crate::repair::repair;
 use crate::semantic::SemanticSearch;
 use crate::telemetry::Telemetry;
-use crate::validate::{repair, validate};
+use crate::validate::check;
 
 /// Future of an approval decision: `Err(reason)` denies.
 pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
@@ -307,17 +308,24 @@ impl Host {
         cx: CallContext,
     ) -> Result<(Value, Vec<String>), BridgeError> {
         let (tool, _, dispatcher) = self.resolve(id, scope)?;
-        let (args, notes) = repair(&tool.input_schema, args);
-        let violations = validate(&tool.input_schema, &args);
-        if !violations.is_empty() {
-            let detail = json!({"violations": violations, "input_schema": tool.input_schema});
+        let (args, mut notes) = repair(&tool.input_schema, args);
+        let checked = check(&tool.input_schema, &args);
+        if !checked.violations.is_empty() {
             return Err(err(
                 BridgeErrorCode::InvalidArgs,
                 format!(
-                    "arguments do not match the schema of `{}`; nothing was called: {detail}",
-                    tool.id
+                    "arguments do not match the schema of `{}`; nothing was called: {}",
+                    tool.id,
+                    invalid_detail(&tool, &checked)
                 ),
             ));
+        }
+        if checked.incomplete {
+            notes.push(
+                "the arguments were only partly checked (the schema is too complex to check \
+                 in full); the tool's server checks them"
+                    .into(),
+            );
         }
         for hook in &self.before {
             hook(&tool, &args, &cx).map_err(|reason| {
@@ -352,7 +360,8 @@ impl Host {
             d.saturating_duration_since(started).min(self.call_timeout)
         });
         let cancel = cx.cancel.clone();
-        let fut = dispatcher.dispatch(&tool, args.clone(), cx.clone());
+        // Keys that cleaning renamed go back as the tool's server spells them.
+        let fut = dispatcher.dispatch(&tool, tool.upstream_arguments(args.clone()), cx.clone());
         let outcome = match tokio::time::timeout(timeout, fut).await {
             Ok(r) => r.map_err(|e| {
                 let code = match e.kind {
@@ -409,6 +418,24 @@ impl Host {
     pub(crate) fn telemetry(&self) -> std::sync::MutexGuard<'_, Telemetry> {
         self.telemetry.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Schemas up to this size are repeated in an invalid-arguments error.
+const MAX_SCHEMA_IN_ERROR: usize = 4096;
+
+/// The JSON detail of an invalid-arguments error: the violations (capped by
+/// [`check`]), how many more there were, and the schema when it is small.
+fn invalid_detail(tool: &Tool, checked: &crate::validate::Checked) -> Value {
+    let mut detail = json!({"violations": checked.violations});
+    if checked.more > 0 {
+        detail["more_violations"] = json!(checked.more);
+    }
+    detail["input_schema"] =
+        match toolsearch_catalog::schema::json_within(&tool.input_schema, MAX_SCHEMA_IN_ERROR) {
+            Some(_) => tool.input_schema.clone(),
+            None => json!("too large to repeat here; describe the tool to read it"),
+        };
+    detail
 }
 
 /// Merges an overlay's search result into the shared one: hits by score (ties by id),

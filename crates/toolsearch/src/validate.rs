@@ -1,15 +1,40 @@
 //! Argument checking before dispatch: a JSON Schema subset that covers what tool
 //! schemas use (types, required, properties, additionalProperties, items, enum,
-//! const, bounds, anyOf / oneOf / allOf, local `$ref`), and the repair of the
-//! coercions models commonly get wrong.
+//! const, bounds, anyOf / oneOf / allOf, local `$ref`). The repair of common
+//! coercions runs first (the `repair` module).
 //!
 //! Unknown keywords are ignored (a schema we cannot read never blocks a call);
 //! every violation names the exact path at fault.
+//!
+//! Bounded whatever the schema and the arguments (the contract of
+//! [`toolsearch_catalog::schema`]): depth counts `$ref` hops like any other level
+//! ([`MAX_WALK_DEPTH`]); each (schema node, value, depth) is checked once, so
+//! `allOf` / `anyOf` fan-out through `$ref` costs what its distinct pairs cost, and a
+//! violation reached a thousand ways is reported once; a budget of
+//! [`VALIDATION_STEPS`] ends a check that would go on longer. Then the arguments
+//! count as **unchecked**, not as wrong: the call goes ahead with a note (the tool's
+//! own server validates them too; the host never blocks a call on a schema it cannot
+//! read). At most [`MAX_VIOLATIONS`] violations are listed, each path and message
+//! capped; property lists and enum values are summarised, never copied whole.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
+use toolsearch_catalog::schema::{json_preview, resolve, Budget, MAX_WALK_DEPTH};
+use toolsearch_catalog::truncate_with_ellipsis;
 
-/// Nesting depth past which values are not checked further.
-const MAX_DEPTH: usize = 32;
+/// Violations listed in full; further ones are only counted.
+pub const MAX_VIOLATIONS: usize = 20;
+/// Steps (a schema node checked against a value) one check may take.
+pub const VALIDATION_STEPS: u64 = 200_000;
+/// Longest violation message, in bytes.
+const MAX_MESSAGE_BYTES: usize = 240;
+/// Longest violation path, in bytes.
+const MAX_PATH_BYTES: usize = 160;
+/// Property names or enum values quoted in one message.
+const SHOWN: usize = 8;
+/// Longest property name or value quoted in a message.
+const SHOWN_BYTES: usize = 40;
 
 /// One way the arguments break the schema.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -20,20 +45,92 @@ pub struct Violation {
     pub message: String,
 }
 
-/// Checks `args` against `schema`; empty when they conform.
+/// What checking arguments found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checked {
+    /// The first [`MAX_VIOLATIONS`] violations, in the order found.
+    pub violations: Vec<Violation>,
+    /// Violations found beyond those listed.
+    pub more: usize,
+    /// True when the step budget ran out before the check was complete: what was
+    /// not reached counts as valid.
+    pub incomplete: bool,
+}
+
+/// Checks `args` against `schema`; empty when they conform (or could not be checked
+/// in full: see [`check`]).
 pub fn validate(schema: &Value, args: &Value) -> Vec<Violation> {
-    let mut out = Vec::new();
-    Checker {
+    check(schema, args).violations
+}
+
+/// Checks `args` against `schema`, within the bounds described in the module docs.
+pub fn check(schema: &Value, args: &Value) -> Checked {
+    let mut c = Checker {
         root: schema,
-        out: &mut out,
+        budget: Budget::new(VALIDATION_STEPS),
+        out: Checked::default(),
+        memo: HashMap::new(),
+    };
+    c.check(schema, args, Path::Root, 0, true);
+    c.out.incomplete = c.budget.is_spent();
+    c.out
+}
+
+/// Where a value is, as a chain of parents; rendered only for a violation.
+#[derive(Clone, Copy)]
+enum Path<'p> {
+    Root,
+    Key(&'p Path<'p>, &'p str),
+    Index(&'p Path<'p>, usize),
+}
+
+impl Path<'_> {
+    fn render(&self) -> String {
+        let mut segments = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                Path::Root => break,
+                Path::Key(parent, key) => {
+                    segments.push(
+                        if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                            format!(".{key}")
+                        } else {
+                            format!(
+                                "[{}]",
+                                json_preview(&Value::String((*key).to_owned()), SHOWN_BYTES)
+                            )
+                        },
+                    );
+                    at = parent;
+                }
+                Path::Index(parent, i) => {
+                    segments.push(format!("[{i}]"));
+                    at = parent;
+                }
+            }
+        }
+        let mut out = String::from("$");
+        for s in segments.iter().rev() {
+            out.push_str(s);
+        }
+        truncate_with_ellipsis(&out, MAX_PATH_BYTES)
     }
-    .check(schema, args, "$", 0);
-    out
+}
+
+/// What is known of one (schema, value, depth) already checked.
+#[derive(Clone, Copy)]
+struct Memo {
+    valid: bool,
+    /// Its violations were reported (not only probed for an `anyOf`).
+    reported: bool,
 }
 
 struct Checker<'a> {
     root: &'a Value,
-    out: &'a mut Vec<Violation>,
+    budget: Budget,
+    out: Checked,
+    memo: HashMap<(usize, usize, usize), Memo>,
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -48,7 +145,7 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn is_type(v: &Value, t: &str) -> bool {
+pub(crate) fn is_type(v: &Value, t: &str) -> bool {
     match t {
         "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
         "number" => v.is_number(),
@@ -56,38 +153,92 @@ fn is_type(v: &Value, t: &str) -> bool {
     }
 }
 
-/// Resolves a local `$ref` (`#/definitions/X`, `#/$defs/X`, any JSON pointer).
-pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
+/// `a, b, c, … (12 in all)`: at most [`SHOWN`] items, each cut short.
+fn summary<'v>(items: impl ExactSizeIterator<Item = String> + 'v) -> String {
+    let total = items.len();
+    let shown: Vec<String> = items
+        .take(SHOWN)
+        .map(|s| truncate_with_ellipsis(&s, SHOWN_BYTES))
+        .collect();
+    if total > SHOWN {
+        format!("{}, … ({total} in all)", shown.join(", "))
+    } else {
+        shown.join(", ")
     }
-    root.pointer(pointer)
 }
 
-impl Checker<'_> {
-    fn fail(&mut self, path: &str, message: String) {
-        self.out.push(Violation {
-            path: path.to_owned(),
-            message,
+impl<'a> Checker<'a> {
+    /// Records a violation at `path` (listed while fewer than [`MAX_VIOLATIONS`]).
+    fn fail(&mut self, path: &Path<'_>, message: String) {
+        if self.out.violations.len() >= MAX_VIOLATIONS {
+            self.out.more += 1;
+            return;
+        }
+        self.out.violations.push(Violation {
+            path: path.render(),
+            message: truncate_with_ellipsis(&message, MAX_MESSAGE_BYTES),
         });
     }
 
-    fn check(&mut self, schema: &Value, v: &Value, path: &str, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
+    /// True when `v` conforms to `schema`. With `report` off (probing an `anyOf`
+    /// member) nothing is recorded and the first failure ends the check.
+    fn check(
+        &mut self,
+        schema: &'a Value,
+        v: &Value,
+        path: Path<'_>,
+        level: usize,
+        report: bool,
+    ) -> bool {
+        if level > MAX_WALK_DEPTH {
+            return true;
         }
+        let key = (
+            schema as *const Value as usize,
+            v as *const Value as usize,
+            level,
+        );
+        if let Some(m) = self.memo.get(&key) {
+            if m.valid || m.reported || !report {
+                return m.valid;
+            }
+        }
+        if !self.budget.step() {
+            return true;
+        }
+        let valid = self.node(schema, v, &path, level, report);
+        self.memo.insert(
+            key,
+            Memo {
+                valid,
+                reported: report,
+            },
+        );
+        valid
+    }
+
+    fn node(
+        &mut self,
+        schema: &'a Value,
+        v: &Value,
+        path: &Path<'_>,
+        level: usize,
+        report: bool,
+    ) -> bool {
         let Some(s) = schema.as_object() else {
             if schema == &Value::Bool(false) {
-                self.fail(path, "no value is allowed here".into());
+                if report {
+                    self.fail(path, "no value is allowed here".into());
+                }
+                return false;
             }
-            return;
+            return true;
         };
         if let Some(Value::String(r)) = s.get("$ref") {
-            if let Some(target) = resolve(self.root, r) {
-                self.check(target, v, path, depth + 1);
-            }
-            return;
+            return match resolve(self.root, r) {
+                Some(target) => self.check(target, v, *path, level + 1, report),
+                None => true,
+            };
         }
         if let Some(t) = s.get("type") {
             let types: Vec<&str> = match t {
@@ -97,292 +248,214 @@ impl Checker<'_> {
             };
             let nullable = s.get("nullable") == Some(&Value::Bool(true)) && v.is_null();
             if !types.is_empty() && !nullable && !types.iter().any(|t| is_type(v, t)) {
-                self.fail(
-                    path,
-                    format!("expected {}, got {}", types.join(" or "), type_name(v)),
-                );
-                return;
+                if report {
+                    let wanted = summary(types.iter().map(|t| t.to_string()));
+                    self.fail(
+                        path,
+                        format!(
+                            "expected {}, got {}",
+                            wanted.replace(", ", " or "),
+                            type_name(v)
+                        ),
+                    );
+                }
+                return false;
             }
         }
+        let mut ok = true;
+        // A failure: recorded when reporting, else the end of the probe.
+        macro_rules! failed {
+            ($msg:expr) => {{
+                ok = false;
+                if !report {
+                    return false;
+                }
+                self.fail(path, $msg);
+            }};
+        }
         if let Some(Value::Array(options)) = s.get("enum") {
+            self.budget.take(options.len() as u64 / 16);
             if !options.contains(v) {
-                let shown: Vec<String> = options.iter().take(12).map(|o| o.to_string()).collect();
-                self.fail(path, format!("must be one of {}", shown.join(", ")));
+                failed!(format!(
+                    "must be one of {}",
+                    summary(options.iter().map(|o| json_preview(o, SHOWN_BYTES)))
+                ));
             }
         }
         if let Some(c) = s.get("const") {
             if c != v {
-                self.fail(path, format!("must be {c}"));
+                failed!(format!("must be {}", json_preview(c, SHOWN_BYTES)));
             }
         }
-        self.bounds(s, v, path);
+        for message in bounds(s, v) {
+            failed!(message);
+        }
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(variants)) = s.get(key) {
-                let ok = variants
-                    .iter()
-                    .any(|variant| validate_with_root(self.root, variant, v, depth).is_empty());
-                if !ok && !variants.is_empty() {
-                    self.fail(
-                        path,
-                        format!("matches none of the {} allowed shapes", variants.len()),
-                    );
+                if !variants.is_empty()
+                    && !variants
+                        .iter()
+                        .any(|variant| self.check(variant, v, *path, level + 1, false))
+                {
+                    failed!(format!(
+                        "matches none of the {} allowed shapes",
+                        variants.len()
+                    ));
                 }
             }
         }
         if let Some(Value::Array(all)) = s.get("allOf") {
             for part in all {
-                self.check(part, v, path, depth + 1);
+                if !self.check(part, v, *path, level + 1, report) {
+                    ok = false;
+                    if !report {
+                        return false;
+                    }
+                }
             }
         }
-        match v {
-            Value::Object(obj) => self.object(s, obj, path, depth),
-            Value::Array(items) => self.array(s, items, path, depth),
-            _ => {}
-        }
-    }
-
-    fn bounds(&mut self, s: &Map<String, Value>, v: &Value, path: &str) {
-        let num = |k: &str| s.get(k).and_then(Value::as_f64);
-        if let Some(x) = v.as_f64() {
-            if num("minimum").is_some_and(|m| x < m) {
-                self.fail(path, format!("must be at least {}", s["minimum"]));
-            }
-            if num("maximum").is_some_and(|m| x > m) {
-                self.fail(path, format!("must be at most {}", s["maximum"]));
-            }
-            if num("exclusiveMinimum").is_some_and(|m| x <= m) {
-                self.fail(
-                    path,
-                    format!("must be greater than {}", s["exclusiveMinimum"]),
-                );
-            }
-            if num("exclusiveMaximum").is_some_and(|m| x >= m) {
-                self.fail(path, format!("must be less than {}", s["exclusiveMaximum"]));
-            }
-        }
-        if let Some(text) = v.as_str() {
-            let len = text.chars().count() as f64;
-            if num("minLength").is_some_and(|m| len < m) {
-                self.fail(
-                    path,
-                    format!("must have at least {} characters", s["minLength"]),
-                );
-            }
-            if num("maxLength").is_some_and(|m| len > m) {
-                self.fail(
-                    path,
-                    format!("must have at most {} characters", s["maxLength"]),
-                );
-            }
-        }
-        if let Some(items) = v.as_array() {
-            let len = items.len() as f64;
-            if num("minItems").is_some_and(|m| len < m) {
-                self.fail(path, format!("must have at least {} items", s["minItems"]));
-            }
-            if num("maxItems").is_some_and(|m| len > m) {
-                self.fail(path, format!("must have at most {} items", s["maxItems"]));
-            }
-        }
+        let children = match v {
+            Value::Object(obj) => self.object(s, obj, path, level, report),
+            Value::Array(items) => self.array(s, items, path, level, report),
+            _ => true,
+        };
+        ok && children
     }
 
     fn object(
         &mut self,
-        s: &Map<String, Value>,
+        s: &'a Map<String, Value>,
         obj: &Map<String, Value>,
-        path: &str,
-        depth: usize,
-    ) {
+        path: &Path<'_>,
+        level: usize,
+        report: bool,
+    ) -> bool {
+        let mut ok = true;
         if let Some(Value::Array(required)) = s.get("required") {
+            self.budget.take(required.len() as u64 / 16);
             for name in required.iter().filter_map(Value::as_str) {
                 if !obj.contains_key(name) {
-                    self.fail(&child(path, name), "is required".into());
+                    ok = false;
+                    if !report {
+                        return false;
+                    }
+                    self.fail(&Path::Key(path, name), "is required".into());
                 }
             }
         }
         let props = s.get("properties").and_then(Value::as_object);
         for (key, value) in obj {
-            match props.and_then(|p| p.get(key)) {
-                Some(prop) => self.check(prop, value, &child(path, key), depth + 1),
+            if self.budget.is_spent() {
+                break;
+            }
+            let at = Path::Key(path, key);
+            let valid = match props.and_then(|p| p.get(key)) {
+                Some(prop) => self.check(prop, value, at, level + 1, report),
                 None => match s.get("additionalProperties") {
                     Some(Value::Bool(false)) => {
-                        let known: Vec<&str> = props
-                            .map(|p| p.keys().map(String::as_str).collect())
-                            .unwrap_or_default();
-                        self.fail(
-                            &child(path, key),
-                            format!("is not a known property (known: {})", known.join(", ")),
-                        );
+                        if report {
+                            let known = props
+                                .map(|p| summary(p.keys().map(|k| format!("`{k}`"))))
+                                .unwrap_or_else(|| "none".into());
+                            self.fail(&at, format!("is not a known property (known: {known})"));
+                        }
+                        false
                     }
                     Some(extra @ Value::Object(_)) => {
-                        self.check(extra, value, &child(path, key), depth + 1)
+                        self.check(extra, value, at, level + 1, report)
                     }
-                    _ => {}
+                    _ => true,
                 },
+            };
+            if !valid {
+                ok = false;
+                if !report {
+                    return false;
+                }
             }
         }
+        ok
     }
 
-    fn array(&mut self, s: &Map<String, Value>, items: &[Value], path: &str, depth: usize) {
-        match s.get("items") {
-            Some(Value::Array(tuple)) => {
-                for (i, (schema, v)) in tuple.iter().zip(items).enumerate() {
-                    self.check(schema, v, &format!("{path}[{i}]"), depth + 1);
+    fn array(
+        &mut self,
+        s: &'a Map<String, Value>,
+        items: &[Value],
+        path: &Path<'_>,
+        level: usize,
+        report: bool,
+    ) -> bool {
+        let mut ok = true;
+        for (i, v) in items.iter().enumerate() {
+            if self.budget.is_spent() {
+                break;
+            }
+            let schema = match s.get("items") {
+                Some(Value::Array(tuple)) => match tuple.get(i) {
+                    Some(schema) => schema,
+                    None => break,
+                },
+                Some(schema) => schema,
+                None => break,
+            };
+            if !self.check(schema, v, Path::Index(path, i), level + 1, report) {
+                ok = false;
+                if !report {
+                    return false;
                 }
             }
-            Some(schema) => {
-                for (i, v) in items.iter().enumerate() {
-                    self.check(schema, v, &format!("{path}[{i}]"), depth + 1);
-                }
-            }
-            None => {}
         }
+        ok
     }
 }
 
-fn validate_with_root(root: &Value, schema: &Value, v: &Value, depth: usize) -> Vec<Violation> {
+/// Messages for the numeric, length and size bounds `v` breaks.
+fn bounds(s: &Map<String, Value>, v: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    Checker {
-        root,
-        out: &mut out,
+    let num = |k: &str| s.get(k).and_then(Value::as_f64);
+    let shown = |k: &str| json_preview(&s[k], SHOWN_BYTES);
+    if let Some(x) = v.as_f64() {
+        if num("minimum").is_some_and(|m| x < m) {
+            out.push(format!("must be at least {}", shown("minimum")));
+        }
+        if num("maximum").is_some_and(|m| x > m) {
+            out.push(format!("must be at most {}", shown("maximum")));
+        }
+        if num("exclusiveMinimum").is_some_and(|m| x <= m) {
+            out.push(format!(
+                "must be greater than {}",
+                shown("exclusiveMinimum")
+            ));
+        }
+        if num("exclusiveMaximum").is_some_and(|m| x >= m) {
+            out.push(format!("must be less than {}", shown("exclusiveMaximum")));
+        }
     }
-    .check(schema, v, "$", depth + 1);
+    if let Some(text) = v.as_str() {
+        let len = text.chars().count() as f64;
+        if num("minLength").is_some_and(|m| len < m) {
+            out.push(format!(
+                "must have at least {} characters",
+                shown("minLength")
+            ));
+        }
+        if num("maxLength").is_some_and(|m| len > m) {
+            out.push(format!(
+                "must have at most {} characters",
+                shown("maxLength")
+            ));
+        }
+    }
+    if let Some(items) = v.as_array() {
+        let len = items.len() as f64;
+        if num("minItems").is_some_and(|m| len < m) {
+            out.push(format!("must have at least {} items", shown("minItems")));
+        }
+        if num("maxItems").is_some_and(|m| len > m) {
+            out.push(format!("must have at most {} items", shown("maxItems")));
+        }
+    }
     out
-}
-
-fn child(path: &str, key: &str) -> String {
-    if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
-        format!("{path}.{key}")
-    } else {
-        format!("{path}[{}]", Value::String(key.to_owned()))
-    }
-}
-
-/// Fixes the coercions models commonly get wrong, guided by the schema: a doubly
-/// nested `{"arguments": {...}}`, arguments sent as a JSON string, `"42"` for an
-/// integer, `"true"` for a boolean, a number for a string, one value for an array.
-/// Returns the repaired arguments and one note per fix (empty: nothing changed).
-pub fn repair(schema: &Value, args: Value) -> (Value, Vec<String>) {
-    let mut notes = Vec::new();
-    let mut args = args;
-    if let Value::String(text) = &args {
-        if let Ok(parsed @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
-            notes.push("arguments were a JSON string; parsed them as an object".to_owned());
-            args = parsed;
-        }
-    }
-    let declares = |name: &str| schema.get("properties").and_then(|p| p.get(name)).is_some();
-    for wrapper in ["arguments", "args", "input", "parameters"] {
-        if let Value::Object(obj) = &args {
-            if obj.len() == 1 && !declares(wrapper) {
-                if let Some(inner @ Value::Object(_)) = obj.get(wrapper) {
-                    notes.push(format!(
-                        "arguments were nested under `{wrapper}`; unwrapped them"
-                    ));
-                    args = inner.clone();
-                }
-            }
-        }
-    }
-    let mut fixer = Fixer {
-        root: schema,
-        notes: &mut notes,
-    };
-    fixer.fix(schema, &mut args, "$", 0);
-    (args, notes)
-}
-
-struct Fixer<'a> {
-    root: &'a Value,
-    notes: &'a mut Vec<String>,
-}
-
-impl Fixer<'_> {
-    fn fix(&mut self, schema: &Value, v: &mut Value, path: &str, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let Some(s) = schema.as_object() else { return };
-        if let Some(Value::String(r)) = s.get("$ref") {
-            if let Some(target) = resolve(self.root, r) {
-                self.fix(target, v, path, depth + 1);
-            }
-            return;
-        }
-        let wanted: Vec<&str> = match s.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !wanted.is_empty() && !wanted.iter().any(|t| is_type(v, t)) {
-            if let Some(fixed) = coerce(v, &wanted) {
-                self.notes.push(format!(
-                    "{path}: converted {} to {}",
-                    short(v),
-                    short(&fixed)
-                ));
-                *v = fixed;
-            }
-        }
-        match v {
-            Value::Object(obj) => {
-                if let Some(props) = s.get("properties").and_then(Value::as_object) {
-                    for (key, value) in obj.iter_mut() {
-                        if let Some(prop) = props.get(key) {
-                            self.fix(prop, value, &child(path, key), depth + 1);
-                        }
-                    }
-                }
-            }
-            Value::Array(items) => {
-                if let Some(item_schema @ Value::Object(_)) = s.get("items") {
-                    for (i, item) in items.iter_mut().enumerate() {
-                        self.fix(item_schema, item, &format!("{path}[{i}]"), depth + 1);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn short(v: &Value) -> String {
-    toolsearch_catalog::truncate_with_ellipsis(&v.to_string(), 40)
-}
-
-/// The first of `wanted` that `v` converts to without loss.
-fn coerce(v: &Value, wanted: &[&str]) -> Option<Value> {
-    for t in wanted {
-        let out = match (*t, v) {
-            ("integer", Value::String(s)) => s.trim().parse::<i64>().ok().map(Value::from),
-            ("number", Value::String(s)) => s
-                .trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|f| f.is_finite())
-                .and_then(|f| serde_json::Number::from_f64(f).map(Value::Number)),
-            ("integer", Value::Number(n)) => n
-                .as_f64()
-                .filter(|f| f.fract() == 0.0)
-                .map(|f| Value::from(f as i64)),
-            ("boolean", Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
-                "true" => Some(Value::Bool(true)),
-                "false" => Some(Value::Bool(false)),
-                _ => None,
-            },
-            ("string", Value::Number(n)) => Some(Value::String(n.to_string())),
-            ("string", Value::Bool(b)) => Some(Value::String(b.to_string())),
-            ("array", single) if !single.is_null() && !single.is_array() => {
-                Some(Value::Array(vec![single.clone()]))
-            }
-            ("null", Value::String(s)) if s == "null" => Some(Value::Null),
-            _ => None,
-        };
-        if out.is_some() {
-            return out;
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -390,7 +463,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn schema() -> Value {
+    pub(crate) fn schema() -> Value {
         json!({
             "type": "object",
             "properties": {
@@ -435,6 +508,9 @@ mod tests {
         );
         let v = validate(&schema(), &json!("nope"));
         assert_eq!(v[0].message, "expected object, got string");
+        let v = validate(&schema(), &json!({"owner": "a", "odd key": 1}));
+        assert_eq!(v[0].path, "$[\"odd key\"]");
+        assert!(v[0].message.contains("`owner`"), "{}", v[0].message);
     }
 
     #[test]
@@ -448,26 +524,29 @@ mod tests {
     }
 
     #[test]
-    fn repairs_common_coercions_and_says_so() {
-        let (fixed, notes) = repair(
-            &schema(),
-            json!({"arguments": {"owner": 7, "count": "42", "draft": "true", "labels": "bug"}}),
+    fn a_violation_reached_many_ways_is_reported_once() {
+        let s = json!({"allOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}],
+            "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}, {"$ref": "#/$defs/b"}]}, "b": {"type": "string"}}});
+        let c = check(&s, &json!(1));
+        assert_eq!(c.violations.len(), 1, "{c:?}");
+        assert!(!c.incomplete);
+    }
+
+    #[test]
+    fn messages_summarise_instead_of_copying() {
+        let props: Map<String, Value> = (0..1000).map(|i| (format!("p{i}"), json!({}))).collect();
+        let s = json!({"type": "object", "properties": props, "additionalProperties": false,
+            "required": (0..1000).map(|i| format!("r{i}")).collect::<Vec<_>>()});
+        let c = check(&s, &json!({"zzz": 1}));
+        assert_eq!(c.violations.len(), MAX_VIOLATIONS);
+        assert_eq!(c.more, 1000 + 1 - MAX_VIOLATIONS);
+        let s = json!({"type": "object", "properties": props, "additionalProperties": false});
+        let c = check(&s, &json!({"zzz": 1}));
+        assert!(c.violations[0].message.len() <= MAX_MESSAGE_BYTES);
+        assert!(
+            c.violations[0].message.contains("(1000 in all)"),
+            "{:?}",
+            c.violations
         );
-        assert_eq!(
-            fixed,
-            json!({"owner": "7", "count": 42, "draft": true, "labels": ["bug"]})
-        );
-        assert_eq!(notes.len(), 5, "{notes:?}");
-        assert!(notes[0].contains("nested under `arguments`"));
-        assert!(validate(&schema(), &fixed).is_empty());
-        let (fixed, notes) = repair(&schema(), json!("{\"owner\": \"a\"}"));
-        assert_eq!(fixed, json!({"owner": "a"}));
-        assert_eq!(notes.len(), 1);
-        // Nothing to repair: nothing said.
-        let (_, notes) = repair(&schema(), json!({"owner": "a", "count": 3}));
-        assert!(notes.is_empty());
-        // Not convertible: left for validation to report.
-        let (fixed, _) = repair(&schema(), json!({"owner": "a", "count": "many"}));
-        assert_eq!(validate(&schema(), &fixed)[0].path, "$.count");
     }
 }

@@ -17,7 +17,13 @@ struct Params<'a> {
     values: Vec<&'a str>,
     /// Bytes of `text` collected so far, each piece counted with a separator.
     text_len: usize,
+    /// Schema nodes still to visit for this tool.
+    steps: usize,
 }
+
+/// Schema nodes read per tool: more than a schema within the size cap can hold, so
+/// only a schema that escaped the cap would be cut short.
+const MAX_PARAM_NODES: usize = 20_000;
 
 impl<'a> Params<'a> {
     /// Refills the lists with `tool`'s parameters; their text is capped in bytes.
@@ -26,6 +32,7 @@ impl<'a> Params<'a> {
         self.text.clear();
         self.values.clear();
         self.text_len = 0;
+        self.steps = MAX_PARAM_NODES;
         collect_params(&tool.input_schema, 0, self);
         cap_text(&mut self.text);
         cap_text(&mut self.values);
@@ -45,11 +52,13 @@ fn cap_text(pieces: &mut Vec<&str>) {
     }
 }
 
-/// Property names and descriptions (and string enum values) of a schema, a few levels deep.
+/// Property names and descriptions (and string enum values) of a schema, a few levels
+/// deep (`$ref`s are not followed), at most [`MAX_PARAM_NODES`] nodes.
 fn collect_params<'a>(schema: &'a Value, depth: usize, p: &mut Params<'a>) {
-    if depth > 3 || p.text_len > MAX_PARAM_TEXT {
+    if depth > 3 || p.text_len > MAX_PARAM_TEXT || p.steps == 0 {
         return;
     }
+    p.steps -= 1;
     let Some(obj) = schema.as_object() else {
         return;
     };
@@ -58,6 +67,10 @@ fn collect_params<'a>(schema: &'a Value, depth: usize, p: &mut Params<'a>) {
         match (key.as_str(), value) {
             ("properties", Value::Object(props)) => {
                 for (name, prop) in props {
+                    if p.steps == 0 {
+                        return;
+                    }
+                    p.steps -= 1;
                     p.names.push(name);
                     let Some(prop_obj) = prop.as_object() else {
                         continue;
@@ -91,7 +104,7 @@ fn collect_params<'a>(schema: &'a Value, depth: usize, p: &mut Params<'a>) {
 }
 
 /// Catalogs at least this large build their index on two threads.
-const PARALLEL_FROM: usize = 2000;
+pub(crate) const PARALLEL_FROM: usize = 2000;
 
 /// Tools a builder claims at a time from the shared range.
 const CHUNK: usize = 32;

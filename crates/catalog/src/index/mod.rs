@@ -4,6 +4,8 @@
 
 mod build;
 
+pub(crate) use build::PARALLEL_FROM;
+
 use crate::tool::Tool;
 use rustc_hash::FxHashMap;
 
