@@ -132,21 +132,36 @@ pub fn run(runs: usize) -> Result<Value> {
         program: std::env::current_exe()?,
         args: vec!["sandbox-worker".into()],
     };
-    let forking = |workers: usize| -> Result<Pool> {
+    // The same with the OS layer (seccomp, rlimits) on and off, in this run.
+    let forking = |workers: usize, harden: bool| -> Result<Pool> {
         let pool = Pool::new(PoolConfig {
             workers,
             queue: 4096,
             isolation: Isolation::Process(command.clone()),
+            harden,
             ..PoolConfig::default()
         })?;
         pool.probe()?;
         Ok(pool)
     };
-    let one = forking(1)?;
-    let (warm, warm_p50) = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
-    drop(one);
-    let per_sec = busy_throughput(&rt, &forking(cores)?, &bridge, runs)?;
-    out["process_fork_per_job"] = json!({"latency": warm, "latency_p50_ms": round3(warm_p50), "throughput_per_s": round3(per_sec)});
+    let mut per_sec = 0.0;
+    for (label, harden) in [
+        ("process_fork_per_job", true),
+        ("process_fork_per_job_os_layer_off", false),
+    ] {
+        let one = forking(1, harden)?;
+        let (warm, warm_p50) = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
+        drop(one);
+        let throughput = busy_throughput(&rt, &forking(cores, harden)?, &bridge, runs)?;
+        if harden {
+            per_sec = throughput;
+        }
+        out[label] = json!({"latency": warm, "latency_p50_ms": round3(warm_p50), "throughput_per_s": round3(throughput)});
+    }
+    let off = out["process_fork_per_job_os_layer_off"]["throughput_per_s"]
+        .as_f64()
+        .unwrap_or(0.0);
+    out["os_layer_throughput_ratio_on_vs_off"] = json!(round3(per_sec / off.max(1e-9)));
     let base = out["no_snapshot_baseline"]["throughput_per_s"]
         .as_f64()
         .unwrap_or(0.0);

@@ -36,11 +36,15 @@ pub fn load_catalog(path: Option<&Path>, strict: bool) -> Result<LoadedCatalog> 
             .map(|t| format!(" (tool `{t}`)"))
             .unwrap_or_default();
         let what = if p.skipped { "skipped" } else { "kept" };
+        // The tool's name and the message quote the catalog: untrusted text,
+        // one line each.
+        let line = |t: &str| escape_unsafe(&t.replace(['\n', '\t'], " "));
         eprintln!(
-            "toolsearch: {}: {}{tool}: {} [{what}]",
+            "toolsearch: {}: {}{}: {} [{what}]",
             path.display(),
             p.location,
-            p.message
+            line(&tool),
+            line(&p.message)
         );
     }
     // Time the snapshot + index build alone, from already-parsed tools.
@@ -53,7 +57,23 @@ pub fn load_catalog(path: Option<&Path>, strict: bool) -> Result<LoadedCatalog> 
     })
 }
 
+/// Worker processes of the sandbox: this binary's hidden `sandbox-worker` command.
+pub fn worker_command() -> Result<toolsearch_sandbox::WorkerCommand> {
+    Ok(toolsearch_sandbox::WorkerCommand {
+        program: std::env::current_exe().context("locating this executable")?,
+        args: vec!["sandbox-worker".into()],
+    })
+}
+
 /// Prints `value` as pretty JSON with `schema_version` first.
+///
+/// What is printed is budgeted and safe for a terminal: every character that
+/// must not reach one raw (C0/C1 controls, bidi controls, zero-width and other
+/// format characters, line separators, tags: `toolsearch_sandbox::is_unsafe_char`)
+/// is written as a `\uXXXX` escape, and when indentation would make the output
+/// more than 64 KiB larger than the compact form (a deeply nested value), the
+/// compact form is printed instead: output stays within the caps of what
+/// produced it.
 pub fn print_json(mut value: Value) -> Result<()> {
     if let Value::Object(map) = &mut value {
         let mut out = serde_json::Map::new();
@@ -61,11 +81,51 @@ pub fn print_json(mut value: Value) -> Result<()> {
         out.extend(std::mem::take(map));
         value = Value::Object(out);
     }
+    let text = render_json(&value)?;
     let mut stdout = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut stdout, &value)?;
+    stdout.write_all(text.as_bytes())?;
     writeln!(stdout)?;
     stdout.flush()?;
     Ok(())
+}
+
+/// Most that indentation may add to the compact form.
+const PRETTY_SLACK: usize = 64 << 10;
+
+/// `value` as JSON for people: pretty within [`PRETTY_SLACK`] of the compact
+/// form, else compact; unsafe characters escaped.
+pub fn render_json(value: &Value) -> Result<String> {
+    let compact = escape_unsafe(&serde_json::to_string(value)?);
+    let pretty = escape_unsafe(&serde_json::to_string_pretty(value)?);
+    Ok(if pretty.len() <= compact.len() + PRETTY_SLACK {
+        pretty
+    } else {
+        compact
+    })
+}
+
+/// Replaces every character a terminal must not see raw by its JSON escape
+/// (`\uXXXX`, a surrogate pair above U+FFFF). Valid inside JSON strings, where
+/// such characters can only be (the structure of JSON is ASCII), and for plain
+/// text printed to a terminal.
+/// Newlines and tabs are kept: in serialized JSON they are only its layout.
+pub fn escape_unsafe(text: &str) -> String {
+    let unsafe_char = |c: char| c != '\n' && c != '\t' && toolsearch_sandbox::is_unsafe_char(c);
+    if !text.chars().any(unsafe_char) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// True when the error is a closed stdout (`toolsearch ... | head`), which is not a failure.
@@ -85,6 +145,7 @@ pub fn run_snippet(
     policy: toolsearch::Policy,
     limits: toolsearch_sandbox::Limits,
     source: &[u8],
+    isolation: toolsearch_sandbox::Isolation,
 ) -> Result<toolsearch_sandbox::ExecResult> {
     use std::sync::Arc;
     use toolsearch_sandbox::{Pool, PoolConfig};
@@ -101,6 +162,7 @@ pub fn run_snippet(
         prewarm: false,
         // One runtime: making a startup snapshot (~0.5 s) would cost more than it saves.
         snapshot: false,
+        isolation,
         ..PoolConfig::default()
     })
     .context("starting the sandbox")?;

@@ -40,6 +40,8 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         Policy::default(),
         Limits::default(),
         crate::bench_sandbox::SNIPPET.as_bytes(),
+        // The default for model-written code: a worker process under the OS layer.
+        toolsearch_sandbox::Isolation::Process(crate::common::worker_command()?),
     )?;
     print_json(json!({
         "catalog": {"tools": catalog.len(), "servers": catalog.servers().len(), "fingerprint": catalog.fingerprint()},

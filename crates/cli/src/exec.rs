@@ -1,14 +1,14 @@
 //! `toolsearch exec`: run one `tool_search_code` snippet against a catalog with the
 //! built-in echo dispatcher (each tool returns `{"tool": id, "arguments": args}`).
 
-use crate::common::{load_catalog, print_json, run_snippet};
+use crate::common::{load_catalog, print_json, run_snippet, worker_command};
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 use toolsearch::Policy;
-use toolsearch_sandbox::Limits;
+use toolsearch_sandbox::{Isolation, Limits};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -24,6 +24,11 @@ pub struct Args {
     /// Tools matching any of these globs are hidden (deny wins).
     #[arg(long)]
     deny: Vec<String>,
+    /// Where the snippet runs: `process` (default; a forked worker process under
+    /// the OS layer, killed on overrun: for untrusted code) or `thread` (in this
+    /// process: trusted code only).
+    #[arg(long, default_value = "process", value_parser = ["process", "thread"])]
+    isolation: String,
     /// The snippet: the body of an async function.
     #[arg(long, conflicts_with = "file")]
     code: Option<String>,
@@ -71,7 +76,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         deadline: Duration::from_millis(args.timeout_ms),
         ..Limits::default()
     };
-    let result = run_snippet(loaded.catalog, policy, limits, &source)?;
+    let isolation = match args.isolation.as_str() {
+        "thread" => Isolation::Thread,
+        _ => Isolation::Process(worker_command()?),
+    };
+    let result = run_snippet(loaded.catalog, policy, limits, &source, isolation)?;
     print_json(serde_json::to_value(&result)?)?;
     Ok(ExitCode::SUCCESS)
 }

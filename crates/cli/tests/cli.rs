@@ -232,3 +232,34 @@ fn the_task_set_names_only_tools_of_its_catalog() {
     assert_eq!(v["queries"].as_u64(), Some(lines.len() as u64), "{v}");
     assert_eq!(v["skipped"].as_u64(), Some(0), "{v}");
 }
+
+#[test]
+fn exec_output_escapes_terminal_controls_and_stays_within_its_caps() {
+    // C1 CSI, bidi override, isolate and NEL in the value, the logs and an error.
+    let (code, v, _) = toolsearch(&[
+        "exec",
+        "--code",
+        "console.log('\\u009b31m\\u202e\\u2066\\u0085'); return '\\u009b\\u202e'",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(v["value"], "\u{9b}\u{202e}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsearch"))
+        .args(["exec", "--code", "throw new Error('\\u009b\\u2066x')"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for c in ['\u{9b}', '\u{202e}', '\u{2066}', '\u{85}'] {
+        assert!(!text.contains(c), "{c:?} reached stdout raw: {text}");
+    }
+    assert!(text.contains("\\u009b"), "{text}");
+    // A value nested 120 deep near the result cap prints compact, not 29.7 MB.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsearch"))
+        .args([
+            "exec",
+            "--code",
+            "let v = 'x'.repeat(200000); for (let i = 0; i < 120; i++) v = [v]; return v",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.stdout.len() < 400_000, "{} bytes", out.stdout.len());
+}

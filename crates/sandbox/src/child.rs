@@ -183,7 +183,9 @@ pub fn run_worker_process() -> std::process::ExitCode {
         })) => (limits, harden, fork),
         Ok(None) => return std::process::ExitCode::SUCCESS,
         other => {
-            tracing::error!("sandbox worker process: expected its configuration first, got {other:?}");
+            tracing::error!(
+                "sandbox worker process: expected its configuration first, got {other:?}"
+            );
             return std::process::ExitCode::FAILURE;
         }
     };
@@ -236,7 +238,13 @@ pub fn run_worker_process() -> std::process::ExitCode {
                         #[cfg(not(target_os = "linux"))]
                         let value = serde_json::Value::String(what);
                         let result = crate::result::ExecResult::succeeded(value);
-                        send(&out, &ToHost::Done { job, result: Box::new(result) });
+                        send(
+                            &out,
+                            &ToHost::Done {
+                                job,
+                                result: Box::new(result),
+                            },
+                        );
                         continue;
                     }
                 };

@@ -144,17 +144,22 @@ fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
     // Thread names, the parent-death signal and glibc's names for mappings.
     rules.insert(
         libc::SYS_prctl,
-        [libc::PR_SET_NAME, libc::PR_GET_NAME, libc::PR_SET_PDEATHSIG, 0x5356_4d41]
-            .into_iter()
-            .map(|op| {
-                SeccompRule::new(vec![SeccompCondition::new(
-                    0,
-                    SeccompCmpArgLen::Dword,
-                    SeccompCmpOp::Eq,
-                    op as u64,
-                )?])
-            })
-            .collect::<Result<_, _>>()?,
+        [
+            libc::PR_SET_NAME,
+            libc::PR_GET_NAME,
+            libc::PR_SET_PDEATHSIG,
+            0x5356_4d41,
+        ]
+        .into_iter()
+        .map(|op| {
+            SeccompRule::new(vec![SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                op as u64,
+            )?])
+        })
+        .collect::<Result<_, _>>()?,
     );
     // `clone3` passes its flags in memory, which a filter cannot read: it is
     // allowed here and answered ENOSYS by the second filter, so the C library

@@ -156,14 +156,21 @@ fn harden_default() -> bool {
 /// Where a pool runs its isolates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Isolation {
-    /// On worker threads of this process: the lowest latency, but an engine
-    /// abort takes the process down, and on the `quickjs` engine every isolate
-    /// leaves about a megabyte behind (threads are recycled, memory is not).
-    /// For tests, tools and short-lived processes.
+    /// On worker threads of this process: the lowest latency, for **trusted
+    /// code** (tests, tools, short-lived processes). An engine abort takes the
+    /// process down; a built-in the engine cannot interrupt (QuickJS polls for
+    /// termination only in bytecode) keeps its thread spinning past the
+    /// deadline: the pool answers the job, replaces the worker, lowers the
+    /// stuck thread to nice 19 and counts it in
+    /// [`PoolStats::wedged_workers`](crate::PoolStats::wedged_workers), but cannot
+    /// stop it. On the `quickjs` engine every isolate also leaves about a
+    /// megabyte behind (threads are recycled, memory is not).
     Thread,
     /// In supervised worker processes started with this command, replaced every
     /// [`JOBS_PER_PROCESS`](crate::JOBS_PER_PROCESS) jobs and killed on overrun:
-    /// memory stays bounded and the host survives any snippet. For gateways and
-    /// other long-running hosts.
+    /// memory stays bounded, a spinning built-in dies with its process, and the
+    /// host survives any snippet. On Linux each job runs in a forked copy of a
+    /// template isolate under the OS layer ([`PoolConfig::harden`]). **The
+    /// choice for untrusted code**: gateways and other long-running hosts.
     Process(crate::WorkerCommand),
 }

@@ -363,7 +363,13 @@ impl Pool {
             deadline: std::time::Duration::from_secs(20),
             ..self.inner.limits.clone()
         };
-        let res = self.execute_blocking_with("return 1", Arc::new(NoTools), limits);
+        // On a scratch thread: the caller may be inside a tokio runtime.
+        let pool = self.clone();
+        let res = std::thread::Builder::new()
+            .name("sandbox-probe".into())
+            .spawn(move || pool.execute_blocking_with("return 1", Arc::new(NoTools), limits))?
+            .join()
+            .map_err(|_| SandboxError::Engine("the probe panicked".into()))?;
         match (res.ok, res.error) {
             (true, _) => Ok(()),
             (false, Some(e)) => Err(SandboxError::Engine(e.message)),
@@ -515,7 +521,9 @@ impl Pool {
     #[doc(hidden)]
     pub fn self_test(&self, what: &str) -> ExecResult {
         match &self.inner.backend {
-            Backend::Processes { shared, .. } => process::self_test(shared, what, &self.inner.limits),
+            Backend::Processes { shared, .. } => {
+                process::self_test(shared, what, &self.inner.limits)
+            }
             Backend::Threads { .. } => ExecResult::failed(
                 ErrorKind::Engine,
                 "self-tests run in worker processes (Isolation::Process)",
@@ -597,10 +605,8 @@ impl WorkerTemplate {
     /// Starts one more worker thread (with its watchdog).
     fn start(self: &Arc<Self>) -> std::io::Result<()> {
         let index = self.counters.next_index.fetch_add(1, Ordering::SeqCst);
-        let watchdog = Watchdog::spawn(
-            format!("sandbox-watchdog-{index}"),
-            &self.counters.threads,
-        )?;
+        let watchdog =
+            Watchdog::spawn(format!("sandbox-watchdog-{index}"), &self.counters.threads)?;
         Worker {
             index,
             template: self.clone(),
@@ -702,7 +708,12 @@ impl Worker {
         rt.block_on(async {
             let create = |l: &Limits| {
                 created.set(created.get() + 1);
-                Sandbox::create(l.heap_bytes, l.array_buffer_bytes, t.snapshot, &t.counters.isolates)
+                Sandbox::create(
+                    l.heap_bytes,
+                    l.array_buffer_bytes,
+                    t.snapshot,
+                    &t.counters.isolates,
+                )
             };
             // At most one live isolate on this thread at any time: the next one
             // is created only after the previous one was dropped.

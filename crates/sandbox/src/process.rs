@@ -50,6 +50,29 @@ pub struct WorkerCommand {
     pub args: Vec<String>,
 }
 
+impl WorkerCommand {
+    /// The worker program to use for untrusted code when the host did not name
+    /// one: `$TOOLSEARCH_SANDBOX_WORKER`, else `toolsearch-sandbox-worker` next
+    /// to this executable (or one directory up, for test binaries in `deps/`).
+    pub fn locate() -> Option<WorkerCommand> {
+        let named = std::env::var_os("TOOLSEARCH_SANDBOX_WORKER").map(PathBuf::from);
+        let beside = std::env::current_exe().ok().and_then(|exe| {
+            let name = format!("toolsearch-sandbox-worker{}", std::env::consts::EXE_SUFFIX);
+            let dir = exe.parent()?.to_path_buf();
+            [dir.join(&name), dir.parent()?.join(&name)]
+                .into_iter()
+                .find(|p| p.is_file())
+        });
+        named
+            .or(beside)
+            .filter(|p| p.is_file())
+            .map(|program| WorkerCommand {
+                program,
+                args: Vec::new(),
+            })
+    }
+}
+
 pub(crate) struct HostJob {
     pub code: String,
     pub bridge: Arc<dyn Bridge>,
@@ -379,7 +402,9 @@ fn run_job(
 pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecResult {
     let mut p = match shared.spawn() {
         Ok(p) => p,
-        Err(e) => return ExecResult::failed(ErrorKind::Engine, format!("cannot start a worker: {e}")),
+        Err(e) => {
+            return ExecResult::failed(ErrorKind::Engine, format!("cannot start a worker: {e}"))
+        }
     };
     if let Err(e) = wait_ready(&mut p) {
         return ExecResult::failed(ErrorKind::Engine, e);
@@ -393,7 +418,10 @@ pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecRes
     }
     let until = Instant::now() + limits.deadline + limits.grace + IPC_SLACK;
     loop {
-        match p.events.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        match p
+            .events
+            .recv_timeout(until.saturating_duration_since(Instant::now()))
+        {
             Ok(Event::Msg(ToHost::Done { result, .. })) => return *result,
             Ok(Event::Msg(_)) => continue,
             Ok(Event::Eof) => {

@@ -16,7 +16,6 @@ use crate::engine::ArrayBufferBudget;
 
 // ---- the budgeted ArrayBuffer allocator ---------------------------------------
 
-
 const ALIGN: usize = 16;
 
 fn layout(len: usize) -> Option<Layout> {
@@ -55,10 +54,7 @@ unsafe extern "C" fn allocate(handle: &ArrayBufferBudget, len: usize) -> *mut c_
     budgeted(handle, len, alloc_zeroed)
 }
 
-unsafe extern "C" fn allocate_uninitialized(
-    handle: &ArrayBufferBudget,
-    len: usize,
-) -> *mut c_void {
+unsafe extern "C" fn allocate_uninitialized(handle: &ArrayBufferBudget, len: usize) -> *mut c_void {
     budgeted(handle, len, alloc)
 }
 
@@ -130,7 +126,7 @@ pub(crate) struct SingleThreaded(std::marker::PhantomData<*const ()>);
 /// from `/proc`, so before the OS layer forbids opening files).
 #[cfg(target_os = "linux")]
 pub(crate) fn single_threaded() -> Option<SingleThreaded> {
-    (threads() == 1).then(|| SingleThreaded(std::marker::PhantomData))
+    (threads() == 1).then_some(SingleThreaded(std::marker::PhantomData))
 }
 
 /// Forks this process, which has a single thread: a lock held by another

@@ -28,10 +28,9 @@ use crate::ipc::{self, ToChild, ToHost};
 use crate::limits::Limits;
 use crate::ops::Journal;
 use crate::result::{ErrorKind, ExecResult};
-use crate::sys;
 use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
+use crate::sys;
 use crate::watchdog::Watchdog;
-
 
 /// Serves jobs from `input` by forking the template for each, until it closes
 /// or the host asks to shut down. Gives `input` back when this process cannot
@@ -213,12 +212,24 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
                     ErrorKind::Engine,
                     format!("the snippet's process died while running it ({how})"),
                 );
-                send(out, &ToHost::Done { job, result: Box::new(result) });
+                send(
+                    out,
+                    &ToHost::Done {
+                        job,
+                        result: Box::new(result),
+                    },
+                );
             }
         }
         Err(e) => {
             let result = ExecResult::failed(ErrorKind::Engine, format!("fork failed: {e}"));
-            send(out, &ToHost::Done { job, result: Box::new(result) });
+            send(
+                out,
+                &ToHost::Done {
+                    job,
+                    result: Box::new(result),
+                },
+            );
         }
     }
 }

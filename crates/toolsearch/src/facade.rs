@@ -319,7 +319,24 @@ impl ToolSearch {
     fn pool(&self) -> Result<Pool, String> {
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         if pool.is_none() {
-            *pool = Some(Pool::new(PoolConfig::default()).map_err(|e| e.to_string())?);
+            // Snippets are written by a model whose input anyone can write: worker
+            // processes under the OS layer when the worker program is found, else
+            // in-process threads (trusted code only), said once in the log.
+            let isolation = match toolsearch_sandbox::WorkerCommand::locate() {
+                Some(command) => toolsearch_sandbox::Isolation::Process(command),
+                None => {
+                    tracing::warn!(
+                        "toolsearch-sandbox-worker not found (set TOOLSEARCH_SANDBOX_WORKER or \
+                         pass .sandbox(pool)); code mode runs snippets on in-process threads"
+                    );
+                    toolsearch_sandbox::Isolation::Thread
+                }
+            };
+            let cfg = PoolConfig {
+                isolation,
+                ..PoolConfig::default()
+            };
+            *pool = Some(Pool::new(cfg).map_err(|e| e.to_string())?);
         }
         Ok(pool.clone().expect("set above"))
     }

@@ -27,7 +27,12 @@ fn run_then_next(pool: &Pool, code: &str, l: &Limits) -> ExecResult {
         "{code}: answered after {took:?}"
     );
     let next = pool.execute_blocking_with("return 40 + 2", FakeBridge::new(), l.clone());
-    assert_eq!(next.value, json!(42), "next job after {code}: {:?}", next.error);
+    assert_eq!(
+        next.value,
+        json!(42),
+        "next job after {code}: {:?}",
+        next.error
+    );
     r
 }
 
@@ -60,8 +65,17 @@ fn c01_native_walks_past_the_heap_are_refused_on_threads() {
     let l = limits(300);
     for code in LONG_WALKS {
         let r = run_then_next(&pool, code, &l);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{code}: {:?}", r.error);
-        assert!(err_msg(&r).contains("longer than the sandbox walks"), "{code}: {}", err_msg(&r));
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Script),
+            "{code}: {:?}",
+            r.error
+        );
+        assert!(
+            err_msg(&r).contains("longer than the sandbox walks"),
+            "{code}: {}",
+            err_msg(&r)
+        );
     }
     assert_eq!(pool.stats().wedged_workers, 0);
 }
@@ -79,11 +93,21 @@ fn c01_native_loops_are_killed_on_processes() {
     let pool = process_pool(1, l.clone());
     for code in LONG_WALKS {
         let r = run_then_next(&pool, code, &l);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{code}: {:?}", r.error);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Script),
+            "{code}: {:?}",
+            r.error
+        );
     }
     for code in UNGUARDED {
         let r = run_then_next(&pool, code, &l);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{code}: {:?}", r.error);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Timeout),
+            "{code}: {:?}",
+            r.error
+        );
     }
 }
 
@@ -141,7 +165,10 @@ fn c02_c03_allocations_stop_at_the_heap_limit_on_threads() {
             let peak = peak_rss_mib();
             eprintln!("containment: allocation classes, peak RSS {peak} MiB (before {before} MiB)");
             // 64 MiB heap + 16 MiB headroom + 1/8 engine slack + 16 MiB of buffers.
-            assert!(peak < before + 260, "peak RSS {peak} MiB, before {before} MiB");
+            assert!(
+                peak < before + 260,
+                "peak RSS {peak} MiB, before {before} MiB"
+            );
         },
     );
 }
@@ -152,7 +179,12 @@ fn c02_c03_allocations_stop_at_the_heap_limit_on_processes() {
     let pool = process_pool(1, l.clone());
     for code in &ALLOCATIONS[..5] {
         let r = run_then_next(&pool, code, &l);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Memory), "{code}: {:?}", r.error);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Memory),
+            "{code}: {:?}",
+            r.error
+        );
     }
 }
 
@@ -200,7 +232,11 @@ fn c05_what_is_emitted_stays_within_the_caps() {
         assert!(compact <= bound, "{code}: {compact} bytes emitted, bound {bound}");
     }
     let r = run("for (let i = 0; i < 65536; i++) console.log(''); return 1");
-    assert!(r.logs.len() < 2000 && r.stats.logs_dropped > 60000, "{} lines", r.logs.len());
+    assert!(
+        r.logs.len() < 2000 && r.stats.logs_dropped > 60000,
+        "{} lines",
+        r.logs.len()
+    );
     let r = run("return '\\u009b'.repeat(100000)");
     assert_eq!(err_kind(&r), Some(ErrorKind::Result), "{:?}", r.error);
 }
@@ -215,7 +251,12 @@ fn c06_snippets_run_as_written_or_not_at_all() {
         "return '%PrepareFunctionForOptimization(f)'",
     ] {
         let r = run(code);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{code}: {:?}", r.value);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Script),
+            "{code}: {:?}",
+            r.value
+        );
         assert!(err_msg(&r).contains("rewrites"), "{code}: {}", err_msg(&r));
     }
     // Split, the same text runs unchanged.
@@ -234,7 +275,14 @@ fn c07_terminal_controls_are_counted_escaped() {
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value, json!("\u{9b}"));
     assert!(toolsearch_sandbox::is_unsafe_char('\u{9b}'));
-    for c in ['\u{202E}', '\u{2066}', '\u{85}', '\u{1b}', '\u{E0041}', '\u{2028}'] {
+    for c in [
+        '\u{202E}',
+        '\u{2066}',
+        '\u{85}',
+        '\u{1b}',
+        '\u{E0041}',
+        '\u{2028}',
+    ] {
         assert!(toolsearch_sandbox::is_unsafe_char(c), "{c:?}");
     }
 }
@@ -244,9 +292,16 @@ fn c07_terminal_controls_are_counted_escaped() {
 /// aarch64), the limits are in place, the environment is empty, and the pool
 /// serves the next job.
 fn os_layer(pool: &Pool) {
-    for what in ["socket", "connect", "execve", "open", "openat", "ptrace", "unshare"] {
+    for what in [
+        "socket", "connect", "execve", "open", "openat", "ptrace", "unshare",
+    ] {
         let r = pool.self_test(what);
-        assert_eq!(err_kind(&r), Some(ErrorKind::Engine), "{what}: {:?}", r.value);
+        assert_eq!(
+            err_kind(&r),
+            Some(ErrorKind::Engine),
+            "{what}: {:?}",
+            r.value
+        );
         let m = err_msg(&r);
         assert!(m.contains("died") && m.contains("31"), "{what}: {m}");
     }

@@ -25,6 +25,14 @@ const HOSTILE: &[&str] = &[
     "const k = []; for (let i = 0; i < 100; i++) k.push(new Uint8Array(1 << 20))",
     "await new Promise(() => {})",
     "throw {get message(){ for(;;); }}",
+    // issue 14's classes
+    "return Array.prototype.indexOf.call({length: 2**53-1}, 1)",
+    "return new Array(2**32-1).join()",
+    "const k = []; for (let i = 0; i < 40; i++) k.push(Array.from({length: 2**22})); return k.length",
+    "const s = new Uint8Array(8 << 20); const k = []; for (let i = 0; i < 100; i++) k.push(new Uint8Array(s)); return 1",
+    "Function.prototype.call = function () { return this }; return openclaw.tools.call('echo', {})",
+    "return 'import.defer(x)'",
+    "for (let i = 0; i < 65536; i++) console.log(''); return '\\u009b'",
 ];
 
 #[test]
