@@ -200,8 +200,8 @@ pub fn short_hash(s: &str) -> String {
 /// The identifier-like form of a tool or server name (see [`is_identifier_name`]);
 /// `None` when nothing visible is left. Hidden characters are dropped (so a name with
 /// a zero-width space is the name without it: the same text, not a lookalike); every
-/// other character outside the set (spaces, punctuation, colons, non-ASCII letters
-/// and lookalikes) becomes `_`, a run of them one `_`. A name with no ASCII letter or
+/// other character outside the set (whitespace and line breaks, punctuation, colons,
+/// non-ASCII letters and lookalikes) becomes `_`, a run of them one `_`. A name with no ASCII letter or
 /// digit left becomes `{fallback}_{hash}`, and a name longer than 64 bytes is cut and
 /// ends in `_{hash}` of the original, so different long names stay different.
 /// Names that already follow the rule are returned as they are (the rule is idempotent).
@@ -219,7 +219,7 @@ pub fn identifier_name<'a>(raw: &'a str, fallback: &str) -> Option<Cow<'a, str>>
         if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
             out.push(c);
             replaced = false;
-        } else if is_hidden(c) {
+        } else if is_hidden(c) && !(c.is_whitespace() || is_line_break(c)) {
             continue;
         } else if !replaced {
             out.push('_');

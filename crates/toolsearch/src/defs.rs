@@ -102,28 +102,39 @@ pub const BRIDGE_TOOLS: [&str; 4] = [
     "tool_call",
 ];
 
-/// A compact, byte-stable listing of what the catalog holds, within `budget` bytes.
+/// A compact, byte-stable listing of what the catalog holds, within `budget` bytes,
+/// sent in every prompt inside the bridge tools' descriptions: every tool name when
+/// they all fit, else servers with their tool counts (largest first), as many as fit.
+///
+/// Names and servers are identifier-like (the catalog sanitises them:
+/// [`toolsearch_catalog::clean::identifier_name`]), so an entry cannot carry spaces,
+/// punctuation or line breaks that would read as an instruction or a new line, and a
+/// third-party tool cannot buy a place in a large catalog's listing by its sort order:
+/// only servers are listed there.
 pub fn listing_text(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> bool) -> String {
     let l = listing::overview(catalog, usize::MAX, allow);
     let total = l.total_tools;
-    let mut out = String::new();
-    let names: Vec<String> = if l.kind == listing::ListingKind::Tools {
-        l.tools.iter().map(|t| t.name.clone()).collect()
-    } else {
-        let mut servers = l.servers.clone();
-        // Largest servers first, then by name: stable and most informative.
-        servers.sort_by(|a, b| b.tools.cmp(&a.tools).then(a.server.cmp(&b.server)));
-        servers
-            .iter()
-            .map(|s| format!("{}({})", s.server, s.tools))
-            .collect()
-    };
-    let what = if l.kind == listing::ListingKind::Tools {
-        "Tools"
-    } else {
-        "Servers (tools)"
-    };
-    out.push_str(&format!("{total} tools. {what}: "));
+    let head = format!("{total} tools. ");
+    let names_len: usize = l.tools.iter().map(|t| t.name.len() + 2).sum();
+    if head.len() + "Tools: ".len() + names_len <= budget {
+        let names: Vec<&str> = l.tools.iter().map(|t| t.name.as_str()).collect();
+        return format!("{head}Tools: {}", names.join(", "));
+    }
+    let mut servers: Vec<(&str, usize)> = catalog
+        .tools()
+        .iter()
+        .filter(|t| allow(t))
+        .fold(std::collections::BTreeMap::new(), |mut m, t| {
+            *m.entry(t.server.as_deref().unwrap_or(listing::NO_SERVER))
+                .or_insert(0usize) += 1;
+            m
+        })
+        .into_iter()
+        .collect();
+    // Largest servers first, then by name: stable and most informative.
+    servers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let names: Vec<String> = servers.iter().map(|(s, n)| format!("{s}({n})")).collect();
+    let mut out = format!("{head}Servers (tools): ");
     let mut shown = 0;
     for n in &names {
         if out.len() + n.len() + 24 > budget {
@@ -251,6 +262,8 @@ mod tests {
         let a = listing_text(&c, 300, &|_| true);
         assert!(a.len() <= 300, "{}", a.len());
         assert_eq!(a, listing_text(&c, 300, &|_| true));
-        assert!(a.starts_with("40 tools."), "{a}");
+        assert!(a.starts_with("40 tools. Servers (tools): "), "{a}");
+        let all = listing_text(&c, 4096, &|_| true);
+        assert!(all.starts_with("40 tools. Tools: "), "{all}");
     }
 }

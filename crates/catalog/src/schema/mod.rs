@@ -131,7 +131,7 @@ pub fn json_preview(v: &Value, max: usize) -> String {
 
 /// Drops a value without recursion (serde_json's own drop recurses once per level,
 /// which a value built in code may nest deeper than the stack allows).
-pub(crate) fn drop_flat(v: Value) {
+pub fn drop_flat(v: Value) {
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {

@@ -143,7 +143,12 @@ impl Cleaner {
         if self.over {
             return;
         }
-        if depth >= MAX_SCHEMA_NESTING && (v.is_array() || v.is_object()) {
+        let nested = match &*v {
+            Value::Array(items) => !items.is_empty(),
+            Value::Object(map) => !map.is_empty(),
+            _ => false,
+        };
+        if depth >= MAX_SCHEMA_NESTING && nested {
             drop_flat(std::mem::replace(v, Value::Object(Map::new())));
             self.nesting_cut += 1;
             self.add(2);
