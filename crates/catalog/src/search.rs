@@ -486,7 +486,7 @@ impl Catalog {
             Some(q) => format!(
                 "no tool matched `{}`; try other words from a tool's name or purpose, \
                  `server:NAME` to list one server's tools, or `select:name1,name2`",
-                crate::tool::truncate_with_ellipsis(q, 80)
+                crate::clean::clean_line(q, 80)
             ),
             None => "search with words from a tool's name or purpose; `server:NAME` lists \
                      one server's tools; `select:name1,name2` picks tools by name"
@@ -521,7 +521,10 @@ impl Catalog {
                         .push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
                 }
                 Some(_) => {}
-                None => result.not_found.push(name.clone()),
+                None => result.not_found.push(crate::clean::clean_line(
+                    name,
+                    crate::clean::MAX_IDENTIFIER_BYTES * 2,
+                )),
             }
         }
         if names.len() > MAX_LIMIT {

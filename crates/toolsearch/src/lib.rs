@@ -40,8 +40,8 @@ pub use host::{
     AfterCall, ApprovalFuture, Approver, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
+pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
 pub use semantic::SemanticSearch;
 pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
 pub use toolsearch_embed::Embedder;
-pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};

@@ -4,6 +4,7 @@
 //! [`MAX_NOTES`] notes (the rest are counted in one more note).
 
 use serde_json::Value;
+use toolsearch_catalog::clean::clean_inline;
 use toolsearch_catalog::schema::{json_preview, resolve, Budget, MAX_WALK_DEPTH};
 
 use crate::validate::is_type;
@@ -65,7 +66,8 @@ struct Fixer<'a> {
 impl Fixer<'_> {
     fn note(&mut self, note: String) {
         if self.notes.len() < MAX_NOTES {
-            self.notes.push(note);
+            // It quotes the model's own values: cleaned like any text sent back.
+            self.notes.push(clean_inline(&note, 400).into_owned());
         } else {
             self.more += 1;
         }

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
+use toolsearch_catalog::clean::clean_inline;
 use toolsearch_catalog::schema::{json_preview, resolve, Budget, MAX_WALK_DEPTH};
 use toolsearch_catalog::truncate_with_ellipsis;
 
@@ -114,7 +115,7 @@ impl Path<'_> {
         for s in segments.iter().rev() {
             out.push_str(s);
         }
-        truncate_with_ellipsis(&out, MAX_PATH_BYTES)
+        clean_inline(&out, MAX_PATH_BYTES).into_owned()
     }
 }
 
@@ -174,9 +175,10 @@ impl<'a> Checker<'a> {
             self.out.more += 1;
             return;
         }
+        // Argument keys and values are the model's text; schema text is clean already.
         self.out.violations.push(Violation {
             path: path.render(),
-            message: truncate_with_ellipsis(&message, MAX_MESSAGE_BYTES),
+            message: clean_inline(&message, MAX_MESSAGE_BYTES).into_owned(),
         });
     }
 

@@ -6,4 +6,6 @@ mod support;
 mod bridge;
 mod e2e;
 mod facade;
+mod hostile_defs;
+mod hostile_props;
 mod semantic;
