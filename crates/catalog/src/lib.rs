@@ -23,6 +23,7 @@ mod baseline;
 pub mod clean;
 mod error;
 pub mod eval;
+mod exact;
 mod index;
 pub mod listing;
 pub mod load;

@@ -158,6 +158,15 @@ struct Builder<'a> {
 /// A record's server and name as given.
 type Raw = (Option<String>, String);
 
+/// A record made into a sanitised tool: the tool, its raw server and name, the
+/// warning about its server (said once per server) and the other warnings.
+struct Record {
+    tool: Tool,
+    raw: Raw,
+    server_warning: Option<String>,
+    warnings: Vec<String>,
+}
+
 impl<'a> Builder<'a> {
     fn new(opts: &'a LoadOptions) -> Self {
         Builder {
@@ -194,7 +203,12 @@ impl<'a> Builder<'a> {
 
     fn add(&mut self, location: String, v: &Value) -> Result<(), CatalogError> {
         match record_to_tool(v, self.opts) {
-            Ok((mut tool, raw, server_warning, warnings)) => {
+            Ok(Record {
+                mut tool,
+                raw,
+                server_warning,
+                warnings,
+            }) => {
                 // Said once per server, not for each of its tools.
                 let first_of_server = self.warned_servers.insert(raw.0.clone());
                 for w in server_warning
@@ -278,10 +292,7 @@ fn schema_field(obj: &Map<String, Value>, keys: &[&str]) -> Result<Option<Value>
 
 /// Turns one record into a sanitised tool, with its raw server and name and what
 /// sanitising changed, or says why not (with the name when it was readable).
-fn record_to_tool(
-    v: &Value,
-    opts: &LoadOptions,
-) -> Result<(Tool, Raw, Option<String>, Vec<String>), (Option<String>, String)> {
+fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<String>, String)> {
     let outer = v
         .as_object()
         .ok_or((None, "record is not a JSON object".to_string()))?;
@@ -345,7 +356,12 @@ fn record_to_tool(
     tool.deferrable = deferrable;
     let (server_warning, warnings) = tool.sanitize_parts();
     let raw = (server.map(str::to_string), raw_name.to_string());
-    Ok((tool, raw, server_warning, warnings))
+    Ok(Record {
+        tool,
+        raw,
+        server_warning,
+        warnings,
+    })
 }
 
 #[cfg(test)]

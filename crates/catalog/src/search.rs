@@ -31,7 +31,7 @@ const TIER_HEAD: f32 = 0.2;
 /// Weight of a verb synonym's name match relative to the word itself.
 const SYNONYM_WEIGHT: f32 = 0.5;
 /// Added to a tool whose exact name or id is the query, so it ranks first.
-const EXACT_NAME_BONUS: f32 = 100.0;
+pub(crate) const EXACT_NAME_BONUS: f32 = 100.0;
 /// Fuzzy matches below this share of the best fuzzy score are dropped.
 const FUZZY_BAND: f32 = 0.6;
 
@@ -454,7 +454,7 @@ impl Catalog {
         self.hit(position as u32, score, opts, None)
     }
 
-    fn hit(
+    pub(crate) fn hit(
         &self,
         doc: u32,
         score: f32,
@@ -492,90 +492,6 @@ impl Catalog {
                      one server's tools; `select:name1,name2` picks tools by name"
                 .into(),
         });
-    }
-
-    fn select(
-        &self,
-        result: &mut SearchResult,
-        names: &[String],
-        opts: &SearchOptions,
-        allow: &dyn Fn(&Tool) -> bool,
-    ) {
-        result.matched_by = MatchedBy::Select;
-        result.limit = MAX_LIMIT;
-        result.limit_note = None;
-        for name in names.iter().take(MAX_LIMIT) {
-            let found = self
-                .exact_docs(name)
-                .into_iter()
-                .find(|&d| allow(&self.tools()[d as usize]));
-            match found {
-                Some(doc)
-                    if !result
-                        .hits
-                        .iter()
-                        .any(|h| h.id == self.tools()[doc as usize].id) =>
-                {
-                    result
-                        .hits
-                        .push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
-                }
-                Some(_) => {}
-                None => result.not_found.push(crate::clean::clean_line(
-                    name,
-                    crate::clean::MAX_IDENTIFIER_BYTES * 2,
-                )),
-            }
-        }
-        if names.len() > MAX_LIMIT {
-            result.limit_note = Some(format!(
-                "select: takes at most {MAX_LIMIT} names; {} ignored",
-                names.len() - MAX_LIMIT
-            ));
-        }
-        result.total = result.hits.len();
-        if !result.not_found.is_empty() {
-            result.hint = Some(
-                "names are matched exactly (name or id); search by keyword to find the right name"
-                    .into(),
-            );
-        }
-    }
-
-    /// The doc whose id is `s`, as given or lower-cased (ids are not in the name map).
-    fn id_doc(&self, s: &str) -> Option<u32> {
-        self.inner
-            .by_id
-            .get(s)
-            .or_else(|| self.inner.by_id.get(&s.to_lowercase()))
-            .copied()
-    }
-
-    /// Docs whose name, native name or id equals `s` (case-insensitive): the id's doc
-    /// first, then the others by id. Linear in the docs found, however many share it.
-    fn exact_docs(&self, s: &str) -> Vec<u32> {
-        let names = self.inner.exact.get(&s.to_lowercase());
-        let by_id = self.id_doc(s);
-        let mut docs = Vec::with_capacity(names.map_or(0, Vec::len) + 1);
-        docs.extend(by_id);
-        docs.extend(names.into_iter().flatten().filter(|&&d| Some(d) != by_id));
-        docs
-    }
-
-    /// True when some tool's name, native name or id equals `s` (case-insensitive).
-    fn has_exact(&self, s: &str) -> bool {
-        self.id_doc(s).is_some() || self.inner.exact.contains_key(&s.to_lowercase())
-    }
-
-    /// True when `doc` is one of [`Catalog::exact_docs`] of `s`, in constant time.
-    fn is_exact(&self, doc: u32, s: &str) -> bool {
-        let t = &self.tools()[doc as usize];
-        let lower = s.to_lowercase();
-        self.id_doc(s) == Some(doc)
-            || t.name.to_lowercase() == lower
-            || t.native_name
-                .as_ref()
-                .is_some_and(|n| n.to_lowercase() == lower)
     }
 
     /// The ranking of parsed keywords (see [`query::parse`]) alone, `depth` deep and

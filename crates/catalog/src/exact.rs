@@ -1,0 +1,96 @@
+//! Exact names and ids: the lookups behind the exact-name bonus, `select:` and the
+//! typo check. Each is linear in the tools it finds, however many share a name (the
+//! same tool on many servers), and membership is a constant-time test.
+
+use crate::clean::{clean_line, MAX_IDENTIFIER_BYTES};
+use crate::search::{MatchedBy, SearchOptions, SearchResult, EXACT_NAME_BONUS, MAX_LIMIT};
+use crate::tool::Tool;
+use crate::Catalog;
+
+impl Catalog {
+    /// `select:a,b`: the named tools (by exact name or id, up to [`MAX_LIMIT`]) in the
+    /// order given, and the names that matched no visible tool.
+    pub(crate) fn select(
+        &self,
+        result: &mut SearchResult,
+        names: &[String],
+        opts: &SearchOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+    ) {
+        result.matched_by = MatchedBy::Select;
+        result.limit = MAX_LIMIT;
+        result.limit_note = None;
+        for name in names.iter().take(MAX_LIMIT) {
+            let found = self
+                .exact_docs(name)
+                .into_iter()
+                .find(|&d| allow(&self.tools()[d as usize]));
+            match found {
+                Some(doc)
+                    if !result
+                        .hits
+                        .iter()
+                        .any(|h| h.id == self.tools()[doc as usize].id) =>
+                {
+                    result
+                        .hits
+                        .push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
+                }
+                Some(_) => {}
+                // The model's own text, echoed back: cleaned like anything sent.
+                None => result
+                    .not_found
+                    .push(clean_line(name, MAX_IDENTIFIER_BYTES * 2)),
+            }
+        }
+        if names.len() > MAX_LIMIT {
+            result.limit_note = Some(format!(
+                "select: takes at most {MAX_LIMIT} names; {} ignored",
+                names.len() - MAX_LIMIT
+            ));
+        }
+        result.total = result.hits.len();
+        if !result.not_found.is_empty() {
+            result.hint = Some(
+                "names are matched exactly (name or id); search by keyword to find the right name"
+                    .into(),
+            );
+        }
+    }
+
+    /// The doc whose id is `s`, as given or lower-cased (ids are not in the name map).
+    pub(crate) fn id_doc(&self, s: &str) -> Option<u32> {
+        self.inner
+            .by_id
+            .get(s)
+            .or_else(|| self.inner.by_id.get(&s.to_lowercase()))
+            .copied()
+    }
+
+    /// Docs whose name, native name or id equals `s` (case-insensitive): the id's doc
+    /// first, then the others by id. Linear in the docs found, however many share it.
+    pub(crate) fn exact_docs(&self, s: &str) -> Vec<u32> {
+        let names = self.inner.exact.get(&s.to_lowercase());
+        let by_id = self.id_doc(s);
+        let mut docs = Vec::with_capacity(names.map_or(0, Vec::len) + 1);
+        docs.extend(by_id);
+        docs.extend(names.into_iter().flatten().filter(|&&d| Some(d) != by_id));
+        docs
+    }
+
+    /// True when some tool's name, native name or id equals `s` (case-insensitive).
+    pub(crate) fn has_exact(&self, s: &str) -> bool {
+        self.id_doc(s).is_some() || self.inner.exact.contains_key(&s.to_lowercase())
+    }
+
+    /// True when `doc` is one of [`Catalog::exact_docs`] of `s`, in constant time.
+    pub(crate) fn is_exact(&self, doc: u32, s: &str) -> bool {
+        let t = &self.tools()[doc as usize];
+        let lower = s.to_lowercase();
+        self.id_doc(s) == Some(doc)
+            || t.name.to_lowercase() == lower
+            || t.native_name
+                .as_ref()
+                .is_some_and(|n| n.to_lowercase() == lower)
+    }
+}
