@@ -162,12 +162,15 @@ fn property_key(key: &str) -> String {
     }
 }
 
-fn literal(v: &Value) -> String {
-    match v {
+/// A literal type for `v`; `None` for a string longer than `max` bytes (shown by its
+/// base type instead).
+fn literal(v: &Value, max: usize) -> Option<String> {
+    Some(match v {
+        Value::String(s) if s.len() > max => return None,
         Value::String(s) => js_string(s),
         Value::Number(_) | Value::Bool(_) | Value::Null => v.to_string(),
         _ => "unknown".into(),
-    }
+    })
 }
 
 /// A `$ref` target shown as a named alias.
@@ -181,6 +184,8 @@ struct Alias<'a> {
 
 struct Render<'a> {
     budget: Budget,
+    /// Bytes of object bodies written so far (nested ones counted at each level).
+    produced: usize,
     aliases: Vec<Alias<'a>>,
     /// Alias index by the address of its target.
     by_target: FxHashMap<usize, usize>,
@@ -191,6 +196,7 @@ impl Default for Render<'_> {
     fn default() -> Self {
         Render {
             budget: Budget::new(STEPS),
+            produced: 0,
             aliases: Vec::new(),
             by_target: FxHashMap::default(),
             names: FxHashSet::default(),
@@ -373,17 +379,17 @@ impl<'a> Render<'a> {
         if let Some(Value::String(r)) = obj.get("$ref") {
             return self.reference(root, r);
         }
-        if let Some(c) = obj.get("const") {
-            let l = literal(c);
-            if l.len() <= MAX_ENUM_BYTES {
-                return l;
-            }
+        if let Some(l) = obj.get("const").and_then(|c| literal(c, MAX_ENUM_BYTES)) {
+            return l;
         }
         if let Some(Value::Array(values)) = obj.get("enum") {
             if !values.is_empty() && values.len() <= MAX_ENUM {
-                let parts = dedup(values.iter().map(literal));
-                if parts.iter().map(|p| p.len() + 3).sum::<usize>() <= MAX_ENUM_BYTES {
-                    return parts.join(" | ");
+                let parts: Option<Vec<String>> =
+                    values.iter().map(|v| literal(v, MAX_ENUM_BYTES)).collect();
+                if let Some(parts) = parts.map(|p| dedup(p.into_iter())) {
+                    if parts.iter().map(|p| p.len() + 3).sum::<usize>() <= MAX_ENUM_BYTES {
+                        return parts.join(" | ");
+                    }
                 }
             }
         }
@@ -481,6 +487,7 @@ impl<'a> Render<'a> {
                 let mut doc = prop
                     .get("description")
                     .and_then(Value::as_str)
+                    .map(|d| truncate_at_boundary(d, 2 * MAX_DESCRIPTION_BYTES))
                     .unwrap_or("")
                     .to_string();
                 if let Some(d) = prop.get("default").and_then(|d| json_within(d, 80)) {
@@ -496,8 +503,15 @@ impl<'a> Render<'a> {
                     "?"
                 };
                 let t = self.ty(root, prop, depth + 1, level + 1);
-                body.push_str(&format!("{indent}{}{opt}: {t};\n", property_key(key)));
+                let key = property_key(truncate_at_boundary(key, 1024));
+                body.push_str(&format!("{indent}{key}{opt}: {t};\n"));
             }
+        }
+        // Output written at every level of nesting: past a few declarations' worth,
+        // the declaration would be cut anyway.
+        self.produced += body.len();
+        if self.produced > 8 * MAX_TS_BYTES {
+            self.budget.take(u64::MAX);
         }
         match obj.get("additionalProperties") {
             Some(extra @ Value::Object(_)) => {

@@ -62,6 +62,10 @@ impl DispatchError {
 pub trait Dispatcher: Send + Sync + 'static {
     /// Runs `tool` with `args`. Stop work when `cx.cancel` fires; the future may also
     /// be dropped at that point.
+    ///
+    /// Call the tool's server by [`Tool::upstream_name`] (and route by
+    /// [`Tool::upstream_server`]): the names models see are sanitised, these are the
+    /// originals. `args` already carry the schema keys as the server spells them.
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture;
 }
 
