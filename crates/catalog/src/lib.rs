@@ -44,7 +44,7 @@ pub use search::{
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,
-    Upstream, DEGRADED_SCHEMA_NOTE,
+    Upstream, DEGRADED_SCHEMA_NOTE, MAX_DESCRIPTION_BYTES, MAX_TITLE_BYTES,
 };
 
 use rustc_hash::FxHashMap;
