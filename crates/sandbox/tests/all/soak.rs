@@ -32,7 +32,7 @@ const HOSTILE: &[&str] = &[
     "const s = new Uint8Array(8 << 20); const k = []; for (let i = 0; i < 100; i++) k.push(new Uint8Array(s)); return 1",
     "Function.prototype.call = function () { return this }; return openclaw.tools.call('echo', {})",
     "return 'import.defer(x)'",
-    "for (let i = 0; i < 65536; i++) console.log(''); return '\\u009b'",
+    "for (let i = 0; i < 65536; i++) console.log(''); return '\\u009b'.repeat(100000)",
 ];
 
 #[test]
