@@ -2,10 +2,11 @@
 //! budgeted `ArrayBuffer` allocator. Everything else goes through the
 //! rusty_v8 API that both engines (V8 and v8x/QuickJS) implement.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use deno_core::v8;
+
+pub(crate) use crate::sys::ArrayBufferBudget;
 
 /// Process-wide engine settings, applied once before the first isolate exists.
 ///
@@ -119,40 +120,6 @@ pub(crate) fn heap_headroom(current: usize) -> usize {
         current.saturating_add(16 << 20)
     } else {
         current.saturating_add(current.max(1_100 << 20))
-    }
-}
-
-/// Byte budget shared by an isolate's `ArrayBuffer` allocator and the host.
-#[derive(Debug, Default)]
-pub(crate) struct ArrayBufferBudget {
-    used: AtomicUsize,
-    cap: AtomicUsize,
-}
-
-impl ArrayBufferBudget {
-    pub(crate) fn new(cap: usize) -> Arc<Self> {
-        Arc::new(ArrayBufferBudget {
-            used: AtomicUsize::new(0),
-            cap: AtomicUsize::new(cap),
-        })
-    }
-
-    /// Changes the cap (per job); bytes already allocated stay counted.
-    pub(crate) fn set_cap(&self, cap: usize) {
-        self.cap.store(cap, Ordering::Relaxed);
-    }
-
-    pub(crate) fn reserve(&self, len: usize) -> bool {
-        let cap = self.cap.load(Ordering::Relaxed);
-        self.used
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
-                used.checked_add(len).filter(|&n| n <= cap)
-            })
-            .is_ok()
-    }
-
-    pub(crate) fn release(&self, len: usize) {
-        self.used.fetch_sub(len, Ordering::AcqRel);
     }
 }
 

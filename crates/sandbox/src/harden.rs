@@ -33,11 +33,6 @@ use crate::sys::{self, Rlimit};
 /// Open files a worker process may hold (stdio, a pipe per job, a few spare).
 pub(crate) const MAX_FILES: u64 = 64;
 
-/// The host-side default of `PoolConfig::harden`.
-pub(crate) fn default_on() -> bool {
-    std::env::var("TOOLSEARCH_SANDBOX_HARDEN").map_or(true, |v| v != "0")
-}
-
 /// `RLIMIT_DATA` of a worker process: room for the engine and its threads
 /// (measured: a worker with its template isolate holds about 40-60 MB of
 /// data mappings), one job's heap with its unwinding headroom, and its

@@ -341,7 +341,7 @@ fn op_ts_log(state: &mut OpState, #[smi] level: u32, #[string] text: &str) -> bo
     // record around it, so neither empty lines nor control characters let
     // the printed logs outgrow the budget.
     let cost = LOG_LINE_OVERHEAD + crate::util::emitted_len(text);
-    let mut text = if cost <= remaining {
+    let text = if cost <= remaining {
         j.log_bytes += cost;
         text.to_owned()
     } else {
@@ -351,7 +351,6 @@ fn op_ts_log(state: &mut OpState, #[smi] level: u32, #[string] text: &str) -> bo
         t.push_str(" …[log budget exhausted]");
         t
     };
-    text.shrink_to_fit();
     j.stats.bytes_out += text.len() as u64;
     j.logs.push(LogLine { level, text });
     true

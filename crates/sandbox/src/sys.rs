@@ -8,13 +8,46 @@
 
 use std::alloc::{alloc, alloc_zeroed, dealloc, Layout};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use deno_core::v8;
 
-use crate::engine::ArrayBufferBudget;
-
 // ---- the budgeted ArrayBuffer allocator ---------------------------------------
+
+/// Byte budget shared by an isolate's `ArrayBuffer` allocator and the host.
+#[derive(Debug, Default)]
+pub(crate) struct ArrayBufferBudget {
+    used: AtomicUsize,
+    cap: AtomicUsize,
+}
+
+impl ArrayBufferBudget {
+    pub(crate) fn new(cap: usize) -> Arc<Self> {
+        Arc::new(ArrayBufferBudget {
+            used: AtomicUsize::new(0),
+            cap: AtomicUsize::new(cap),
+        })
+    }
+
+    /// Changes the cap (per job); bytes already allocated stay counted.
+    pub(crate) fn set_cap(&self, cap: usize) {
+        self.cap.store(cap, Ordering::Relaxed);
+    }
+
+    pub(crate) fn reserve(&self, len: usize) -> bool {
+        let cap = self.cap.load(Ordering::Relaxed);
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                used.checked_add(len).filter(|&n| n <= cap)
+            })
+            .is_ok()
+    }
+
+    pub(crate) fn release(&self, len: usize) {
+        self.used.fetch_sub(len, Ordering::AcqRel);
+    }
+}
 
 const ALIGN: usize = 16;
 

@@ -32,23 +32,6 @@ use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::sys;
 use crate::watchdog::Watchdog;
 
-/// Serves jobs from `input` by forking the template for each, until it closes
-/// or the host asks to shut down. Gives `input` back when this process cannot
-/// fork safely (more than one thread, no template); nothing was read or
-/// written then. With `harden`, the OS layer (`harden.rs`) goes on once the
-/// template is built, before the first fork.
-pub(crate) fn serve(
-    limits: &Limits,
-    harden: bool,
-    fork: bool,
-    input: BufReader<File>,
-) -> Result<std::process::ExitCode, BufReader<File>> {
-    if !fork {
-        return Err(input);
-    }
-    serve_forking(limits, harden, input)
-}
-
 /// The template isolate, its runtime and stdout, when this process can fork.
 fn set_up(limits: &Limits) -> Option<(Live, tokio::runtime::Runtime, Out, sys::SingleThreaded)> {
     // One isolate per process: a cold bootstrap (~40 ms) costs less than
@@ -83,14 +66,24 @@ fn set_up(limits: &Limits) -> Option<(Live, tokio::runtime::Runtime, Out, sys::S
     Some((template, rt, out, one))
 }
 
-fn serve_forking(
+/// Serves jobs from `input` by forking the template for each, until it closes
+/// or the host asks to shut down. Gives `input` back when this process cannot
+/// fork safely (more than one thread, no template); nothing was read or
+/// written then. With `harden`, the OS layer (`harden.rs`) goes on once the
+/// template is built, before the first fork.
+pub(crate) fn serve(
     limits: &Limits,
     harden: bool,
+    fork: bool,
     mut input: BufReader<File>,
 ) -> Result<std::process::ExitCode, BufReader<File>> {
+    if !fork {
+        return Err(input);
+    }
     let Some((template, rt, out, one)) = set_up(limits) else {
         return Err(input);
     };
+
     // The OS layer: from here on no file can be opened, no socket made, no
     // program run, in this process and every child it forks.
     if harden {
@@ -128,14 +121,11 @@ fn serve_forking(
                 break;
             }
         };
-        let failed = |message: String| ToHost::Done {
-            job,
-            result: Box::new(ExecResult::failed(ErrorKind::Engine, message)),
-        };
+        let failed = |message: String| engine_failure(job, message);
         // The child hands its answer to the zygote, which passes it on once the
         // child is gone: the host sends the next job only then, so no reader of
         // a finished job can take bytes meant for the next one.
-        let (mut answer_rd, answer_wr) = match std::io::pipe() {
+        let (answer_rd, answer_wr) = match std::io::pipe() {
             Ok(p) => p,
             Err(e) => {
                 send(&out, &failed(format!("no pipe for the job: {e}")));
@@ -159,22 +149,7 @@ fn serve_forking(
             }
         };
         drop(answer_wr);
-        let mut answer = Vec::new();
-        let _ = answer_rd.read_to_end(&mut answer);
-        let how = sys::wait_child(pid);
-        // A whole line is the child's answer; anything less, it died first.
-        if answer.ends_with(b"\n") {
-            let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = w.write_all(&answer);
-        } else {
-            let how = how.unwrap_or_else(|| "exit status 0".to_owned());
-            send(
-                &out,
-                &failed(format!(
-                    "the snippet's process died while running it ({how})"
-                )),
-            );
-        }
+        pass_on_answer(&out, answer_rd, pid, job);
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
@@ -183,7 +158,7 @@ fn serve_forking(
 /// and reports how it ended: a value if the child survived, an `engine` error
 /// naming the signal if the layer killed it.
 fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
-    let (mut answer_rd, answer_wr) = match std::io::pipe() {
+    let (answer_rd, answer_wr) = match std::io::pipe() {
         Ok(p) => p,
         Err(_) => return,
     };
@@ -201,36 +176,34 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
         }
         Ok(sys::Forked::Parent(pid)) => {
             drop(answer_wr);
-            let mut answer = Vec::new();
-            let _ = answer_rd.read_to_end(&mut answer);
-            let how = sys::wait_child(pid).unwrap_or_else(|| "exit status 0".to_owned());
-            if answer.ends_with(b"\n") {
-                let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
-                let _ = w.write_all(&answer);
-            } else {
-                let result = ExecResult::failed(
-                    ErrorKind::Engine,
-                    format!("the snippet's process died while running it ({how})"),
-                );
-                send(
-                    out,
-                    &ToHost::Done {
-                        job,
-                        result: Box::new(result),
-                    },
-                );
-            }
+            pass_on_answer(out, answer_rd, pid, job);
         }
-        Err(e) => {
-            let result = ExecResult::failed(ErrorKind::Engine, format!("fork failed: {e}"));
-            send(
-                out,
-                &ToHost::Done {
-                    job,
-                    result: Box::new(result),
-                },
-            );
-        }
+        Err(e) => send(out, &engine_failure(job, format!("fork failed: {e}"))),
+    }
+}
+
+/// Waits for a forked child and passes its answer to the host: a whole line is
+/// the child's answer; anything less, it died first, and the job gets an
+/// `engine` error naming how.
+fn pass_on_answer(out: &Out, mut answer_rd: std::io::PipeReader, pid: libc::pid_t, job: u64) {
+    let mut answer = Vec::new();
+    let _ = answer_rd.read_to_end(&mut answer);
+    let how = sys::wait_child(pid);
+    if answer.ends_with(b"\n") {
+        let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = w.write_all(&answer);
+    } else {
+        let how = how.unwrap_or_else(|| "exit status 0".to_owned());
+        let message = format!("the snippet's process died while running it ({how})");
+        send(out, &engine_failure(job, message));
+    }
+}
+
+/// The answer for a job that failed outside the engine.
+fn engine_failure(job: u64, message: String) -> ToHost {
+    ToHost::Done {
+        job,
+        result: Box::new(ExecResult::failed(ErrorKind::Engine, message)),
     }
 }
 
