@@ -77,8 +77,8 @@ fn prompt_size_is_pinned_on_the_demo_catalog() {
     assert_eq!(v["token_estimate"], "bytes / 4");
     // Regression guard: exact bytes (definitions are deterministic). Update on purpose.
     assert_eq!(modes(&v, "direct"), (14509, 9018));
-    assert_eq!(modes(&v, "code"), (2527, 884));
-    assert_eq!(modes(&v, "tools"), (2695, 1201));
+    assert_eq!(modes(&v, "code"), (2530, 884));
+    assert_eq!(modes(&v, "tools"), (2698, 1201));
 }
 
 #[test]
