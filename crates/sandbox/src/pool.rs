@@ -229,7 +229,7 @@ impl Pool {
             harden: cfg.harden,
             processes: Arc::new(AtomicUsize::new(0)),
             drivers: Arc::new(AtomicUsize::new(0)),
-            runtime,
+            runtime: process::HostCalls(Some(runtime)),
         });
         let (tx, rx) = mpsc::sync_channel::<HostJob>(cfg.queue);
         let rx = Arc::new(Mutex::new(rx));

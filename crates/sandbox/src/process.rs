@@ -135,7 +135,20 @@ pub(crate) struct Shared {
     pub processes: Arc<AtomicUsize>,
     pub drivers: Arc<AtomicUsize>,
     /// Runs the host side of tool calls.
-    pub runtime: tokio::runtime::Runtime,
+    pub runtime: HostCalls,
+}
+
+/// The runtime that runs the host side of tool calls. Shut down in the
+/// background when the pool goes: the last clone of a pool may be dropped
+/// inside the caller's async code, where a blocking shutdown panics.
+pub(crate) struct HostCalls(pub Option<tokio::runtime::Runtime>);
+
+impl Drop for HostCalls {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl Shared {
@@ -466,7 +479,10 @@ fn handle_request(
                 bridge.call(&id, args, token.clone())
             }));
             let (stdin, records) = (p.stdin.clone(), records.clone());
-            shared.runtime.spawn(async move {
+            let Some(runtime) = shared.runtime.0.as_ref() else {
+                return;
+            };
+            runtime.spawn(async move {
                 let started = Instant::now();
                 let out = match fut {
                     Ok(fut) => tokio::select! {
