@@ -27,6 +27,12 @@ pub struct LoadOptions {
     pub default_source: Source,
     /// Deferrable policy for records that name none. Default: [`Deferrable::Automatic`].
     pub default_deferrable: Deferrable,
+    /// Definitions served by this MCP server (its name as configured): every tool
+    /// gets source `mcp` and this server whatever the record says, and the record's
+    /// own `source`, `server`, `tool_name` and `deferrable` are ignored (a server
+    /// cannot pose as a built-in or another server, nor force itself into every
+    /// prompt). Default: `None` (records are trusted, as from a file).
+    pub served_by: Option<String>,
 }
 
 impl Default for LoadOptions {
@@ -35,6 +41,7 @@ impl Default for LoadOptions {
             strict: false,
             default_source: Source::Client,
             default_deferrable: Deferrable::Automatic,
+            served_by: None,
         }
     }
 }
@@ -84,7 +91,25 @@ pub fn load_str(text: &str, opts: &LoadOptions) -> Result<Loaded, CatalogError> 
         Ok(doc @ (Value::Array(_) | Value::Object(_))) if is_definition_document(&doc) => {
             load_definitions(doc, opts)
         }
-        _ => load_jsonl(text, opts),
+        Ok(_) => load_jsonl(text, opts),
+        // JSON Lines only when the first record stands on its own line and is not
+        // the whole text: a document that fails to parse (`1e400`, a trailing comma)
+        // is an error, never re-read line by line (which could load a record
+        // smuggled inside another record's schema).
+        Err(e) => {
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("");
+            let first_ok = serde_json::from_str::<Value>(first).is_ok_and(|v| v.is_object());
+            if first_ok && lines.next().is_some() {
+                load_jsonl(text, opts)
+            } else {
+                Err(CatalogError::Format(format!(
+                    "not valid JSON (line {}, column {}: {e}) and not JSON Lines",
+                    e.line(),
+                    e.column()
+                )))
+            }
+        }
     }
 }
 
@@ -316,20 +341,30 @@ fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<Strin
     let description = str_field(obj, &["description"])
         .map_err(named)?
         .unwrap_or("");
-    let server = str_field(outer, &["server"]).map_err(named)?;
+    let served = opts.served_by.as_deref();
+    let server = match served {
+        Some(name) => Some(name),
+        None => str_field(outer, &["server"]).map_err(named)?,
+    };
     let input_schema = schema_field(obj, &["input_schema", "inputSchema", "parameters"])
         .map_err(named)?
         .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
     let output_schema = schema_field(obj, &["output_schema", "outputSchema"]).map_err(named)?;
-    let source = match str_field(outer, &["source"])
-        .map_err(named)?
-        .and_then(Source::parse)
-    {
+    let trusted = served.is_none();
+    let claimed = |keys: &[&str]| {
+        if trusted {
+            str_field(outer, keys)
+        } else {
+            Ok(None)
+        }
+    };
+    let source = match claimed(&["source"]).map_err(named)?.and_then(Source::parse) {
+        _ if !trusted => Source::Mcp,
         Some(s) => s,
         None if server.is_some() => Source::Mcp,
         None => opts.default_source,
     };
-    let deferrable = match str_field(outer, &["deferrable"]).map_err(named)? {
+    let deferrable = match claimed(&["deferrable"]).map_err(named)? {
         None => opts.default_deferrable,
         Some(s) => serde_json::from_value(Value::String(s.to_ascii_lowercase())).map_err(|_| {
             named(format!(
@@ -345,7 +380,7 @@ fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<Strin
                 .map_err(|e| named(format!("bad `annotations`: {e}")))?,
         ),
     };
-    let native = str_field(outer, &["tool_name"]).map_err(named)?;
+    let native = claimed(&["tool_name"]).map_err(named)?;
 
     let mut tool = Tool::unsanitized(source, server, raw_name, description, input_schema);
     tool.native_name = native
@@ -396,6 +431,44 @@ not json
             .contains("not a JSON Schema object"));
         assert_eq!(loaded.problems[1].tool.as_deref(), Some("b"));
         assert!(loaded.problems[2].message.contains("duplicate tool id"));
+    }
+
+    #[test]
+    fn a_server_cannot_claim_an_identity() {
+        let doc = serde_json::json!([
+            {"name": "a", "source": "builtin", "server": "github", "deferrable": "never", "tool_name": "read_file"},
+            {"name": "mcp:github:delete_repo"},
+            {"name": "b:c"}
+        ]);
+        let opts = LoadOptions {
+            served_by: Some("evil".into()),
+            ..Default::default()
+        };
+        let loaded = load_definitions(doc, &opts).unwrap();
+        let tools = loaded.catalog.tools();
+        let ids: Vec<&str> = tools.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["mcp:evil:a", "mcp:evil:mcp_github_delete_repo", "mcp:evil:b_c"]);
+        assert!(tools.iter().all(|t| t.source == Source::Mcp
+            && t.server.as_deref() == Some("evil")
+            && t.deferrable == Deferrable::Automatic
+            && t.native_name.is_none()));
+        // The server is still called by the names it gave.
+        assert_eq!(tools[1].upstream_name(), "mcp:github:delete_repo");
+    }
+
+    #[test]
+    fn a_document_that_fails_to_parse_is_an_error_not_json_lines() {
+        // Other parsers accept 1e400; serde_json does not. Re-reading the text as
+        // JSON Lines would load the record smuggled on its own line.
+        let doc = "[\n{\"name\": \"real\", \"input_schema\": {\"type\": \"object\", \"x\": 1e400, \"d\":\n\"z\"}},\n{\"name\": \"smuggled\"}\n]";
+        let err = load_str(doc, &LoadOptions::default()).unwrap_err();
+        assert!(err.to_string().contains("not valid JSON"), "{err}");
+        let one_line = r#"{"tools": [{"name": "t", "input_schema": {"type": "object", "x": 1e400}}]}"#;
+        assert!(load_str(one_line, &LoadOptions::default()).is_err());
+        // Real JSON Lines with one bad line still load the good ones.
+        let jsonl = "{\"name\": \"a\"}\n{\"name\": \"b\", \"x\": 1e400}\n{\"name\": \"c\"}\n";
+        let loaded = load_str(jsonl, &LoadOptions::default()).unwrap();
+        assert_eq!(loaded.catalog.len(), 2);
     }
 
     #[test]

@@ -104,6 +104,11 @@ pub struct BridgeError {
     pub code: BridgeErrorCode,
     /// Human-readable message (`err.message` in JS); keep it short.
     pub message: String,
+    /// What the failed call produced, when it produced something (a tool result with
+    /// `isError`: its `content` and `structuredContent`). JS sees each key of this
+    /// object on the error (`err.content`, `err.structuredContent`); it is dropped,
+    /// with a note in the message, when larger than the job's result cap.
+    pub detail: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl BridgeError {
@@ -112,6 +117,13 @@ impl BridgeError {
         BridgeError {
             code,
             message: message.into(),
+            detail: None,
         }
+    }
+
+    /// The same error carrying what the failed call produced (see [`BridgeError::detail`]).
+    pub fn with_detail(mut self, detail: serde_json::Map<String, serde_json::Value>) -> Self {
+        self.detail = Some(detail);
+        self
     }
 }

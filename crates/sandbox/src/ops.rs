@@ -105,9 +105,28 @@ pub(crate) fn encode_err(code: BridgeErrorCode, message: &str) -> String {
     s
 }
 
-pub(crate) fn encode_bridge_err(e: &BridgeError) -> String {
+/// Encodes an error: `"0" + CODE + "\n" + message`, or with its detail
+/// `"2" + CODE + "\n" + {"message", "detail"}` when that fits in `cap` bytes.
+pub(crate) fn encode_bridge_err(e: &BridgeError, cap: usize) -> String {
     let msg = crate::util::truncate(&e.message, 2000);
-    encode_err(e.code, msg)
+    let Some(detail) = &e.detail else {
+        return encode_err(e.code, msg);
+    };
+    let body = serde_json::json!({"message": msg, "detail": detail});
+    match encode_ok(&body, cap, "the error detail") {
+        Ok(json) => {
+            let mut s = String::with_capacity(json.len() + 16);
+            s.push('2');
+            s.push_str(e.code.as_str());
+            s.push('\n');
+            s.push_str(&json[1..]);
+            s
+        }
+        Err(_) => encode_err(
+            e.code,
+            &format!("{msg} (the tool's error content is larger than {cap} bytes and was dropped)"),
+        ),
+    }
 }
 
 /// A `Write` that fails once more than `cap` bytes were written.
@@ -155,7 +174,7 @@ pub(crate) fn encode_lookup(
 ) -> String {
     match out {
         Ok(Ok(v)) => encode_ok(&v, cap, what).unwrap_or_else(|e| e),
-        Ok(Err(e)) => encode_bridge_err(&e),
+        Ok(Err(e)) => encode_bridge_err(&e, cap),
         Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
     }
 }
@@ -196,7 +215,7 @@ pub(crate) fn encode_call(
             },
             Err(e) => failed(e, BridgeErrorCode::Limit),
         },
-        Ok(Err(e)) => failed(encode_bridge_err(&e), e.code),
+        Ok(Err(e)) => failed(encode_bridge_err(&e, cap), e.code),
         Err(()) => failed(
             encode_err(BridgeErrorCode::Unavailable, "the tool failed unexpectedly"),
             BridgeErrorCode::Unavailable,

@@ -30,6 +30,7 @@ const ReflectDeleteProperty = Reflect.deleteProperty;
 const ReflectConstruct = Reflect.construct;
 const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
 const ObjectDefineProperty = Object.defineProperty;
+const ObjectHasOwn = Object.hasOwn;
 const ObjectFreeze = Object.freeze;
 const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ObjectPrototypeIsPrototypeOf = uncurry(Object.prototype.isPrototypeOf);
@@ -190,12 +191,35 @@ function defuseThen(v) {
   return v;
 }
 
+// Keys of an error's detail that become properties of the thrown error.
+const DETAIL_KEYS = ["content", "structuredContent"];
+
 function decode(s) {
-  if (StringPrototypeCharCodeAt(s, 0) === 49 /* "1" */) {
+  const kind = StringPrototypeCharCodeAt(s, 0);
+  if (kind === 49 /* "1" */) {
     return defuseThen(JSONParse(StringPrototypeSlice(s, 1)));
   }
   const nl = StringPrototypeIndexOf(s, "\n");
-  throw bridgeError(StringPrototypeSlice(s, 1, nl), StringPrototypeSlice(s, nl + 1));
+  const code = StringPrototypeSlice(s, 1, nl);
+  if (kind !== 50 /* "2": {message, detail} */) {
+    throw bridgeError(code, StringPrototypeSlice(s, nl + 1));
+  }
+  const body = JSONParse(StringPrototypeSlice(s, nl + 1));
+  const e = bridgeError(code, body.message);
+  // An indexed loop: a snippet may have replaced the array iterator.
+  for (let i = 0; i < DETAIL_KEYS.length; i++) {
+    const key = DETAIL_KEYS[i];
+    if (ObjectHasOwn(body.detail, key)) {
+      ObjectDefineProperty(e, key, {
+        __proto__: null,
+        value: defuseThen(body.detail[key]),
+        writable: false,
+        enumerable: true,
+        configurable: false,
+      });
+    }
+  }
+  throw e;
 }
 
 function checkId(id, fn) {

@@ -69,7 +69,13 @@ impl Bridge for CatalogBridge {
             cancel,
             ..self.context.clone()
         };
-        Box::pin(async move { host.call(&id, args, &scope, cx).await.map(|(v, _notes)| v) })
+        Box::pin(async move {
+            let (tool, v, _notes) = host.call_tool(&id, args, &scope, cx).await?;
+            Ok(match tool.source {
+                toolsearch_catalog::Source::Mcp => crate::outcome::snippet_value(v),
+                _ => v,
+            })
+        })
     }
 }
 

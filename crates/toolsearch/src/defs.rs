@@ -85,10 +85,24 @@ pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
     for n in &names {
         *seen.entry(n.clone()).or_insert(0usize) += 1;
     }
+    // Names that are final as they are; a shortened name must differ from all of
+    // them (a hash suffix can equal another tool's real name) and from each other.
+    let mut taken: std::collections::HashSet<String> = names
+        .iter()
+        .filter(|n| n.len() <= MAX_NAME && seen[n.as_str()] == 1)
+        .cloned()
+        .collect();
     for (name, tool) in names.iter_mut().zip(tools) {
         if name.len() > MAX_NAME || seen[name.as_str()] > 1 {
             let keep = toolsearch_catalog::truncate_at_boundary(name, MAX_NAME - 9).to_string();
-            *name = format!("{keep}_{}", short_hash(&tool.id));
+            let mut salt = 0u32;
+            let mut candidate = format!("{keep}_{}", short_hash(&tool.id));
+            while taken.contains(&candidate) {
+                salt += 1;
+                candidate = format!("{keep}_{}", short_hash(&format!("{}#{salt}", tool.id)));
+            }
+            taken.insert(candidate.clone());
+            *name = candidate;
         }
     }
     names
@@ -212,6 +226,27 @@ mod tests {
             "",
             json!({"type": "object"}),
         )
+    }
+
+    #[test]
+    fn a_shortened_name_never_equals_another_tools_real_name() {
+        // Two servers share a tool name and `server__name` is over 64 bytes, so both
+        // are shortened with a hash suffix; a third server's tool is really named
+        // exactly like the first shortened form.
+        let name = "n".repeat(40);
+        let a = tool(&"s".repeat(40), &name);
+        let b = tool(&"t".repeat(40), &name);
+        let shortened = provider_names(&[&a, &b]).remove(0);
+        assert!(shortened.len() <= MAX_NAME && shortened.starts_with("sss"));
+        let squatter = tool("z", &shortened);
+        for refs in [[&a, &b, &squatter], [&squatter, &b, &a]] {
+            let names = provider_names(&refs);
+            let unique: std::collections::HashSet<&String> = names.iter().collect();
+            assert_eq!(unique.len(), 3, "{names:?}");
+            assert!(names.iter().all(|n| n.len() <= MAX_NAME));
+        }
+        // The squatter keeps its real name; the shortened one moves.
+        assert_eq!(provider_names(&[&a, &b, &squatter])[2], shortened);
     }
 
     #[test]

@@ -11,6 +11,25 @@ use toolsearch_catalog::Tool;
 /// Future returned by [`Dispatcher::dispatch`].
 pub type DispatchFuture = Pin<Box<dyn Future<Output = Result<Value, DispatchError>> + Send>>;
 
+/// Receives what a running call reports before it answers: progress and log
+/// messages of the tool's server. A gateway forwards them to its own client.
+pub trait Notify: Send + Sync + 'static {
+    /// Progress of the call (`total` when known).
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>);
+    /// A log message the tool's server sent during the call.
+    fn log(&self, level: &str, logger: Option<&str>, data: Value);
+}
+
+/// A shared [`Notify`] sink, carried by [`CallContext::notify`].
+#[derive(Clone)]
+pub struct Notifier(pub Arc<dyn Notify>);
+
+impl std::fmt::Debug for Notifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Notifier")
+    }
+}
+
 /// Who is calling and until when. Cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct CallContext {
@@ -22,6 +41,8 @@ pub struct CallContext {
     pub session: Option<Arc<str>>,
     /// The user or client on whose behalf the call runs.
     pub principal: Option<Arc<str>>,
+    /// Where progress and log messages of the running call go, if anywhere.
+    pub notify: Option<Notifier>,
 }
 
 /// Why a tool call failed.
@@ -46,6 +67,10 @@ pub struct DispatchError {
     pub kind: DispatchErrorKind,
     /// What happened; keep it short.
     pub message: String,
+    /// What the failed call produced, when it produced something: for an MCP tool
+    /// result with `isError`, its `content` and `structuredContent`. It reaches the
+    /// caller intact (a snippet reads `err.content`; a gateway returns it as is).
+    pub detail: Option<serde_json::Map<String, Value>>,
 }
 
 impl DispatchError {
@@ -54,7 +79,14 @@ impl DispatchError {
         DispatchError {
             kind,
             message: message.into(),
+            detail: None,
         }
+    }
+
+    /// The same error carrying what the failed call produced (see [`DispatchError::detail`]).
+    pub fn with_detail(mut self, detail: serde_json::Map<String, Value>) -> Self {
+        self.detail = Some(detail);
+        self
     }
 }
 

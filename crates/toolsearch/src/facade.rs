@@ -119,26 +119,46 @@ pub struct Definitions {
 
 /// The answer to one model call.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// JSON to hand back to the model.
     pub content: Value,
     /// True when the call failed (the content says why).
     pub is_error: bool,
+    /// The tool's own MCP result (`CallToolResult` JSON, `isError` included), when
+    /// this call ran one MCP tool directly (a direct call or `tool_call`) and its
+    /// server answered: a gateway returns it unchanged (images, resources,
+    /// `structuredContent`). See [`crate::outcome`].
+    pub passthrough: Option<Value>,
 }
 
 impl ToolOutput {
-    fn ok(content: Value) -> Self {
+    /// A successful answer.
+    pub fn ok(content: Value) -> Self {
         ToolOutput {
             content,
             is_error: false,
+            passthrough: None,
         }
     }
-    fn error(code: &str, message: impl Into<String>) -> Self {
+    /// A failed answer: `{"error": {"code", "message"}}`.
+    pub fn error(code: &str, message: impl Into<String>) -> Self {
         ToolOutput {
             content: json!({"error": {"code": code, "message": message.into()}}),
             is_error: true,
+            passthrough: None,
         }
     }
+}
+
+/// How one call is run: cancellation and where its progress goes.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// Fires when the caller gives up (a client's `notifications/cancelled`): a
+    /// running snippet ends and its in-flight tool calls are cancelled.
+    pub cancel: tokio_util::sync::CancellationToken,
+    /// Receives progress and log messages of the tools the call runs.
+    pub notify: Option<crate::dispatch::Notifier>,
 }
 
 /// Builds a [`ToolSearch`].
@@ -220,6 +240,11 @@ impl Builder {
         self.host.semantic = Some(crate::semantic::SemanticSearch::new(embedder, cache));
         self
     }
+    /// Tells which tools' backends can take calls now (see [`crate::Availability`]).
+    pub fn availability(mut self, availability: crate::host::Availability) -> Self {
+        self.host.availability = Some(availability);
+        self
+    }
     /// Record arguments and results in the turn record (default off: they carry tokens).
     pub fn capture_payloads(mut self, on: bool) -> Self {
         self.host.capture = on;
@@ -243,6 +268,22 @@ impl Builder {
 struct Reveals {
     order: VecDeque<String>,
     by_session: HashMap<String, HashSet<String>>,
+}
+
+/// What [`ToolSearch::plan`] decided for one scope.
+struct Plan {
+    /// Every tool the scope sees.
+    visible: Vec<Tool>,
+    /// How many of them are deferrable.
+    deferrable: usize,
+    /// Indexes into `visible` of the tools sent directly, in order.
+    direct: Vec<usize>,
+    /// Their provider names (same order as `direct`).
+    names: Vec<String>,
+    active: bool,
+    reason: String,
+    tokens: usize,
+    share: Option<f64>,
 }
 
 /// The embeddable facade. Share it behind an `Arc`.
@@ -348,17 +389,16 @@ impl ToolSearch {
         }
     }
 
-    /// The definitions to send for this session and provider. Re-evaluates activation
-    /// every time, so tools added or removed mid-session cross the threshold both ways.
-    pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
-        let _span = tracing::info_span!("toolsearch.definitions", session = %session.id).entered();
-        let catalog = self.host.catalog();
-        let scope = Self::scope(session);
-        let visible = self.host.visible_tools(&scope);
-        let (kept, deferrable): (Vec<&Tool>, Vec<&Tool>) =
-            visible.iter().partition(|t| self.never_deferred(t));
+    /// Which tools are deferred for this scope, and why: what [`ToolSearch::definitions`]
+    /// sends and what a direct call is routed by come from this one plan.
+    fn plan(&self, scope: &Scope) -> Plan {
+        let visible = self.host.visible_tools(scope);
+        let deferrable: Vec<usize> = (0..visible.len())
+            .filter(|&i| !self.never_deferred(&visible[i]))
+            .collect();
         let schema_bytes: usize = deferrable
             .iter()
+            .map(|&i| &visible[i])
             .map(|t| t.input_schema.to_string().len() + t.description.len() + t.name.len())
             .sum();
         let tokens = schema_bytes / 4;
@@ -390,6 +430,42 @@ impl ToolSearch {
                 (by_count || by_share, reason)
             }
         };
+        let direct: Vec<usize> = (0..visible.len())
+            .filter(|&i| !active || self.never_deferred(&visible[i]))
+            .collect();
+        let names = {
+            let refs: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
+            defs::provider_names(&refs)
+        };
+        Plan {
+            deferrable: deferrable.len(),
+            visible,
+            direct,
+            names,
+            active,
+            reason,
+            tokens,
+            share,
+        }
+    }
+
+    /// The definitions to send for this session and provider. Re-evaluates activation
+    /// every time, so tools added or removed mid-session cross the threshold both ways.
+    pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
+        let _span = tracing::info_span!("toolsearch.definitions", session = %session.id).entered();
+        let catalog = self.host.catalog();
+        let scope = Self::scope(session);
+        let Plan {
+            visible,
+            deferrable,
+            direct,
+            names,
+            active,
+            reason,
+            tokens,
+            share,
+        } = self.plan(&scope);
+        let s = &self.settings;
         let mut shape = if !active {
             "direct"
         } else if s.mode == Mode::Code {
@@ -406,12 +482,7 @@ impl ToolSearch {
                 ));
             }
         }
-        let direct_set: Vec<&Tool> = if active {
-            kept.clone()
-        } else {
-            visible.iter().collect()
-        };
-        let names = defs::provider_names(&direct_set);
+        let direct_set: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
         let mut tools: Vec<Value> = Vec::new();
         let listing = || {
             defs::listing_text(&catalog, s.listing_bytes, &|t| {
@@ -468,7 +539,7 @@ impl ToolSearch {
                 Activation::Always => "always",
                 Activation::Never => "never",
             },
-            deferrable_tools: deferrable.len(),
+            deferrable_tools: deferrable,
             count_threshold: s.count_threshold,
             deferrable_tokens: tokens,
             context_share: share,
@@ -490,7 +561,7 @@ impl ToolSearch {
         tracing::info!(
             shape,
             active,
-            deferrable = deferrable.len(),
+            deferrable,
             bytes = sent,
             "tool definitions"
         );
@@ -533,28 +604,52 @@ impl ToolSearch {
         ids
     }
 
-    fn context(&self, session: &Session) -> CallContext {
+    fn context(&self, session: &Session, opts: &CallOptions) -> CallContext {
         CallContext {
             session: Some(Arc::from(session.id.as_str())),
             principal: session.principal.as_deref().map(Arc::from),
-            ..CallContext::default()
+            cancel: opts.cancel.clone(),
+            notify: opts.notify.clone(),
+            deadline: None,
         }
     }
 
     /// Handles one call from the model: a bridge tool or a tool sent directly.
     pub async fn handle_call(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
-        use tracing::Instrument;
-        // Ids and names only: arguments stay out of traces.
-        let span = tracing::info_span!("toolsearch.call", tool = name, session = %session.id);
-        self.handle_call_inner(session, name, args)
-            .instrument(span)
+        self.handle_call_with(session, name, args, &CallOptions::default())
             .await
     }
 
-    async fn handle_call_inner(&self, session: &Session, name: &str, args: Value) -> ToolOutput {
+    /// [`ToolSearch::handle_call`] with cancellation and a progress sink. When
+    /// `opts.cancel` fires the call ends at once with a `CANCELLED` error: a running
+    /// snippet is stopped and the tool calls in flight are cancelled.
+    pub async fn handle_call_with(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Value,
+        opts: &CallOptions,
+    ) -> ToolOutput {
+        use tracing::Instrument;
+        // Ids and names only: arguments stay out of traces.
+        let span = tracing::info_span!("toolsearch.call", tool = name, session = %session.id);
+        let run = self.handle_call_inner(session, name, args, opts).instrument(span);
+        tokio::select! {
+            out = run => out,
+            () = opts.cancel.cancelled() => ToolOutput::error("CANCELLED", "the call was cancelled by its caller"),
+        }
+    }
+
+    async fn handle_call_inner(
+        &self,
+        session: &Session,
+        name: &str,
+        args: Value,
+        opts: &CallOptions,
+    ) -> ToolOutput {
         let scope = &Self::scope(session);
         match name {
-            "tool_search_code" => self.run_code(session, args).await,
+            "tool_search_code" => self.run_code(session, args, opts).await,
             "tool_search" => {
                 let Some(queries) = strings(&args["query"]) else {
                     return ToolOutput::error(
@@ -612,35 +707,62 @@ impl ToolSearch {
                     }
                 }
                 let arguments = args.get("arguments").cloned().unwrap_or(json!({}));
-                self.call(session, id, arguments).await
+                self.call(session, id, arguments, opts).await
             }
             direct => {
-                // A tool sent directly: its provider name maps back to the tool.
-                let visible = self.host.visible_tools(scope);
-                let refs: Vec<&Tool> = visible.iter().collect();
-                let names = defs::provider_names(&refs);
-                match names.iter().position(|n| n == direct) {
-                    Some(i) => self.call(session, &refs[i].id, args).await,
+                // A tool sent directly: its provider name maps back to the tool, by the
+                // names `definitions` sent (the same plan).
+                let plan = self.plan(scope);
+                match plan.names.iter().position(|n| n == direct) {
+                    Some(i) => {
+                        let id = plan.visible[plan.direct[i]].id.clone();
+                        self.call(session, &id, args, opts).await
+                    }
                     None => ToolOutput::error("UNKNOWN_TOOL", format!("unknown tool `{direct}`")),
                 }
             }
         }
     }
 
-    async fn call(&self, session: &Session, id: &str, args: Value) -> ToolOutput {
-        match self
+    async fn call(
+        &self,
+        session: &Session,
+        id: &str,
+        args: Value,
+        opts: &CallOptions,
+    ) -> ToolOutput {
+        let out = self
             .host
             .clone()
-            .call(id, args, &Self::scope(session), self.context(session))
-            .await
-        {
-            Ok((v, notes)) if notes.is_empty() => ToolOutput::ok(v),
-            Ok((v, notes)) => ToolOutput::ok(json!({"result": v, "repaired_arguments": notes})),
-            Err(e) => ToolOutput::error(e.code.as_str(), e.message),
+            .call_tool(id, args, &Self::scope(session), self.context(session, opts))
+            .await;
+        match out {
+            Ok((tool, v, notes)) => {
+                let passthrough = (tool.source == toolsearch_catalog::Source::Mcp
+                    && crate::outcome::is_mcp_result(&v))
+                .then(|| v.clone());
+                let mut out = if notes.is_empty() {
+                    ToolOutput::ok(v)
+                } else {
+                    ToolOutput::ok(json!({"result": v, "repaired_arguments": notes}))
+                };
+                out.passthrough = passthrough;
+                out
+            }
+            Err(e) => {
+                let mut out = ToolOutput::error(e.code.as_str(), e.message.clone());
+                if let Some(detail) = e.detail {
+                    let mut native = detail.clone();
+                    native.insert("isError".into(), Value::Bool(true));
+                    out.content["error"]["detail"] = Value::Object(detail);
+                    out.passthrough = Some(Value::Object(native));
+                }
+                out
+            }
         }
     }
 
-    async fn run_code(&self, session: &Session, args: Value) -> ToolOutput {
+    async fn run_code(&self, session: &Session, args: Value, opts: &CallOptions) -> ToolOutput {
         let Some(code) = args["code"].as_str() else {
             return ToolOutput::error(
                 "INVALID_ARGS",
@@ -656,7 +778,7 @@ impl ToolSearch {
         let bridge = Arc::new(CatalogBridge::from_host(
             self.host.clone(),
             Arc::new(Self::scope(session)),
-            self.context(session),
+            self.context(session, opts),
         ));
         let result = pool.execute(code, bridge).await;
         {
@@ -687,6 +809,7 @@ impl ToolSearch {
         ToolOutput {
             content: serde_json::to_value(&result).unwrap_or(Value::Null),
             is_error,
+            passthrough: None,
         }
     }
 

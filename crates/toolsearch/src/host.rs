@@ -91,6 +91,11 @@ pub struct Scope {
     pub client: Option<ClientTools>,
 }
 
+/// Says whether a tool's backend can take calls now (an MCP server that is down
+/// answers `false`): such tools stay findable, flagged `"available": false` in
+/// search hits and describe.
+pub type Availability = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
+
 /// Per-call timeout when the caller sets none: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -108,6 +113,7 @@ pub struct Host {
     call_timeout: Duration,
     pub(crate) telemetry: Mutex<Telemetry>,
     semantic: Option<Arc<SemanticSearch>>,
+    availability: Option<Availability>,
 }
 
 /// Settings of a [`Host`] (used by the builder).
@@ -122,6 +128,7 @@ pub(crate) struct HostParts {
     pub call_timeout: Duration,
     pub capture: bool,
     pub semantic: Option<Arc<SemanticSearch>>,
+    pub availability: Option<Availability>,
 }
 
 impl HostParts {
@@ -142,6 +149,7 @@ impl HostParts {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             capture: false,
             semantic: None,
+            availability: None,
         }
     }
 }
@@ -176,6 +184,7 @@ impl Host {
             call_timeout: p.call_timeout,
             telemetry: Mutex::new(Telemetry::new(p.capture)),
             semantic: p.semantic,
+            availability: p.availability,
         }
     }
 
@@ -287,7 +296,23 @@ impl Host {
             result = merge(result, extra);
         }
         self.telemetry().searched(queries.len());
-        serde_json::to_value(&result).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
+        let mut out = serde_json::to_value(&result)
+            .map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))?;
+        if let Some(up) = &self.availability {
+            let hits = out.get_mut("hits").and_then(Value::as_array_mut);
+            for hit in hits.into_iter().flatten() {
+                let tool = hit["id"].as_str().and_then(|id| catalog.get(id));
+                if tool.is_some_and(|t| !up(t)) {
+                    hit["available"] = Value::Bool(false);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// True unless the tool's backend says it cannot take calls now.
+    pub fn available(&self, tool: &Tool) -> bool {
+        self.availability.as_ref().is_none_or(|up| up(tool))
     }
 
     /// The full record and TypeScript declaration of one visible tool.
@@ -295,7 +320,12 @@ impl Host {
         let (tool, catalog, _) = self.resolve(id, scope)?;
         let d = catalog.describe(&tool.id).ok_or_else(|| unknown_tool(id))?;
         self.telemetry().described(&tool);
-        serde_json::to_value(&d).map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))
+        let mut out = serde_json::to_value(&d)
+            .map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))?;
+        if !self.available(&tool) {
+            out["available"] = Value::Bool(false);
+        }
+        Ok(out)
     }
 
     /// Policy check, argument repair and validation, approval, hooks, dispatch.
@@ -307,6 +337,18 @@ impl Host {
         scope: &Scope,
         cx: CallContext,
     ) -> Result<(Value, Vec<String>), BridgeError> {
+        let (_, value, notes) = self.call_tool(id, args, scope, cx).await?;
+        Ok((value, notes))
+    }
+
+    /// [`Host::call`], also giving the tool that ran.
+    pub(crate) async fn call_tool(
+        self: Arc<Self>,
+        id: &str,
+        args: Value,
+        scope: &Scope,
+        cx: CallContext,
+    ) -> Result<(Tool, Value, Vec<String>), BridgeError> {
         let (tool, _, dispatcher) = self.resolve(id, scope)?;
         let (args, mut notes) = repair(&tool.input_schema, args);
         let checked = check(&tool.input_schema, &args);
@@ -370,7 +412,9 @@ impl Host {
                     DispatchErrorKind::InvalidArgs => BridgeErrorCode::InvalidArgs,
                     _ => BridgeErrorCode::ToolError,
                 };
-                err(code, e.message)
+                let mut out = err(code, e.message);
+                out.detail = e.detail;
+                out
             }),
             Err(_) => {
                 cancel.cancel();
@@ -390,7 +434,7 @@ impl Host {
         }
         self.telemetry()
             .called(&tool, &args, &shown, started.elapsed());
-        outcome.map(|v| (v, notes))
+        outcome.map(|v| (tool, v, notes))
     }
 
     /// Every tool visible to `scope`: shared ones, then client ones.

@@ -20,6 +20,7 @@ mod defs;
 mod dispatch;
 mod facade;
 mod host;
+pub mod outcome;
 mod policy;
 mod repair;
 mod semantic;
@@ -30,14 +31,14 @@ pub use bridge::{echo_value, CatalogBridge};
 pub use defs::{definition, listing_text, provider_names, Provider, BRIDGE_TOOLS, MAX_NAME};
 pub use dispatch::{
     dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher,
-    EchoDispatcher, FnDispatcher,
+    EchoDispatcher, FnDispatcher, Notifier, Notify,
 };
 pub use facade::{
-    Activation, Builder, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
+    Activation, Builder, CallOptions, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
     DEFAULT_COUNT_THRESHOLD, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SHARE_THRESHOLD,
 };
 pub use host::{
-    AfterCall, ApprovalFuture, Approver, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
+    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
