@@ -3,12 +3,12 @@
 //! same tool on many servers), and membership is a constant-time test.
 
 use crate::clean::{clean_line, MAX_IDENTIFIER_BYTES};
-use crate::search::{MatchedBy, SearchOptions, SearchResult, EXACT_NAME_BONUS, MAX_LIMIT};
+use crate::search::{MatchedBy, SearchOptions, SearchResult, EXACT_NAME_BONUS};
 use crate::tool::Tool;
 use crate::Catalog;
 
 impl Catalog {
-    /// `select:a,b`: the named tools (by exact name or id, up to [`MAX_LIMIT`]) in the
+    /// `select:a,b`: the named tools (by exact name or id, up to [`crate::MAX_LIMIT`] by default) in the
     /// order given, and the names that matched no visible tool.
     pub(crate) fn select(
         &self,
@@ -18,9 +18,9 @@ impl Catalog {
         allow: &dyn Fn(&Tool) -> bool,
     ) {
         result.matched_by = MatchedBy::Select;
-        result.limit = MAX_LIMIT;
+        result.limit = opts.max();
         result.limit_note = None;
-        for name in names.iter().take(MAX_LIMIT) {
+        for name in names.iter().take(opts.max()) {
             let found = self
                 .exact_docs(name)
                 .into_iter()
@@ -43,10 +43,11 @@ impl Catalog {
                     .push(clean_line(name, MAX_IDENTIFIER_BYTES * 2)),
             }
         }
-        if names.len() > MAX_LIMIT {
+        if names.len() > opts.max() {
             result.limit_note = Some(format!(
-                "select: takes at most {MAX_LIMIT} names; {} ignored",
-                names.len() - MAX_LIMIT
+                "select: takes at most {} names; {} ignored",
+                opts.max(),
+                names.len() - opts.max()
             ));
         }
         result.total = result.hits.len();

@@ -40,7 +40,7 @@ pub use listing::{Listing, ListingKind};
 pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
 pub use search::{
     clamp_limit, Hit, KeywordHit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
-    DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERIES,
+    DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT, MAX_QUERIES,
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,

@@ -10,8 +10,11 @@ use serde::Serialize;
 
 /// Results returned when the caller names no limit.
 pub const DEFAULT_LIMIT: usize = 8;
-/// The most results one query may return (also the most `select:` names honoured).
+/// The most results one query may return by default (also the most `select:` names
+/// honoured); [`SearchOptions::max_limit`] changes it up to [`HARD_MAX_LIMIT`].
 pub const MAX_LIMIT: usize = 20;
+/// The most results any configuration may allow per query.
+pub const HARD_MAX_LIMIT: usize = 50;
 /// The most queries one call may carry.
 pub const MAX_QUERIES: usize = 7;
 /// Default top band: hits scoring under this share of the best score are dropped.
@@ -38,8 +41,14 @@ const FUZZY_BAND: f32 = 0.6;
 /// How to search. `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
-    /// Results wanted; `None` means [`DEFAULT_LIMIT`]; clamped to `1..=MAX_LIMIT`.
+    /// Results wanted; `None` means [`SearchOptions::default_limit`]; clamped to
+    /// `1..=max_limit`.
     pub limit: Option<usize>,
+    /// Results when no limit is asked for. Default [`DEFAULT_LIMIT`].
+    pub default_limit: usize,
+    /// Most results per query and most `select:` names. Default [`MAX_LIMIT`];
+    /// at most [`HARD_MAX_LIMIT`].
+    pub max_limit: usize,
     /// Keep hits scoring at least this share of the top score. Default [`DEFAULT_BAND`];
     /// 0 keeps every eligible hit.
     pub band: f32,
@@ -57,6 +66,8 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             limit: None,
+            default_limit: DEFAULT_LIMIT,
+            max_limit: MAX_LIMIT,
             band: DEFAULT_BAND,
             explain: false,
             summary_bytes: DEFAULT_SUMMARY_BYTES,
@@ -138,19 +149,30 @@ pub struct SearchResult {
     pub hint: Option<String>,
 }
 
-/// Clamps a requested limit; the note says what happened when it was out of range.
+/// Clamps a requested limit to the default bounds; see [`SearchOptions::clamp`].
 pub fn clamp_limit(requested: Option<usize>) -> (usize, Option<String>) {
-    match requested {
-        None => (DEFAULT_LIMIT, None),
-        Some(n) if (1..=MAX_LIMIT).contains(&n) => (n, None),
-        Some(n) => {
-            let used = n.clamp(1, MAX_LIMIT);
-            (
-                used,
-                Some(format!(
-                    "limit {n} is out of range 1..={MAX_LIMIT}; used {used}"
-                )),
-            )
+    SearchOptions::default().clamp(requested)
+}
+
+impl SearchOptions {
+    /// The most results per query these options allow (`1..=HARD_MAX_LIMIT`).
+    pub fn max(&self) -> usize {
+        self.max_limit.clamp(1, HARD_MAX_LIMIT)
+    }
+
+    /// Clamps a requested limit; the note says what happened when it was out of range.
+    pub fn clamp(&self, requested: Option<usize>) -> (usize, Option<String>) {
+        let max = self.max();
+        match requested {
+            None => (self.default_limit.clamp(1, max), None),
+            Some(n) if (1..=max).contains(&n) => (n, None),
+            Some(n) => {
+                let used = n.clamp(1, max);
+                (
+                    used,
+                    Some(format!("limit {n} is out of range 1..={max}; used {used}")),
+                )
+            }
         }
     }
 }
@@ -322,7 +344,7 @@ impl Catalog {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
-        let (limit, limit_note) = clamp_limit(opts.limit);
+        let (limit, limit_note) = opts.clamp(opts.limit);
         let mut result = SearchResult {
             matched_by: MatchedBy::Lexical,
             hits: Vec::new(),

@@ -6,6 +6,7 @@ mod common;
 mod demo;
 mod eval;
 mod exec;
+mod gateway;
 mod prompt_size;
 mod search;
 mod semantic;
@@ -46,6 +47,11 @@ enum Command {
     Demo(demo::Args),
     /// Print search speed figures against a plain-BM25 baseline.
     Bench(bench::Args),
+    /// Serve MCP in front of the MCP servers of a config file (stdio or HTTP).
+    Gateway(gateway::Args),
+    /// Check a gateway configuration file.
+    #[command(subcommand)]
+    Config(gateway::ConfigCommand),
     /// Serve as a sandbox worker process (stdin/stdout protocol of
     /// `Isolation::Process`; started by `toolsearch bench`, not by hand).
     #[command(hide = true)]
@@ -66,6 +72,8 @@ fn main() -> ExitCode {
         Command::PromptSize(args) => prompt_size::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Gateway(args) => gateway::run(args),
+        Command::Config(cmd) => gateway::config(cmd),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
     };
     match result {

@@ -7,7 +7,7 @@
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Keywords, Query};
 use toolsearch_catalog::{
-    clamp_limit, Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
+    Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
 };
 
 /// How the rankings are combined.
@@ -235,7 +235,7 @@ impl<'a> Hybrid<'a> {
             |d| self.index.similarity(d, vector),
             |d| tools[d].id.as_str(),
         );
-        let (limit, limit_note) = clamp_limit(opts.limit);
+        let (limit, limit_note) = opts.clamp(opts.limit);
         // An exact tool name in the query ranks that tool first, as in lexical search.
         let pinned: Vec<usize> = kw
             .exact

@@ -87,7 +87,7 @@ pub use limits::{
     DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RESULT_BYTES,
     DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
-pub use pool::{live_threads, Pool, PoolStats};
+pub use pool::{live_threads, Pool, PoolStats, WEDGE_CONFIRM};
 pub use process::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,

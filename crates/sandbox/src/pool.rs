@@ -19,6 +19,12 @@ use crate::watchdog::Watchdog;
 
 static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
 
+/// How long past `deadline + grace` a thread worker may take to acknowledge a
+/// job before it is declared wedged and replaced (the caller is answered at
+/// `deadline + grace` either way): a loaded machine delays threads by tens of
+/// milliseconds, a built-in spinning in C never answers.
+pub const WEDGE_CONFIRM: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Number of sandbox threads (workers and their watchdogs) alive in this
 /// process.
 pub fn live_threads() -> usize {
@@ -505,8 +511,23 @@ impl Pool {
                     // its place so the pool keeps its size.
                     abandon.cancel();
                     let tid = lock(&journal).worker_tid;
-                    template.replace_wedged(&retired, tid);
-                    return sandbox::snapshot_timeout(&journal, limits.deadline);
+                    let answer = sandbox::snapshot_timeout(&journal, limits.deadline);
+                    // A worker that is only slow (a loaded machine) answers soon;
+                    // one that still has not after WEDGE_CONFIRM is wedged. A plain
+                    // thread waits, so no runtime has to outlive this call.
+                    let (template, retired) = (template.clone(), retired.clone());
+                    let confirm = std::thread::Builder::new()
+                        .name("sandbox-wedge-check".into())
+                        .spawn(move || {
+                            std::thread::sleep(WEDGE_CONFIRM);
+                            if matches!(rx.try_recv(), Err(oneshot::error::TryRecvError::Empty)) {
+                                template.replace_wedged(&retired, tid);
+                            }
+                        });
+                    if let Err(e) = confirm {
+                        tracing::error!("cannot check a late sandbox worker: {e}");
+                    }
+                    return answer;
                 }
                 Err(_) => continue,
             }
@@ -615,7 +636,8 @@ impl WorkerTemplate {
         .spawn()
     }
 
-    /// The worker running a job did not acknowledge in time: mark the job so
+    /// The worker running a job did not acknowledge within deadline + grace, nor
+    /// [`WEDGE_CONFIRM`] after: mark the job so
     /// the worker ends if it ever gets back, lower its thread to the lowest
     /// priority (a built-in spinning in C cannot be stopped from outside a
     /// process), count it, and start a replacement.

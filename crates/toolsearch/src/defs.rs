@@ -167,15 +167,37 @@ pub fn listing_text(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> b
 }
 
 const CODE_DESCRIPTION: &str = "Find and use tools by writing the body of an async JavaScript function. \
-Available: `await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit 8, max 20; \
+Available: `await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit {DEFAULT}, max {MAX}; \
 `select:a,b` picks by name, `+word` requires a word, `server:NAME` lists a server); \
 `await openclaw.tools.describe(id)` -> {id, input_schema, typescript, ...}; \
 `await openclaw.tools.call(id, args)` -> the tool's result. `return` the value you need; console.log is captured. \
 No fs, network, timers or imports. Errors carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, ...).";
 
-/// The `tool_search_code` definition, with a listing of the catalog.
-pub fn code_tool(listing: &str) -> (String, Value) {
-    let description = format!("{CODE_DESCRIPTION} {listing}");
+/// Hits per search: when none is asked for, and at most.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// When the caller gives no limit. Default 8.
+    pub default: usize,
+    /// At most (also the most `select:` names). Default 20.
+    pub max: usize,
+}
+
+impl Default for SearchLimits {
+    fn default() -> Self {
+        SearchLimits {
+            default: toolsearch_catalog::DEFAULT_LIMIT,
+            max: toolsearch_catalog::MAX_LIMIT,
+        }
+    }
+}
+
+/// The `tool_search_code` definition, with a listing of the catalog; its text
+/// states `limits`.
+pub fn code_tool(listing: &str, limits: SearchLimits) -> (String, Value) {
+    let text = CODE_DESCRIPTION
+        .replace("{DEFAULT}", &limits.default.to_string())
+        .replace("{MAX}", &limits.max.to_string());
+    let description = format!("{text} {listing}");
     let schema = json!({
         "type": "object",
         "properties": {"code": {"type": "string", "description": "Body of an async function; `return` the result."}},
@@ -185,14 +207,14 @@ pub fn code_tool(listing: &str) -> (String, Value) {
 }
 
 /// The structured `tool_search`, `tool_describe`, `tool_call` definitions.
-pub fn structured_tools(listing: &str) -> Vec<(&'static str, String, Value)> {
+pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(&'static str, String, Value)> {
     vec![
         (
             "tool_search",
             format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME` work. {listing}"),
             json!({"type": "object", "properties": {
                 "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
-                "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+                "limit": {"type": "integer", "minimum": 1, "maximum": limits.max, "description": format!("hits wanted (default {})", limits.default)}
             }, "required": ["query"]}),
         ),
         (

@@ -67,6 +67,23 @@ pub struct Settings {
     pub listing_bytes: usize,
     /// Sessions whose reveal state is kept. Default 1024.
     pub max_sessions: usize,
+    /// Hits per search when the caller gives no limit (1 to 50). Default 8.
+    pub search_default_limit: usize,
+    /// Most hits per search and most `select:` names (1 to 50). Default 20.
+    pub max_search_limit: usize,
+}
+
+impl Settings {
+    /// The search limits, each within 1 to 50 and the default within the most.
+    pub fn limits(&self) -> defs::SearchLimits {
+        let max = self
+            .max_search_limit
+            .clamp(1, toolsearch_catalog::HARD_MAX_LIMIT);
+        defs::SearchLimits {
+            default: self.search_default_limit.clamp(1, max),
+            max,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -80,6 +97,8 @@ impl Default for Settings {
             never_defer: Vec::new(),
             listing_bytes: DEFAULT_LISTING_BYTES,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            search_default_limit: toolsearch_catalog::DEFAULT_LIMIT,
+            max_search_limit: toolsearch_catalog::MAX_LIMIT,
         }
     }
 }
@@ -251,7 +270,8 @@ impl Builder {
         self
     }
     /// Builds it.
-    pub fn build(self) -> ToolSearch {
+    pub fn build(mut self) -> ToolSearch {
+        self.host.limits = self.settings.limits();
         let host = Arc::new(Host::new(self.host));
         ToolSearch {
             host,
@@ -491,7 +511,7 @@ impl ToolSearch {
         };
         match shape {
             "code" => {
-                let (description, schema) = defs::code_tool(&listing());
+                let (description, schema) = defs::code_tool(&listing(), s.limits());
                 tools.push(defs::definition(
                     provider,
                     "tool_search_code",
@@ -501,7 +521,7 @@ impl ToolSearch {
             }
             "tools" => {
                 let l = listing();
-                for (name, description, schema) in defs::structured_tools(&l) {
+                for (name, description, schema) in defs::structured_tools(&l, s.limits()) {
                     tools.push(defs::definition(provider, name, &description, &schema));
                 }
             }

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use toolsearch_catalog::{Catalog, SearchOptions, SearchResult, Tool};
 use toolsearch_sandbox::{BridgeError, BridgeErrorCode};
 
+use crate::defs::SearchLimits;
 use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
 use crate::policy::Policy;
 use crate::repair::repair;
@@ -114,6 +115,7 @@ pub struct Host {
     pub(crate) telemetry: Mutex<Telemetry>,
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
+    limits: SearchLimits,
 }
 
 /// Settings of a [`Host`] (used by the builder).
@@ -129,6 +131,7 @@ pub(crate) struct HostParts {
     pub capture: bool,
     pub semantic: Option<Arc<SemanticSearch>>,
     pub availability: Option<Availability>,
+    pub limits: SearchLimits,
 }
 
 impl HostParts {
@@ -150,6 +153,7 @@ impl HostParts {
             capture: false,
             semantic: None,
             availability: None,
+            limits: SearchLimits::default(),
         }
     }
 }
@@ -185,6 +189,7 @@ impl Host {
             telemetry: Mutex::new(Telemetry::new(p.capture)),
             semantic: p.semantic,
             availability: p.availability,
+            limits: p.limits,
         }
     }
 
@@ -274,6 +279,8 @@ impl Host {
         let catalog = self.catalog();
         let opts = SearchOptions {
             limit,
+            default_limit: self.limits.default,
+            max_limit: self.limits.max,
             ..Default::default()
         };
         let allow = |t: &Tool| self.visible(t, scope);

@@ -28,7 +28,9 @@ mod telemetry;
 mod validate;
 
 pub use bridge::{echo_value, CatalogBridge};
-pub use defs::{definition, listing_text, provider_names, Provider, BRIDGE_TOOLS, MAX_NAME};
+pub use defs::{
+    definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,
+};
 pub use dispatch::{
     dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher,
     EchoDispatcher, FnDispatcher, Notifier, Notify,

@@ -121,7 +121,13 @@ fn c01_a_wedged_thread_worker_is_replaced_and_counted() {
             let l = limits(300);
             let r = run_then_next(&pool, UNGUARDED[0], &l);
             assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
-            let s = pool.stats();
+            // Declared wedged once it has not answered for WEDGE_CONFIRM more.
+            let t0 = std::time::Instant::now();
+            let mut s = pool.stats();
+            while s.replaced_workers == 0 && t0.elapsed() < std::time::Duration::from_secs(5) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                s = pool.stats();
+            }
             assert_eq!((s.wedged_workers, s.replaced_workers), (1, 1), "{s:?}");
             // A queued job has a deadline too: the replacement serves it.
             let again = pool.execute_blocking_with("return 7", FakeBridge::new(), l);

@@ -1,0 +1,140 @@
+//! `toolsearch gateway`: an MCP server in front of the MCP servers of a config
+//! file, over stdio (default) or streamable HTTP; and `toolsearch config check`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use toolsearch::{Provider, Session, Settings, ToolSearch};
+use toolsearch_mcp::config::ActivationName;
+use toolsearch_mcp::{Config, Gateway};
+use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig};
+
+use crate::common::{print_json, worker_command};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The configuration file (TOML; see the README).
+    #[arg(long)]
+    config: PathBuf,
+    /// Serve streamable HTTP on this address (loopback unless auth is configured)
+    /// instead of stdio; port 0 picks a free port (printed on stderr).
+    #[arg(long)]
+    http: Option<SocketAddr>,
+    /// Start the servers, print the `tools/list` bytes of this gateway as a plain
+    /// aggregator (`activation = "never"`) against code and tools mode, and exit.
+    #[arg(long)]
+    compare_bytes: bool,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ConfigCommand {
+    /// Check a configuration file and print the effective configuration (every
+    /// default filled in, secrets redacted).
+    Check {
+        /// The configuration file.
+        file: PathBuf,
+    },
+}
+
+pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
+    match cmd {
+        ConfigCommand::Check { file } => {
+            let cfg = Config::load(&file)?;
+            print_json(cfg.effective())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn pool(cfg: &Config) -> Result<Pool> {
+    let limits = Limits {
+        deadline: cfg.timeout(),
+        ..Limits::default()
+    };
+    Pool::new(PoolConfig {
+        isolation: Isolation::Process(worker_command()?),
+        limits,
+        ..PoolConfig::default()
+    })
+    .map_err(|e| anyhow::anyhow!("cannot start the sandbox: {e}"))
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let cfg = Config::load(&args.config)?;
+    toolsearch_mcp::http_client::install_tls_provider();
+    let rt = runtime()?;
+    let out = rt.block_on(async {
+        let pool = pool(&cfg)?;
+        let gw = Gateway::start(&cfg, Some(pool.clone())).await?;
+        if args.compare_bytes {
+            let report = compare_bytes(&gw, &cfg, pool);
+            gw.shutdown().await;
+            print_json(report)?;
+            return Ok(());
+        }
+        match args.http {
+            Some(addr) => {
+                toolsearch_mcp::serve::http(
+                    gw,
+                    &cfg,
+                    addr,
+                    tokio_util::sync::CancellationToken::new(),
+                    |bound| eprintln!("toolsearch: serving MCP on http://{bound}/mcp"),
+                )
+                .await
+            }
+            None => toolsearch_mcp::serve::stdio(gw).await,
+        }
+    });
+    // Worker processes and server children are gone; do not wait for stray tasks.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    out.map(|()| ExitCode::SUCCESS)
+}
+
+/// `tools/list` bytes in each shape over the gateway's current catalog.
+fn compare_bytes(gw: &Arc<Gateway>, cfg: &Config, pool: Pool) -> serde_json::Value {
+    let catalog = gw.toolsearch().host().catalog();
+    let session = Session::new("bytes");
+    let bytes = |activation: ActivationName, mode: toolsearch::Mode| {
+        let mut c = cfg.clone();
+        c.activation = Some(activation);
+        c.tool_search = None;
+        let settings = Settings {
+            mode,
+            ..toolsearch_mcp::gateway::settings(&c)
+        };
+        let ts = ToolSearch::builder()
+            .settings(settings)
+            .catalog(catalog.clone())
+            .sandbox(pool.clone())
+            .build();
+        let defs = ts.definitions(&session, Provider::Mcp);
+        let list = serde_json::json!({"tools": defs.tools});
+        (list.to_string().len(), defs.decision.shape)
+    };
+    let (never, _) = bytes(ActivationName::Never, toolsearch::Mode::Code);
+    let (code, code_shape) = bytes(ActivationName::Always, toolsearch::Mode::Code);
+    let (tools, _) = bytes(ActivationName::Always, toolsearch::Mode::Tools);
+    serde_json::json!({
+        "servers": gw.fleet().status(),
+        "tools": catalog.len(),
+        "tools_list_bytes": {
+            "aggregator": never,
+            "code": code,
+            "code_shape": code_shape,
+            "tools": tools,
+        },
+        "ratio_aggregator_over_code": if code > 0 { never as f64 / code as f64 } else { 0.0 },
+    })
+}

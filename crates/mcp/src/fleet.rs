@@ -1,0 +1,213 @@
+//! All configured servers together: they start in parallel, and their tool lists
+//! become one catalog snapshot, rebuilt whenever one of them changes (a
+//! `tools/list_changed`, a server going down or coming back). One bad server or
+//! tool never breaks the snapshot.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use toolsearch::{Availability, Dispatcher, Glob};
+use toolsearch_catalog::{Catalog, LoadOptions, Tool};
+
+use crate::config::Config;
+use crate::upstream::{Event, Upstream};
+
+/// The servers of one configuration.
+pub struct Fleet {
+    servers: Vec<Arc<Upstream>>,
+    by_name: HashMap<String, Arc<Upstream>>,
+    /// Per-server allow / deny globs.
+    filters: HashMap<String, (Vec<Glob>, Vec<Glob>)>,
+    shutdown: CancellationToken,
+    events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
+    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    startup_timeout: Duration,
+}
+
+impl std::fmt::Debug for Fleet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fleet")
+            .field("servers", &self.servers)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A server's state, for `status` and logs.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerStatus {
+    /// Configured name.
+    pub name: String,
+    /// Connected now.
+    pub up: bool,
+    /// Tools it last listed.
+    pub tools: usize,
+    /// Why it is down.
+    pub error: Option<String>,
+    /// Times it came up.
+    pub connections: u64,
+}
+
+impl Fleet {
+    /// The servers of `cfg`, not started.
+    pub fn new(cfg: &Config) -> Arc<Fleet> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let servers: Vec<Arc<Upstream>> = cfg
+            .servers
+            .iter()
+            .map(|s| Upstream::new(s.clone(), cfg.startup_timeout(), tx.clone()))
+            .collect();
+        let by_name = servers
+            .iter()
+            .map(|s| (s.name().to_string(), s.clone()))
+            .collect();
+        let filters = cfg
+            .servers
+            .iter()
+            .map(|s| {
+                let g = |v: &Vec<String>| v.iter().map(|p| Glob::new(p)).collect::<Vec<_>>();
+                (s.name().to_string(), (g(&s.allow), g(&s.deny)))
+            })
+            .collect();
+        Arc::new(Fleet {
+            servers,
+            by_name,
+            filters,
+            shutdown: CancellationToken::new(),
+            events: Mutex::new(Some(rx)),
+            tasks: Mutex::new(Vec::new()),
+            startup_timeout: cfg.startup_timeout(),
+        })
+    }
+
+    /// Starts every server and waits until each has connected or failed once (at
+    /// most the startup timeout: a dead server never blocks startup). Returns the
+    /// receiver of later changes.
+    pub async fn start(self: &Arc<Self>) -> mpsc::UnboundedReceiver<Event> {
+        let mut rx = self
+            .events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .expect("a fleet starts once");
+        {
+            let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+            for s in &self.servers {
+                tasks.push(tokio::spawn(s.clone().run(self.shutdown.clone())));
+            }
+        }
+        let mut pending: std::collections::HashSet<String> =
+            self.servers.iter().map(|s| s.name().to_string()).collect();
+        let deadline = tokio::time::Instant::now() + self.startup_timeout + Duration::from_secs(1);
+        while !pending.is_empty() {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(Event::Changed(name))) => {
+                    pending.remove(&name);
+                }
+                Ok(None) | Err(_) => break,
+            }
+        }
+        rx
+    }
+
+    /// The servers.
+    pub fn servers(&self) -> &[Arc<Upstream>] {
+        &self.servers
+    }
+
+    /// One server by its configured name.
+    pub fn server(&self, name: &str) -> Option<&Arc<Upstream>> {
+        self.by_name.get(name)
+    }
+
+    /// Every server's state.
+    pub fn status(&self) -> Vec<ServerStatus> {
+        self.servers
+            .iter()
+            .map(|s| ServerStatus {
+                name: s.name().to_string(),
+                up: s.is_up(),
+                tools: s.tools().map_or(0, |t| t.len()),
+                error: s.last_error(),
+                connections: s.connections(),
+            })
+            .collect()
+    }
+
+    /// A catalog of every server's last-listed tools (`extra` first: built-ins
+    /// or tools from files). Problems are logged, naming server and tool; the tool
+    /// is dropped or repaired and the rest of its server loads.
+    pub fn snapshot(&self, extra: &[Tool]) -> Catalog {
+        let mut tools: Vec<Tool> = extra.to_vec();
+        for s in &self.servers {
+            let Some(listed) = s.tools() else { continue };
+            let opts = LoadOptions {
+                served_by: Some(s.name().to_string()),
+                ..Default::default()
+            };
+            let loaded = match toolsearch_catalog::load::load_definitions(Value::Array(listed), &opts) {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::warn!(server = s.name(), error = %crate::clean_for_log(&e.to_string(), 500), "tools dropped");
+                    continue;
+                }
+            };
+            for p in &loaded.problems {
+                tracing::warn!(
+                    server = s.name(),
+                    tool = %crate::clean_for_log(p.tool.as_deref().unwrap_or("?"), 120),
+                    skipped = p.skipped,
+                    "{}",
+                    crate::clean_for_log(&p.message, 500)
+                );
+            }
+            let (allow, deny) = &self.filters[s.name()];
+            tools.extend(loaded.catalog.tools().iter().filter(|t| {
+                !deny.iter().any(|g| g.matches_tool(t))
+                    && (allow.is_empty() || allow.iter().any(|g| g.matches_tool(t)))
+            }).cloned());
+        }
+        match Catalog::new(tools) {
+            Ok(c) => c,
+            Err(e) => {
+                // Ids are unique by construction (servers have unique names); this
+                // is a bug, not a bad server: keep serving the built-ins.
+                tracing::error!(error = %e, "snapshot failed; serving only the built-in tools");
+                Catalog::new(extra.to_vec()).unwrap_or_else(|_| Catalog::empty())
+            }
+        }
+    }
+
+    /// Tells the host which tools' servers are down.
+    pub fn availability(self: &Arc<Self>) -> Availability {
+        let fleet = Arc::downgrade(self);
+        Arc::new(move |tool: &Tool| {
+            let Some(fleet) = fleet.upgrade() else {
+                return true;
+            };
+            match (tool.source, tool.server.as_deref()) {
+                (toolsearch_catalog::Source::Mcp, Some(server)) => {
+                    fleet.by_name.get(server).is_none_or(|s| s.is_up())
+                }
+                _ => true,
+            }
+        })
+    }
+
+    /// The dispatcher that forwards calls to the servers.
+    pub fn dispatcher(self: &Arc<Self>) -> Arc<dyn Dispatcher> {
+        Arc::new(crate::forward::Forward::new(Arc::downgrade(self)))
+    }
+
+    /// Stops every server (and everything they started) and waits for them.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let tasks: Vec<_> = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+}

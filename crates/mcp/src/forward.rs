@@ -1,0 +1,152 @@
+//! Dispatch: a call that passed the host's checks goes to its server under the
+//! name the server gave, with progress routed back to the caller, and is
+//! cancelled on that server when the caller gives up or the call times out.
+
+use std::sync::{Arc, Weak};
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use serde_json::Value;
+use toolsearch::outcome::{error_detail, error_message};
+use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher};
+use toolsearch_catalog::Tool;
+
+use crate::fleet::Fleet;
+use crate::upstream::{token_key, Upstream};
+
+/// Forwards calls to the fleet's servers.
+pub struct Forward {
+    fleet: Weak<Fleet>,
+}
+
+impl Forward {
+    pub(crate) fn new(fleet: Weak<Fleet>) -> Self {
+        Forward { fleet }
+    }
+}
+
+fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
+    DispatchError::new(
+        DispatchErrorKind::Unavailable,
+        format!("server `{server}` is unavailable: {why}"),
+    )
+}
+
+impl Dispatcher for Forward {
+    fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
+        let server = tool.server.clone().unwrap_or_default();
+        let upstream = self.fleet.upgrade().and_then(|f| f.server(&server).cloned());
+        let name = tool.upstream_name().to_string();
+        Box::pin(async move {
+            let Some(upstream) = upstream else {
+                return Err(unavailable(&server, "it is not configured"));
+            };
+            let peer = upstream.peer().map_err(|why| unavailable(&server, why))?;
+            call(&upstream, peer, name, args, cx).await
+        })
+    }
+}
+
+/// Sends `notifications/cancelled` for a request unless disarmed (the answer came).
+struct CancelOnDrop {
+    peer: Option<Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+    upstream: Arc<Upstream>,
+    token: String,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.upstream.unwatch_progress(&self.token);
+        if let Some(peer) = self.peer.take() {
+            let id = self.id.clone();
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    let params = rmcp::model::CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the caller no longer waits for this call".into()),
+                    );
+                    let _ = peer.notify_cancelled(params).await;
+                });
+            }
+        }
+    }
+}
+
+async fn call(
+    upstream: &Arc<Upstream>,
+    peer: Peer<RoleClient>,
+    name: String,
+    args: Value,
+    cx: CallContext,
+) -> Result<Value, DispatchError> {
+    let server = upstream.name().to_string();
+    let arguments = match args {
+        Value::Object(m) => m,
+        Value::Null => serde_json::Map::new(),
+        _ => {
+            return Err(DispatchError::new(
+                DispatchErrorKind::InvalidArgs,
+                "arguments must be a JSON object",
+            ))
+        }
+    };
+    let params = CallToolRequestParams::new(name).with_arguments(arguments);
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = peer
+        .send_cancellable_request(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|e| unavailable(&server, e))?;
+    let token = token_key(&handle.progress_token);
+    if let Some(n) = &cx.notify {
+        upstream.watch_progress(token.clone(), n.clone());
+    }
+    let mut guard = CancelOnDrop {
+        peer: Some(peer),
+        id: handle.id.clone(),
+        upstream: upstream.clone(),
+        token,
+    };
+    let answer = tokio::select! {
+        r = handle.await_response() => r,
+        () = cx.cancel.cancelled() => {
+            return Err(DispatchError::new(DispatchErrorKind::Timeout, "the call was cancelled"));
+        }
+    };
+    guard.peer = None;
+    drop(guard);
+    match answer {
+        Ok(ServerResult::CallToolResult(result)) => {
+            let is_error = result.is_error == Some(true);
+            let v = serde_json::to_value(result).map_err(|e| {
+                DispatchError::new(DispatchErrorKind::Tool, format!("unreadable result: {e}"))
+            })?;
+            if is_error {
+                Err(DispatchError::new(DispatchErrorKind::Tool, error_message(&v))
+                    .with_detail(error_detail(&v)))
+            } else {
+                Ok(v)
+            }
+        }
+        Ok(_) => Err(DispatchError::new(
+            DispatchErrorKind::Tool,
+            format!("server `{server}` answered the call with something other than a tool result"),
+        )),
+        Err(ServiceError::McpError(e)) => {
+            let kind = if e.code == rmcp::model::ErrorCode::INVALID_PARAMS {
+                DispatchErrorKind::InvalidArgs
+            } else {
+                DispatchErrorKind::Tool
+            };
+            Err(DispatchError::new(
+                kind,
+                crate::clean_for_log(&e.message, 1000),
+            ))
+        }
+        Err(ServiceError::Timeout { .. }) => Err(DispatchError::new(
+            DispatchErrorKind::Timeout,
+            format!("server `{server}` did not answer in time"),
+        )),
+        Err(e) => Err(unavailable(&server, e)),
+    }
+}

@@ -1,0 +1,320 @@
+//! The gateway: an MCP server whose tools are what [`ToolSearch`] decides to
+//! send (`tool_search_code`, or the structured trio, plus never-deferred tools;
+//! every tool when deferral is off), in front of the fleet of servers.
+//!
+//! Each MCP session is its own toolsearch [`Session`]. Calls are cancelled when
+//! the client cancels them, progress and log messages of downstream servers
+//! reach the client, and the client hears `notifications/tools/list_changed`
+//! whenever the list it is served changes.
+// MCP logging is deprecated by SEP-2577, but the servers in front of which the
+// gateway stands still send it, and clients still read it: it is forwarded.
+#![allow(deprecated)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use toolsearch::{
+    Activation, CallOptions, Mode, Notifier, Notify, Policy, Provider, Session, Settings,
+    ToolOutput, ToolSearch,
+};
+use toolsearch_catalog::Tool;
+
+use crate::config::{ActivationName, Config, Destructive, ModeName};
+use crate::fleet::Fleet;
+use crate::upstream::Event;
+
+/// What every session of one gateway shares.
+pub struct Gateway {
+    ts: Arc<ToolSearch>,
+    fleet: Arc<Fleet>,
+    /// Tools that are not from servers (none unless the embedder adds some).
+    extra: Vec<Tool>,
+    /// Connected clients, to tell them the tool list changed.
+    clients: Mutex<Vec<Peer<RoleServer>>>,
+    snippets: Arc<Semaphore>,
+    next_session: AtomicU64,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway")
+            .field("fleet", &self.fleet)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The facade settings a configuration asks for.
+pub fn settings(cfg: &Config) -> Settings {
+    let v = |s: &Option<toml::Spanned<u64>>| s.as_ref().map(|s| *s.get_ref());
+    Settings {
+        mode: match cfg.mode {
+            ModeName::Code => Mode::Code,
+            ModeName::Tools => Mode::Tools,
+        },
+        activation: match cfg.activation() {
+            ActivationName::Auto => Activation::Auto,
+            ActivationName::Always => Activation::Always,
+            ActivationName::Never => Activation::Never,
+        },
+        count_threshold: v(&cfg.threshold).map_or(toolsearch::DEFAULT_COUNT_THRESHOLD, |n| n as usize),
+        share_threshold: v(&cfg.threshold_pct).map_or(toolsearch::DEFAULT_SHARE_THRESHOLD, |p| p as f64 / 100.0),
+        context_window: v(&cfg.context_window).map(|n| n as usize),
+        never_defer: cfg.never_defer.clone(),
+        search_default_limit: cfg.search_limit(),
+        max_search_limit: cfg.max_search(),
+        ..Settings::default()
+    }
+}
+
+impl Gateway {
+    /// Starts the fleet of `cfg` (waiting at most the startup timeout for each
+    /// server's first attempt) and builds the facade in front of it. `pool` runs
+    /// snippets; without one the facade makes its own (worker processes when the
+    /// worker program is found).
+    pub async fn start(
+        cfg: &Config,
+        pool: Option<toolsearch_sandbox::Pool>,
+    ) -> anyhow::Result<Arc<Gateway>> {
+        let fleet = Fleet::new(cfg);
+        let events = fleet.start().await;
+        let mut builder = ToolSearch::builder()
+            .settings(settings(cfg))
+            .catalog(fleet.snapshot(&[]))
+            .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
+            .dispatcher(fleet.dispatcher())
+            .availability(fleet.availability())
+            .call_timeout(cfg.call_timeout())
+            .approve_destructive(cfg.destructive != Destructive::Allow);
+        if let Some(pool) = pool {
+            builder = builder.sandbox(pool);
+        }
+        let max_snippets = cfg
+            .http
+            .max_concurrent_snippets
+            .as_ref()
+            .map_or(8, |s| *s.get_ref() as usize);
+        let gw = Arc::new(Gateway {
+            ts: Arc::new(builder.build()),
+            fleet,
+            extra: Vec::new(),
+            clients: Mutex::new(Vec::new()),
+            snippets: Arc::new(Semaphore::new(max_snippets)),
+            next_session: AtomicU64::new(1),
+        });
+        tokio::spawn(gw.clone().follow(events));
+        for s in gw.fleet.status() {
+            tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, "server status");
+        }
+        Ok(gw)
+    }
+
+    /// The facade.
+    pub fn toolsearch(&self) -> &Arc<ToolSearch> {
+        &self.ts
+    }
+
+    /// The servers.
+    pub fn fleet(&self) -> &Arc<Fleet> {
+        &self.fleet
+    }
+
+    /// A handler for one new MCP session.
+    pub fn session(self: &Arc<Self>) -> GatewaySession {
+        let n = self.next_session.fetch_add(1, Ordering::Relaxed);
+        GatewaySession {
+            gw: self.clone(),
+            session: Session::new(format!("mcp-{n}")),
+        }
+    }
+
+    /// The tools this gateway serves a session now, in MCP's shape.
+    pub fn tools_for(&self, session: &Session) -> Vec<Value> {
+        self.ts.definitions(session, Provider::Mcp).tools
+    }
+
+    /// Rebuilds the snapshot on every fleet change and tells the clients when the
+    /// list they are served changed.
+    async fn follow(self: Arc<Self>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+        let probe = Session::new("list-changed-probe");
+        let mut served = self.tools_for(&probe);
+        while let Some(Event::Changed(server)) = events.recv().await {
+            // Several changes in a burst make one snapshot.
+            while events.try_recv().is_ok() {}
+            self.ts.set_catalog(self.fleet.snapshot(&self.extra));
+            let now = self.tools_for(&probe);
+            tracing::info!(server = %server, tools = self.ts.host().catalog().len(), "catalog rebuilt");
+            if now != served {
+                served = now;
+                self.notify_list_changed().await;
+            }
+        }
+    }
+
+    async fn notify_list_changed(&self) {
+        let clients: Vec<Peer<RoleServer>> = {
+            let mut c = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+            c.retain(|p| !p.is_transport_closed());
+            c.clone()
+        };
+        for peer in clients {
+            let _ = peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// Stops every server.
+    pub async fn shutdown(&self) {
+        self.fleet.shutdown().await;
+    }
+}
+
+/// One MCP session of the gateway.
+pub struct GatewaySession {
+    gw: Arc<Gateway>,
+    session: Session,
+}
+
+/// Forwards a running call's progress and logs to the gateway's client.
+struct ToClient {
+    peer: Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
+}
+
+impl Notify for ToClient {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = self.progress_token.clone() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        tokio::spawn(async move {
+            let mut p = ProgressNotificationParam::new(token, progress);
+            p.total = total;
+            p.message = message;
+            let _ = peer.notify_progress(p).await;
+        });
+    }
+
+    fn log(&self, level: &str, logger: Option<&str>, data: Value) {
+        let peer = self.peer.clone();
+        let level: LoggingLevel =
+            serde_json::from_value(Value::String(level.into())).unwrap_or(LoggingLevel::Info);
+        let logger = logger.map(str::to_string);
+        tokio::spawn(async move {
+            let mut p = LoggingMessageNotificationParam::new(level, data);
+            p.logger = logger;
+            #[allow(deprecated)]
+            let _ = peer.notify_logging_message(p).await;
+        });
+    }
+}
+
+/// An MCP result for a facade answer: the tool's own result when it ran one MCP
+/// tool directly, else the answer's JSON as text.
+pub fn to_result(out: ToolOutput) -> CallToolResult {
+    if let Some(native) = out.passthrough {
+        if let Ok(r) = serde_json::from_value::<CallToolResult>(native) {
+            return r;
+        }
+    }
+    let text = serde_json::to_string(&out.content).unwrap_or_default();
+    if out.is_error {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+}
+
+impl ServerHandler for GatewaySession {
+    fn get_info(&self) -> ServerConfig {
+        let mut caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        caps.logging = Some(Default::default());
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Tools of several MCP servers behind one search: search, describe and call them \
+                 through tool_search_code (or tool_search, tool_describe and tool_call).",
+            )
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        self.gw
+            .clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(cx.peer.clone());
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self
+            .gw
+            .tools_for(&self.session)
+            .into_iter()
+            .filter_map(|t| serde_json::from_value(t).ok())
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let name = request.name.to_string();
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let _permit = if name == "tool_search_code" {
+            match self.gw.snippets.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    let out = ToolOutput::error(
+                        "LIMIT",
+                        "too many snippets are running on this gateway; try again shortly",
+                    );
+                    return Ok(CallToolResponse::Complete(to_result(out)));
+                }
+            }
+        } else {
+            None
+        };
+        let opts = CallOptions {
+            cancel: cx.ct.clone(),
+            notify: Some(Notifier(Arc::new(ToClient {
+                peer: cx.peer.clone(),
+                progress_token: cx.meta.get_progress_token(),
+            }))),
+        };
+        let started = std::time::Instant::now();
+        let out = self
+            .gw
+            .ts
+            .handle_call_with(&self.session, &name, args, &opts)
+            .await;
+        let record = self.gw.ts.take_record();
+        let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
+        tracing::info!(
+            session = %self.session.id,
+            tool = %crate::clean_for_log(&name, 80),
+            downstream = ?called,
+            calls = record.calls,
+            searches = record.searches,
+            error = out.is_error,
+            ms = started.elapsed().as_millis() as u64,
+            "turn"
+        );
+        Ok(CallToolResponse::Complete(to_result(out)))
+    }
+}

@@ -1,0 +1,57 @@
+//! MCP for toolsearch, on the official Rust SDK (`rmcp`).
+//!
+//! - **Sources** ([`Fleet`], [`Upstream`]): stdio and streamable HTTP servers whose
+//!   tools become catalog snapshots, rebuilt on `tools/list_changed`, reconnected
+//!   with backoff; their tools get ids `mcp:<server>:<tool>` from the gateway, never
+//!   from what a server claims.
+//! - **Dispatch** ([`forward`]): calls forwarded under the server's own names, with
+//!   the host's timeout, cancellation both ways and progress routed back.
+//! - **Gateway** ([`Gateway`], [`serve`]): an MCP server in front of them all, serving
+//!   `tool_search_code` (or the structured tools) to any MCP client, over stdio or
+//!   streamable HTTP.
+//!
+//! Configuration is one TOML file ([`Config`]).
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod fleet;
+pub mod forward;
+pub mod gateway;
+pub mod http_client;
+pub mod serve;
+pub mod upstream;
+
+pub use config::{Config, ConfigError};
+pub use fleet::{Fleet, ServerStatus};
+pub use gateway::{Gateway, GatewaySession};
+pub use upstream::Upstream;
+
+/// Text from a server (a name, a description, a stderr line) made safe for one log
+/// line: controls, bidi overrides and other invisible characters escaped, at most
+/// `max` bytes.
+pub fn clean_for_log(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max) + 8);
+    for c in text.chars() {
+        if out.len() >= max {
+            out.push('…');
+            break;
+        }
+        if toolsearch_sandbox::is_unsafe_char(c) || c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn log_text_escapes_controls_and_bidi() {
+        let s = super::clean_for_log("evil\u{202E}txt\n\u{1b}[2J", 100);
+        assert!(!s.chars().any(|c| c.is_control() || c == '\u{202E}'), "{s}");
+        assert!(s.contains("\\u{202e}"));
+        assert!(super::clean_for_log(&"x".repeat(50), 10).len() <= 14);
+    }
+}

@@ -1,0 +1,243 @@
+//! Serving the gateway: over stdio (one session) or streamable HTTP (many), and
+//! stopping cleanly on stdin EOF, SIGTERM or SIGINT: every downstream server and
+//! everything it started is stopped before the process exits.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+use crate::gateway::Gateway;
+
+/// Resolves on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}
+
+/// Serves one MCP session on stdin/stdout until stdin closes or a signal comes;
+/// then stops the servers.
+///
+/// # Errors
+/// The client's `initialize` failed.
+pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
+    let session = gw.session();
+    let served = tokio::select! {
+        r = session.serve(rmcp::transport::stdio()) => r,
+        () = shutdown_signal() => {
+            gw.shutdown().await;
+            return Ok(());
+        }
+    };
+    let running = match served {
+        Ok(r) => r,
+        Err(e) => {
+            gw.shutdown().await;
+            return Err(anyhow::anyhow!("the MCP client did not initialize: {e}"));
+        }
+    };
+    let quit = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    tokio::select! {
+        _ = &mut waiting => {}
+        () = shutdown_signal() => {
+            quit.cancel();
+            let _ = tokio::time::timeout(Duration::from_secs(2), waiting).await;
+        }
+    }
+    gw.shutdown().await;
+    Ok(())
+}
+
+/// Requests per minute per session and per token, counted in fixed windows.
+struct RateLimit {
+    per_minute: u64,
+    windows: Mutex<HashMap<String, (Instant, u64)>>,
+}
+
+impl RateLimit {
+    /// True when `key` may make one more request now.
+    fn admit(&self, key: &str) -> bool {
+        let mut w = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let now = Instant::now();
+        if w.len() > 10_000 {
+            w.retain(|_, (start, _)| now.duration_since(*start) < Duration::from_secs(60));
+        }
+        let entry = w.entry(key.to_string()).or_insert((now, 0));
+        if now.duration_since(entry.0) >= Duration::from_secs(60) {
+            *entry = (now, 0);
+        }
+        entry.1 += 1;
+        entry.1 <= self.per_minute
+    }
+}
+
+type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
+
+fn refuse(status: u16, message: &str) -> http::Response<Body> {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32000, "message": message}
+    })
+    .to_string();
+    let mut r = http::Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    if status == 401 {
+        r.headers_mut().insert(
+            http::header::WWW_AUTHENTICATE,
+            http::HeaderValue::from_static("Bearer"),
+        );
+    }
+    r
+}
+
+/// Constant-time comparison of two byte strings.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Serves streamable HTTP on `addr` until a signal comes (or `stop` fires), then
+/// stops the servers. Loopback only unless `[http] bearer_token_env` is set;
+/// `Host` and `Origin` are checked (DNS rebinding), requests are rate-limited per
+/// session and per token. `on_bound` hears the address actually bound (port 0).
+///
+/// # Errors
+/// A non-loopback address without auth, a token variable that is not set, or an
+/// address that cannot be bound.
+pub async fn http(
+    gw: Arc<Gateway>,
+    cfg: &Config,
+    addr: SocketAddr,
+    stop: CancellationToken,
+    on_bound: impl FnOnce(SocketAddr),
+) -> anyhow::Result<()> {
+    let token = match &cfg.http.bearer_token_env {
+        Some(var) => Some(std::env::var(var).map_err(|_| {
+            anyhow::anyhow!("[http] bearer_token_env names `{var}`, which is not set")
+        })?),
+        None => None,
+    };
+    if token.as_deref().is_some_and(str::is_empty) {
+        anyhow::bail!("the bearer token variable is empty");
+    }
+    if !addr.ip().is_loopback() && token.is_none() {
+        anyhow::bail!(
+            "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env)"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot bind {addr}: {e}"))?;
+    let bound = listener.local_addr()?;
+    on_bound(bound);
+    let ct = CancellationToken::new();
+    let mut hosts = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+        "[::1]".to_string(),
+    ];
+    hosts.extend(cfg.http.allowed_hosts.iter().cloned());
+    let hcfg = StreamableHttpServerConfig::default()
+        .with_cancellation_token(ct.child_token())
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(cfg.http.allowed_origins.clone())
+        .enforce_origin_validation();
+    let factory_gw = gw.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(factory_gw.session()),
+        LocalSessionManager::default().into(),
+        hcfg,
+    );
+    let limit = Arc::new(RateLimit {
+        per_minute: cfg
+            .http
+            .rate_limit_per_minute
+            .as_ref()
+            .map_or(600, |s| *s.get_ref()),
+        windows: Mutex::new(HashMap::new()),
+    });
+    let token: Option<Arc<str>> = token.map(Arc::from);
+    tracing::info!(%bound, auth = token.is_some(), "serving MCP over streamable HTTP");
+    loop {
+        let (stream, peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    continue;
+                }
+            },
+            () = shutdown_signal() => break,
+            () = stop.cancelled() => break,
+        };
+        let (service, limit, token) = (service.clone(), limit.clone(), token.clone());
+        let handler = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            let (mut service, limit, token) = (service.clone(), limit.clone(), token.clone());
+            async move {
+                if let Some(t) = &token {
+                    let sent = req
+                        .headers()
+                        .get(http::header::AUTHORIZATION)
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|v| v.strip_prefix("Bearer "));
+                    if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
+                        return Ok::<_, std::convert::Infallible>(refuse(
+                            401,
+                            "missing or wrong bearer token",
+                        ));
+                    }
+                }
+                let session = req
+                    .headers()
+                    .get("mcp-session-id")
+                    .and_then(|v| v.to_str().ok())
+                    .map(|s| format!("session:{s}"));
+                let who = match (&token, session) {
+                    (_, Some(s)) => s,
+                    (Some(_), None) => "token".to_string(),
+                    (None, None) => format!("peer:{}", peer.ip()),
+                };
+                if !limit.admit(&who) || (token.is_some() && !limit.admit("token:all")) {
+                    return Ok(refuse(429, "rate limit reached; slow down"));
+                }
+                use tower_service::Service;
+                service.call(req).await
+            }
+        });
+        tokio::spawn(async move {
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, handler)
+                .with_upgrades()
+                .await;
+        });
+    }
+    ct.cancel();
+    gw.shutdown().await;
+    Ok(())
+}

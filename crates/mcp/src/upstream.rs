@@ -1,0 +1,439 @@
+//! One downstream MCP server: start it (a stdio child or a streamable HTTP
+//! endpoint), list its tools (following pagination), re-list them when it says
+//! they changed, and keep it connected: a server that fails to start or dies is
+//! marked down and retried with backoff, and the rest of the gateway never waits
+//! on it.
+// MCP logging is deprecated by SEP-2577, but the servers in front of which the
+// gateway stands still send it, and clients still read it: it is forwarded.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientConfig, LoggingMessageNotificationParam, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use toolsearch::Notifier;
+
+use crate::config::ServerConfig;
+
+/// First retry delay after a failure; doubled up to [`MAX_BACKOFF`].
+pub const MIN_BACKOFF: Duration = Duration::from_millis(250);
+/// Longest wait between reconnection attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// How long a stopping server may take to exit before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// Longest line of a server's stderr that is logged.
+const MAX_LOG_LINE: usize = 2000;
+
+/// Variables a stdio server inherits from the gateway; every other variable of the
+/// gateway (its tokens among them) stays out of it. `env` in the config adds more.
+const INHERITED_ENV: [&str; 13] = [
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ",
+    "SHELL", "PYENV_ROOT", "VIRTUAL_ENV",
+];
+/// Prefixes of variables a stdio server inherits (toolchain settings, not secrets).
+const INHERITED_PREFIXES: [&str; 4] = ["NODE_", "npm_config_", "PYTHON", "XDG_"];
+
+/// A change the gateway must act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// This server's tools or state changed: build a new snapshot.
+    Changed(String),
+}
+
+/// What is known about the server now.
+#[derive(Default)]
+struct State {
+    peer: Option<Peer<RoleClient>>,
+    /// Its tools as it last listed them (kept while it is down).
+    tools: Option<Vec<Value>>,
+    /// Why it is down, when it is.
+    error: Option<String>,
+    /// How many times it came up.
+    connections: u64,
+}
+
+/// One configured server and its connection.
+pub struct Upstream {
+    cfg: ServerConfig,
+    state: Mutex<State>,
+    /// Progress token of each call in flight -> where its progress goes.
+    progress: Mutex<HashMap<String, Notifier>>,
+    events: mpsc::UnboundedSender<Event>,
+    startup_timeout: Duration,
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A live connection: the service, and for stdio the child's process group.
+struct Connection {
+    running: RunningService<RoleClient, Handler>,
+    relist: mpsc::UnboundedReceiver<()>,
+    child: Option<tokio::process::Child>,
+}
+
+impl Upstream {
+    /// A server that is not started yet; [`Upstream::run`] keeps it connected.
+    pub fn new(
+        cfg: ServerConfig,
+        startup_timeout: Duration,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Arc<Self> {
+        Arc::new(Upstream {
+            cfg,
+            state: Mutex::new(State::default()),
+            progress: Mutex::new(HashMap::new()),
+            events,
+            startup_timeout,
+        })
+    }
+
+    /// The configured name.
+    pub fn name(&self) -> &str {
+        self.cfg.name()
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ServerConfig {
+        &self.cfg
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// True while connected.
+    pub fn is_up(&self) -> bool {
+        self.state().peer.as_ref().is_some_and(|p| !p.is_transport_closed())
+    }
+
+    /// The tools it last listed (`None` before it first listed them).
+    pub fn tools(&self) -> Option<Vec<Value>> {
+        self.state().tools.clone()
+    }
+
+    /// Why it is down (`None` when up or not tried yet).
+    pub fn last_error(&self) -> Option<String> {
+        self.state().error.clone()
+    }
+
+    /// How many times it came up (reconnections included).
+    pub fn connections(&self) -> u64 {
+        self.state().connections
+    }
+
+    /// The connection to call through, or why there is none.
+    pub fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        let st = self.state();
+        match &st.peer {
+            Some(p) if !p.is_transport_closed() => Ok(p.clone()),
+            _ => Err(st
+                .error
+                .clone()
+                .unwrap_or_else(|| "not connected yet".to_string())),
+        }
+    }
+
+    pub(crate) fn watch_progress(&self, token: String, to: Notifier) {
+        self.progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(token, to);
+    }
+
+    pub(crate) fn unwatch_progress(&self, token: &str) {
+        self.progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(token);
+    }
+
+    fn changed(&self) {
+        let _ = self.events.send(Event::Changed(self.name().to_string()));
+    }
+
+    fn set_down(&self, why: String) {
+        let was_up = {
+            let mut st = self.state();
+            let was_up = st.peer.take().is_some();
+            st.error = Some(why.clone());
+            was_up
+        };
+        tracing::warn!(server = self.name(), reason = %why, "server unavailable");
+        if was_up {
+            self.changed();
+        }
+    }
+
+    /// Keeps the server connected until `shutdown` fires: connect, serve, and on
+    /// failure wait (backoff doubling from 250 ms to 30 s) and try again.
+    pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
+        let mut backoff = MIN_BACKOFF;
+        let mut first = true;
+        while !shutdown.is_cancelled() {
+            let attempt = tokio::time::timeout(self.startup_timeout, self.connect());
+            let outcome = tokio::select! {
+                r = attempt => r,
+                () = shutdown.cancelled() => break,
+            };
+            match outcome {
+                Ok(Ok(conn)) => {
+                    backoff = MIN_BACKOFF;
+                    let healthy = self.serve(conn, &shutdown).await;
+                    if shutdown.is_cancelled() {
+                        break;
+                    }
+                    self.set_down(format!("server `{}` disconnected ({healthy})", self.name()));
+                }
+                Ok(Err(e)) => self.set_down(format!("server `{}` failed to start: {e}", self.name())),
+                Err(_) => self.set_down(format!(
+                    "server `{}` did not start within {} ms",
+                    self.name(),
+                    self.startup_timeout.as_millis()
+                )),
+            }
+            if first {
+                first = false;
+                // The fleet waits for each server's first attempt.
+                self.changed();
+            }
+            tokio::select! {
+                () = tokio::time::sleep(backoff) => {}
+                () = shutdown.cancelled() => break,
+            }
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+        self.state().peer = None;
+    }
+
+    async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
+        let (relist_tx, relist) = mpsc::unbounded_channel();
+        let handler = Handler {
+            upstream: Arc::downgrade(self),
+            relist: relist_tx,
+            info: client_info(),
+        };
+        let (running, child) = if let Some(command) = &self.cfg.command {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(&self.cfg.args)
+                .env_clear()
+                .envs(inherited_env())
+                .envs(&self.cfg.env)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true)
+                // Its own process group: stopping it stops what it started (npx → node).
+                .process_group(0);
+            if let Some(cwd) = &self.cfg.cwd {
+                cmd.current_dir(cwd);
+            }
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| anyhow::anyhow!("cannot run `{command}`: {e}"))?;
+            let (stdout, stdin) = (
+                child.stdout.take().expect("piped"),
+                child.stdin.take().expect("piped"),
+            );
+            if let Some(stderr) = child.stderr.take() {
+                tokio::spawn(log_stderr(self.name().to_string(), stderr));
+            }
+            let running = handler.serve((stdout, stdin)).await?;
+            (running, Some(child))
+        } else {
+            let url = self.cfg.url.clone().unwrap_or_default();
+            let transport = crate::http_client::transport(&self.cfg, &url)?;
+            (handler.serve(transport).await?, None)
+        };
+        let tools = list_tools(running.peer()).await?;
+        {
+            let mut st = self.state();
+            st.tools = Some(tools);
+            st.peer = Some(running.peer().clone());
+            st.error = None;
+            st.connections += 1;
+        }
+        tracing::info!(server = self.name(), "server connected");
+        self.changed();
+        Ok(Connection {
+            running,
+            relist,
+            child,
+        })
+    }
+
+    /// Serves one connection until it ends or `shutdown` fires; says how it ended.
+    async fn serve(&self, conn: Connection, shutdown: &CancellationToken) -> String {
+        let Connection {
+            running,
+            mut relist,
+            mut child,
+        } = conn;
+        let peer = running.peer().clone();
+        let ct = running.cancellation_token();
+        let mut waiting = Box::pin(running.waiting());
+        let ended = loop {
+            tokio::select! {
+                r = &mut waiting => break format!("{:?}", r.map(|q| format!("{q:?}")).unwrap_or_else(|e| e.to_string())),
+                Some(()) = relist.recv() => {
+                    match list_tools(&peer).await {
+                        Ok(tools) => {
+                            self.state().tools = Some(tools);
+                            tracing::info!(server = self.name(), "tool list changed");
+                            self.changed();
+                        }
+                        Err(e) => tracing::warn!(server = self.name(), error = %e, "re-listing tools failed"),
+                    }
+                }
+                () = shutdown.cancelled() => {
+                    ct.cancel();
+                    let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
+                    break "shut down".to_string();
+                }
+            }
+        };
+        self.state().peer = None;
+        if let Some(child) = child.as_mut() {
+            stop_child(self.name(), child).await;
+        }
+        ended
+    }
+}
+
+/// Every tool the server lists, all pages.
+async fn list_tools(peer: &Peer<RoleClient>) -> anyhow::Result<Vec<Value>> {
+    let tools = peer.list_all_tools().await?;
+    Ok(tools
+        .into_iter()
+        .filter_map(|t| serde_json::to_value(t).ok())
+        .collect())
+}
+
+/// Ends a stdio server and everything it started: SIGTERM to its process group,
+/// then SIGKILL after a grace period.
+pub(crate) async fn stop_child(server: &str, child: &mut tokio::process::Child) {
+    use nix::sys::signal::{killpg, Signal};
+    use nix::unistd::Pid;
+    let Some(pid) = child.id() else {
+        return;
+    };
+    let group = Pid::from_raw(pid as i32);
+    let _ = killpg(group, Signal::SIGTERM);
+    if tokio::time::timeout(STOP_GRACE, child.wait()).await.is_err() {
+        tracing::warn!(server, "server did not stop within 2 s of SIGTERM; killing it");
+    }
+    // Whatever it started and left behind goes too.
+    let _ = killpg(group, Signal::SIGKILL);
+    let _ = child.wait().await;
+}
+
+fn inherited_env() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(k, _)| {
+            INHERITED_ENV.contains(&k.as_str())
+                || INHERITED_PREFIXES.iter().any(|p| k.starts_with(p))
+        })
+        .collect()
+}
+
+/// Logs a server's stderr lines (cleaned, capped) on the gateway's stderr: they can
+/// never reach the gateway's stdout, which is the protocol.
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let line = crate::clean_for_log(&line, MAX_LOG_LINE);
+        tracing::info!(target: "toolsearch::server", server = %server, "{line}");
+    }
+}
+
+fn client_info() -> ClientConfig {
+    let mut info = ClientConfig::default();
+    info.client_info.name = "toolsearch".into();
+    info.client_info.version = env!("CARGO_PKG_VERSION").into();
+    info
+}
+
+/// The client side of one connection: notifications from the server.
+struct Handler {
+    upstream: Weak<Upstream>,
+    relist: mpsc::UnboundedSender<()>,
+    info: ClientConfig,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        let _ = self.relist.send(());
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let Some(up) = self.upstream.upgrade() else {
+            return;
+        };
+        let key = token_key(&params.progress_token);
+        let to = up
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        if let Some(to) = to {
+            to.0.progress(params.progress, params.total, params.message);
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let Some(up) = self.upstream.upgrade() else {
+            return;
+        };
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "info".into());
+        // A log message is not tied to a call: it goes to every call in flight on
+        // this server (usually one), and to the gateway's log.
+        let sinks: Vec<Notifier> = up
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for s in &sinks {
+            s.0.log(&level, params.logger.as_deref(), params.data.clone());
+        }
+        let text = crate::clean_for_log(&params.data.to_string(), MAX_LOG_LINE);
+        tracing::info!(target: "toolsearch::server", server = up.name(), level = %level, "{text}");
+    }
+}
+
+/// A progress token as a map key.
+pub(crate) fn token_key(token: &rmcp::model::ProgressToken) -> String {
+    serde_json::to_string(token).unwrap_or_default()
+}
