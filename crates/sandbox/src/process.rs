@@ -304,6 +304,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             job.bridge,
             &job.limits,
             job.enqueued,
+            &job.reply,
         );
         let _ = job.reply.send(result);
         if !healthy {
@@ -320,7 +321,13 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
     shared.drivers.fetch_sub(1, Ordering::SeqCst);
 }
 
-/// Runs one job in `p`; false when the process must be replaced.
+/// How often a running job checks whether its caller still waits.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// Runs one job in `p`; false when the process must be replaced. A caller that
+/// stops waiting (`reply` closed: the future was dropped, the MCP client
+/// cancelled) ends the job: its process is killed and its calls cancelled.
+#[allow(clippy::too_many_arguments)]
 fn run_job(
     shared: &Shared,
     p: &mut Proc,
@@ -329,6 +336,7 @@ fn run_job(
     bridge: Arc<dyn Bridge>,
     limits: &Limits,
     enqueued: Instant,
+    reply: &oneshot::Sender<ExecResult>,
 ) -> (ExecResult, bool) {
     let queue_us = enqueued.elapsed().as_micros() as u64;
     let started = Instant::now();
@@ -353,8 +361,14 @@ fn run_job(
     let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
     let records: Records = Arc::new(Mutex::new((Vec::new(), 0)));
     let outcome = loop {
-        let wait = hard_deadline.saturating_duration_since(Instant::now());
-        match p.events.recv_timeout(wait) {
+        let left = hard_deadline.saturating_duration_since(Instant::now());
+        if reply.is_closed() {
+            break Err(ExecError {
+                kind: ErrorKind::Timeout,
+                message: "the caller cancelled the snippet".into(),
+            });
+        }
+        match p.events.recv_timeout(left.min(CANCEL_POLL)) {
             Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
             Ok(Event::Msg(ToHost::Request { job: j, req, op })) if j == job => {
                 handle_request(
@@ -384,6 +398,7 @@ fn run_job(
                     ),
                 });
             }
+            Err(RecvTimeoutError::Timeout) if Instant::now() < hard_deadline => {}
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                 break Err(ExecError::timeout(limits.deadline))
             }

@@ -233,3 +233,39 @@ fn a_forked_job_sees_only_the_scrubbed_globals() {
     );
     assert_clean(&pool);
 }
+
+#[test]
+fn a_caller_that_stops_waiting_ends_the_job_and_its_calls() {
+    // A long deadline: only the caller's cancellation can end these jobs early.
+    let limits = toolsearch_sandbox::Limits {
+        deadline: Duration::from_secs(20),
+        ..test_limits()
+    };
+    let pool = process_pool(1, limits);
+    pool.probe().expect("worker process starts");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for code in [
+        "while (true) {}",
+        r#"await openclaw.tools.call("hang", {}); return 1"#,
+    ] {
+        let bridge = FakeBridge::new();
+        let t0 = Instant::now();
+        rt.block_on(async {
+            let run = pool.execute(code, bridge.clone());
+            assert!(tokio::time::timeout(Duration::from_millis(300), run)
+                .await
+                .is_err());
+            // The one worker is free again long before the 20 s deadline.
+            let next = pool.execute("return 7", FakeBridge::new()).await;
+            assert_eq!(next.value, json!(7), "{code}: {:?}", next.error);
+        });
+        assert!(t0.elapsed() < Duration::from_secs(5), "{code}: {:?}", t0.elapsed());
+        if code.contains("hang") {
+            assert_eq!(bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst), 1);
+        }
+    }
+    assert_clean(&pool);
+}
