@@ -71,9 +71,22 @@ fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
             )
         });
     }
-    let body = payload.strip_prefix('0').unwrap_or(payload);
+    let with_detail = payload.starts_with('2');
+    let body = payload
+        .strip_prefix('0')
+        .or_else(|| payload.strip_prefix('2'))
+        .unwrap_or(payload);
     let (code, message) = body.split_once('\n').unwrap_or(("UNAVAILABLE", body));
     let code = BridgeErrorCode::from_str(code).unwrap_or(BridgeErrorCode::Unavailable);
+    if with_detail {
+        // `{"message", "detail"}`, as `ops::encode_bridge_err` wrote it.
+        let parsed: serde_json::Value = serde_json::from_str(message).unwrap_or_default();
+        let mut e = BridgeError::new(code, parsed["message"].as_str().unwrap_or(message));
+        if let Some(detail) = parsed.get("detail").and_then(|d| d.as_object()) {
+            e = e.with_detail(detail.clone());
+        }
+        return Err(e);
+    }
     Err(BridgeError::new(code, message))
 }
 
@@ -322,5 +335,8 @@ mod tests {
             decode("0WHAT\nx").unwrap_err().code,
             BridgeErrorCode::Unavailable
         );
+        let e = decode("2TOOL_ERROR\n{\"message\":\"m\",\"detail\":{\"content\":[1]}}").unwrap_err();
+        assert_eq!((e.code, e.message.as_str()), (BridgeErrorCode::ToolError, "m"));
+        assert_eq!(e.detail.unwrap()["content"], serde_json::json!([1]));
     }
 }

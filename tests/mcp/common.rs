@@ -1,0 +1,187 @@
+//! Starting the gateway binary with a config over the fixture servers, and
+//! looking at the processes it started.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+
+/// Why these tests are ignored under a plain `cargo test`.
+pub const NEEDS: &str = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it";
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The `toolsearch` binary next to this test's own directory (`target/debug`).
+pub fn binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let bin = dir.join("toolsearch");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it first (`cargo build -p toolsearch-cli`)",
+        bin.display()
+    );
+    bin
+}
+
+pub fn node_module(path: &str) -> PathBuf {
+    let p = repo().join("tests/fixtures/node_modules").join(path);
+    assert!(
+        p.exists(),
+        "{} is missing: run `cargo xtask setup` (npm ci in tests/fixtures)",
+        p.display()
+    );
+    p
+}
+
+pub fn python_module_ok(module: &str) {
+    let ok = std::process::Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "python3 cannot import {module}: run `cargo xtask setup` (pip install -r tests/fixtures/requirements.txt)");
+}
+
+/// The `[[servers]]` of the three fixture servers.
+pub fn servers() -> String {
+    python_module_ok("mcp_server_time");
+    let everything = node_module("@modelcontextprotocol/server-everything/dist/index.js");
+    let memory = node_module("@modelcontextprotocol/server-memory/dist/index.js");
+    let memory_file = temp_path("memory.jsonl");
+    format!(
+        r#"
+[[servers]]
+name = "everything"
+command = "node"
+args = [{everything:?}, "stdio"]
+
+[[servers]]
+name = "memory"
+command = "node"
+args = [{memory:?}]
+env = {{ MEMORY_FILE_PATH = {memory_file:?} }}
+
+[[servers]]
+name = "time"
+command = "python3"
+args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
+"#
+    )
+}
+
+static SEQ: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh path under the temp directory.
+pub fn temp_path(name: &str) -> PathBuf {
+    let n = SEQ.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("toolsearch-mcp-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Writes a config: `head` (top-level keys) then the fixture servers.
+pub fn config(head: &str) -> PathBuf {
+    let path = temp_path("gateway.toml");
+    std::fs::write(&path, format!("{head}\n{}", servers())).unwrap();
+    path
+}
+
+/// A gateway process and an rmcp client session with it.
+pub struct Gw {
+    pub client: RunningService<RoleClient, ()>,
+    pub pid: u32,
+}
+
+impl Gw {
+    pub async fn start(config: &Path) -> Gw {
+        let mut cmd = tokio::process::Command::new(binary());
+        cmd.args(["gateway", "--config"]).arg(config);
+        let transport = TokioChildProcess::new(cmd).expect("start the gateway");
+        let pid = transport.id().expect("pid");
+        let client = ().serve(transport).await.expect("initialize");
+        Gw { client, pid }
+    }
+
+    pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
+        let Value::Object(args) = args else { panic!("args must be an object") };
+        self.client
+            .peer()
+            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
+            .await
+            .unwrap_or_else(|e| panic!("calling {name}: {e}"))
+    }
+
+    /// Runs a snippet; its `ExecResult` JSON.
+    pub async fn code(&self, code: &str) -> Value {
+        let r = self.call("tool_search_code", json!({"code": code})).await;
+        text_json(&r)
+    }
+
+    pub async fn tool_names(&self) -> Vec<String> {
+        let tools = self.client.peer().list_all_tools().await.expect("tools/list");
+        tools.into_iter().map(|t| t.name.to_string()).collect()
+    }
+}
+
+/// The JSON in a result's first text item.
+pub fn text_json(r: &CallToolResult) -> Value {
+    let v = serde_json::to_value(r).unwrap();
+    let text = v["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {v}"));
+    serde_json::from_str(text).unwrap_or_else(|_| panic!("not JSON: {text}"))
+}
+
+/// Every live descendant of `pid`, with its command line.
+pub fn descendants(pid: u32) -> Vec<(u32, String)> {
+    let mut parent_of = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+        // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else { continue };
+        let mut f = after.split_whitespace();
+        let state = f.next().unwrap_or("");
+        let ppid: u32 = f.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+        if state == "Z" {
+            continue;
+        }
+        let cmd = std::fs::read(format!("/proc/{p}/cmdline"))
+            .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+            .unwrap_or_default();
+        parent_of.push((p, ppid, cmd));
+    }
+    let mut out: Vec<(u32, String)> = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for (p, pp, cmd) in &parent_of {
+            if *pp == parent {
+                out.push((*p, cmd.clone()));
+                frontier.push(*p);
+            }
+        }
+    }
+    out
+}
+
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rfind(')').is_some_and(|i| !s[i + 2..].starts_with('Z')))
+        .unwrap_or(false)
+}
+
+/// Polls `f` every 100 ms for up to `secs` seconds.
+pub async fn eventually<F: FnMut() -> bool>(secs: u64, mut f: F) -> bool {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < until {
+        if f() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    f()
+}

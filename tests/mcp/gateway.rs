@@ -1,0 +1,97 @@
+//! Search → describe → call of downstream tools through `tool_search_code` and
+//! through `tool_call`; results (`isError`, images, `structuredContent`) arrive
+//! intact; the plain aggregator serves every tool.
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn code_mode_searches_describes_and_calls_downstream_tools() {
+    let gw = Gw::start(&config("activation = \"always\"")).await;
+    assert_eq!(gw.tool_names().await, ["tool_search_code"]);
+    let r = gw
+        .code(
+            r#"
+        const hits = await openclaw.tools.search("current time in a timezone");
+        const d = await openclaw.tools.describe(hits[0].id);
+        const now = await openclaw.tools.call(hits[0].id, {timezone: "Europe/Paris"});
+        await openclaw.tools.call("mcp:memory:create_entities", {entities: [{name: "ada", entityType: "person", observations: ["wrote notes"]}]});
+        const graph = await openclaw.tools.call("mcp:memory:read_graph", {});
+        const sum = await openclaw.tools.call("mcp:everything:get-sum", {a: 2, b: 3});
+        let err; try { await openclaw.tools.call("mcp:time:get_current_time", {timezone: "Not/AZone"}); } catch (e) { err = {code: e.code, content: e.content}; }
+        return {first: hits[0].id, described: d.id, ts: d.typescript.length > 0, tz: now.timezone, graph, sum, err};
+    "#,
+        )
+        .await;
+    assert_eq!(r["ok"], json!(true), "{r}");
+    let v = &r["value"];
+    assert_eq!(v["first"], json!("mcp:time:get_current_time"), "{v}");
+    assert_eq!(v["described"], v["first"]);
+    assert_eq!(v["tz"], json!("Europe/Paris"));
+    assert_eq!(v["graph"]["entities"][0]["name"], json!("ada"), "{v}");
+    // A single text item resolves to its text (parsed as JSON when it is JSON).
+    assert!(v["sum"].to_string().contains('5'), "{v}");
+    // isError rejects with TOOL_ERROR carrying the result's content.
+    assert_eq!(v["err"]["code"], json!("TOOL_ERROR"), "{v}");
+    assert_eq!(v["err"]["content"][0]["type"], json!("text"), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn tools_mode_calls_through_tool_call_and_results_arrive_intact() {
+    let gw = Gw::start(&config("mode = \"tools\"\nactivation = \"always\"")).await;
+    let mut names = gw.tool_names().await;
+    names.sort();
+    assert_eq!(names, ["tool_call", "tool_describe", "tool_search"]);
+    let found = text_json(&gw.call("tool_search", json!({"query": "tiny image"})).await);
+    let ids: Vec<&str> = found["hits"].as_array().unwrap().iter().filter_map(|h| h["id"].as_str()).collect();
+    assert!(ids.contains(&"mcp:everything:get-tiny-image"), "{found}");
+    let described = text_json(&gw.call("tool_describe", json!({"ids": ["mcp:everything:get-structured-content"]})).await);
+    assert!(described["tools"][0]["output_schema"].is_object(), "{described}");
+
+    // An image result comes through as the server sent it.
+    let image = gw.call("tool_call", json!({"id": "mcp:everything:get-tiny-image", "arguments": {}})).await;
+    let image = serde_json::to_value(&image).unwrap();
+    let kinds: Vec<&str> = image["content"].as_array().unwrap().iter().filter_map(|c| c["type"].as_str()).collect();
+    assert!(kinds.contains(&"image"), "{image}");
+    let img = image["content"].as_array().unwrap().iter().find(|c| c["type"] == "image").unwrap();
+    assert_eq!(img["mimeType"], json!("image/png"));
+    assert!(img["data"].as_str().unwrap().len() > 100);
+    assert_ne!(image["isError"], json!(true));
+
+    // structuredContent too.
+    let s = gw
+        .call("tool_call", json!({"id": "mcp:everything:get-structured-content", "arguments": {"location": "New York"}}))
+        .await;
+    let s = serde_json::to_value(&s).unwrap();
+    assert!(s["structuredContent"].is_object(), "{s}");
+
+    // And isError, with its content.
+    let e = gw
+        .call("tool_call", json!({"id": "mcp:time:get_current_time", "arguments": {"timezone": "Not/AZone"}}))
+        .await;
+    let e = serde_json::to_value(&e).unwrap();
+    assert_eq!(e["isError"], json!(true), "{e}");
+    assert!(e["content"][0]["text"].as_str().unwrap().to_lowercase().contains("timezone"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn activation_never_is_a_plain_aggregator() {
+    let gw = Gw::start(&config("activation = \"never\"\nnever_defer = [\"mcp:time:get_current_time\"]")).await;
+    let names = gw.tool_names().await;
+    assert!(names.len() > 15, "{names:?}");
+    for n in ["echo", "get-tiny-image", "read_graph", "get_current_time", "convert_time"] {
+        assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
+    }
+    let r = gw.call("echo", json!({"message": "hello"})).await;
+    let r = serde_json::to_value(&r).unwrap();
+    assert_eq!(r["content"][0]["text"], json!("Echo: hello"), "{r}");
+    // A stdio server inherits only PATH, HOME and the like: not the gateway's other variables.
+    let env = gw.call("get-env", json!({})).await;
+    let env: Value = text_json(&env);
+    assert!(env.get("PATH").is_some(), "{env}");
+    assert!(env.get("CARGO_MANIFEST_DIR").is_none() && env.get("RUST_TEST_THREADS").is_none(), "{env}");
+}
