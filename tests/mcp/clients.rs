@@ -1,0 +1,153 @@
+//! Real clients: the official Python SDK over stdio and over streamable HTTP,
+//! and the HTTP front door's checks (bearer token, Host, Origin, loopback).
+
+use std::io::{BufRead, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+fn py_client(args: &[&str]) -> Value {
+    let script = repo().join("tests/fixtures/py_client.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "py_client.py {args:?} failed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("not JSON: {text}"))
+}
+
+fn assert_round_trip(v: &Value) {
+    assert_eq!(v["tools"], json!(["tool_search_code"]), "{v}");
+    let r = &v["result"];
+    assert_eq!(r["ok"], json!(true), "{r}");
+    assert_eq!(r["value"]["out"], json!("Echo: from python"), "{r}");
+    assert!(r["value"]["hits"].as_array().unwrap().contains(&json!("mcp:everything:echo")));
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn python_sdk_over_stdio() {
+    python_module_ok("mcp");
+    let cfg = config("activation = \"always\"");
+    let bin = binary();
+    assert_round_trip(&py_client(&["stdio", bin.to_str().unwrap(), cfg.to_str().unwrap()]));
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// One raw HTTP POST; the status code.
+fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}).to_string();
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut req = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| *k == "Host") {
+        req.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(&body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut first = String::new();
+    std::io::BufReader::new(&mut s).read_line(&mut first).unwrap();
+    let mut rest = Vec::new();
+    let _ = s.read_to_end(&mut rest);
+    first.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+}
+
+/// Starts `toolsearch gateway --http 127.0.0.1:0`; its port, from stderr.
+fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, u16) {
+    let mut child = Command::new(binary())
+        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(cfg)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let t0 = Instant::now();
+    let port = loop {
+        let line = lines.next().expect("the gateway printed its address").unwrap();
+        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+            break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60));
+    };
+    // Keep draining stderr so the gateway never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    (child, port)
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn python_sdk_over_http_with_a_streamable_http_source_and_the_front_door_checks() {
+    python_module_ok("mcp");
+    // server-everything as a streamable HTTP source this time.
+    let port = free_port();
+    let everything = node_module("@modelcontextprotocol/server-everything/dist/index.js");
+    let mut source = Command::new("node")
+        .arg(&everything)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    assert!(up, "server-everything did not listen on {port}");
+    let cfg = temp_path("http.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "activation = \"always\"\n[http]\nbearer_token_env = \"TS_TEST_TOKEN\"\nallowed_origins = [\"http://localhost:*\"]\n\n[[servers]]\nname = \"everything\"\nurl = \"http://127.0.0.1:{port}/mcp\"\n"
+        ),
+    )
+    .unwrap();
+    let (mut gw, gport) = http_gateway(&cfg, &[("TS_TEST_TOKEN", "s3cret")]);
+    let url = format!("http://127.0.0.1:{gport}/mcp");
+    assert_round_trip(&py_client(&["http", &url, "s3cret"]));
+    // No token, a wrong token, a foreign Host, a foreign Origin: refused.
+    assert_eq!(post_status(gport, &[]), 401);
+    assert_eq!(post_status(gport, &[("Authorization", "Bearer nope")]), 401);
+    let auth = ("Authorization", "Bearer s3cret");
+    assert_eq!(post_status(gport, &[auth, ("Host", "evil.example")]), 403);
+    assert_eq!(post_status(gport, &[auth, ("Origin", "https://evil.example")]), 403);
+    assert_eq!(post_status(gport, &[auth, ("Origin", "http://localhost:5173")]), 200);
+    let _ = gw.kill();
+    let _ = gw.wait();
+    let _ = source.kill();
+    let _ = source.wait();
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn a_non_loopback_address_without_auth_is_refused() {
+    let cfg = temp_path("open.toml");
+    std::fs::write(&cfg, "activation = \"always\"\n").unwrap();
+    let out = Command::new(binary())
+        .args(["gateway", "--http", "0.0.0.0:0", "--config"])
+        .arg(&cfg)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs auth"), "{err}");
+}
