@@ -27,7 +27,10 @@ fn assert_round_trip(v: &Value) {
     let r = &v["result"];
     assert_eq!(r["ok"], json!(true), "{r}");
     assert_eq!(r["value"]["out"], json!("Echo: from python"), "{r}");
-    assert!(r["value"]["hits"].as_array().unwrap().contains(&json!("mcp:everything:echo")));
+    assert!(r["value"]["hits"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("mcp:everything:echo")));
 }
 
 #[test]
@@ -36,11 +39,19 @@ fn python_sdk_over_stdio() {
     python_module_ok("mcp");
     let cfg = config("activation = \"always\"");
     let bin = binary();
-    assert_round_trip(&py_client(&["stdio", bin.to_str().unwrap(), cfg.to_str().unwrap()]));
+    assert_round_trip(&py_client(&[
+        "stdio",
+        bin.to_str().unwrap(),
+        cfg.to_str().unwrap(),
+    ]));
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// One raw HTTP POST; the status code.
@@ -61,10 +72,16 @@ fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
     req.push_str(&body);
     s.write_all(req.as_bytes()).unwrap();
     let mut first = String::new();
-    std::io::BufReader::new(&mut s).read_line(&mut first).unwrap();
+    std::io::BufReader::new(&mut s)
+        .read_line(&mut first)
+        .unwrap();
     let mut rest = Vec::new();
     let _ = s.read_to_end(&mut rest);
-    first.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0)
+    first
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Starts `toolsearch gateway --http 127.0.0.1:0`; its port, from stderr.
@@ -81,7 +98,10 @@ fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::process::C
     let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
     let t0 = Instant::now();
     let port = loop {
-        let line = lines.next().expect("the gateway printed its address").unwrap();
+        let line = lines
+            .next()
+            .expect("the gateway printed its address")
+            .unwrap();
         if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
             break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
         }
@@ -128,8 +148,14 @@ fn python_sdk_over_http_with_a_streamable_http_source_and_the_front_door_checks(
     assert_eq!(post_status(gport, &[("Authorization", "Bearer nope")]), 401);
     let auth = ("Authorization", "Bearer s3cret");
     assert_eq!(post_status(gport, &[auth, ("Host", "evil.example")]), 403);
-    assert_eq!(post_status(gport, &[auth, ("Origin", "https://evil.example")]), 403);
-    assert_eq!(post_status(gport, &[auth, ("Origin", "http://localhost:5173")]), 200);
+    assert_eq!(
+        post_status(gport, &[auth, ("Origin", "https://evil.example")]),
+        403
+    );
+    assert_eq!(
+        post_status(gport, &[auth, ("Origin", "http://localhost:5173")]),
+        200
+    );
     let _ = gw.kill();
     let _ = gw.wait();
     let _ = source.kill();

@@ -14,7 +14,10 @@ use serde_json::{json, Value};
 pub const NEEDS: &str = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it";
 
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The `toolsearch` binary next to this test's own directory (`target/debug`).
@@ -109,7 +112,9 @@ impl Gw {
     }
 
     pub async fn call(&self, name: &str, args: Value) -> CallToolResult {
-        let Value::Object(args) = args else { panic!("args must be an object") };
+        let Value::Object(args) = args else {
+            panic!("args must be an object")
+        };
         self.client
             .peer()
             .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args))
@@ -124,7 +129,12 @@ impl Gw {
     }
 
     pub async fn tool_names(&self) -> Vec<String> {
-        let tools = self.client.peer().list_all_tools().await.expect("tools/list");
+        let tools = self
+            .client
+            .peer()
+            .list_all_tools()
+            .await
+            .expect("tools/list");
         tools.into_iter().map(|t| t.name.to_string()).collect()
     }
 }
@@ -132,7 +142,9 @@ impl Gw {
 /// The JSON in a result's first text item.
 pub fn text_json(r: &CallToolResult) -> Value {
     let v = serde_json::to_value(r).unwrap();
-    let text = v["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {v}"));
+    let text = v["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {v}"));
     serde_json::from_str(text).unwrap_or_else(|_| panic!("not JSON: {text}"))
 }
 
@@ -140,10 +152,16 @@ pub fn text_json(r: &CallToolResult) -> Value {
 pub fn descendants(pid: u32) -> Vec<(u32, String)> {
     let mut parent_of = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else { continue };
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
         // pid (comm) state ppid ...: comm may hold spaces and parentheses.
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else { continue };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
         let mut f = after.split_whitespace();
         let state = f.next().unwrap_or("");
         let ppid: u32 = f.next().and_then(|x| x.parse().ok()).unwrap_or(0);

@@ -46,17 +46,46 @@ async fn tools_mode_calls_through_tool_call_and_results_arrive_intact() {
     names.sort();
     assert_eq!(names, ["tool_call", "tool_describe", "tool_search"]);
     let found = text_json(&gw.call("tool_search", json!({"query": "tiny image"})).await);
-    let ids: Vec<&str> = found["hits"].as_array().unwrap().iter().filter_map(|h| h["id"].as_str()).collect();
+    let ids: Vec<&str> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["id"].as_str())
+        .collect();
     assert!(ids.contains(&"mcp:everything:get-tiny-image"), "{found}");
-    let described = text_json(&gw.call("tool_describe", json!({"ids": ["mcp:everything:get-structured-content"]})).await);
-    assert!(described["tools"][0]["output_schema"].is_object(), "{described}");
+    let described = text_json(
+        &gw.call(
+            "tool_describe",
+            json!({"ids": ["mcp:everything:get-structured-content"]}),
+        )
+        .await,
+    );
+    assert!(
+        described["tools"][0]["output_schema"].is_object(),
+        "{described}"
+    );
 
     // An image result comes through as the server sent it.
-    let image = gw.call("tool_call", json!({"id": "mcp:everything:get-tiny-image", "arguments": {}})).await;
+    let image = gw
+        .call(
+            "tool_call",
+            json!({"id": "mcp:everything:get-tiny-image", "arguments": {}}),
+        )
+        .await;
     let image = serde_json::to_value(&image).unwrap();
-    let kinds: Vec<&str> = image["content"].as_array().unwrap().iter().filter_map(|c| c["type"].as_str()).collect();
+    let kinds: Vec<&str> = image["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["type"].as_str())
+        .collect();
     assert!(kinds.contains(&"image"), "{image}");
-    let img = image["content"].as_array().unwrap().iter().find(|c| c["type"] == "image").unwrap();
+    let img = image["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "image")
+        .unwrap();
     assert_eq!(img["mimeType"], json!("image/png"));
     assert!(img["data"].as_str().unwrap().len() > 100);
     assert_ne!(image["isError"], json!(true));
@@ -70,20 +99,39 @@ async fn tools_mode_calls_through_tool_call_and_results_arrive_intact() {
 
     // And isError, with its content.
     let e = gw
-        .call("tool_call", json!({"id": "mcp:time:get_current_time", "arguments": {"timezone": "Not/AZone"}}))
+        .call(
+            "tool_call",
+            json!({"id": "mcp:time:get_current_time", "arguments": {"timezone": "Not/AZone"}}),
+        )
         .await;
     let e = serde_json::to_value(&e).unwrap();
     assert_eq!(e["isError"], json!(true), "{e}");
-    assert!(e["content"][0]["text"].as_str().unwrap().to_lowercase().contains("timezone"), "{e}");
+    assert!(
+        e["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("timezone"),
+        "{e}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
 async fn activation_never_is_a_plain_aggregator() {
-    let gw = Gw::start(&config("activation = \"never\"\nnever_defer = [\"mcp:time:get_current_time\"]")).await;
+    let gw = Gw::start(&config(
+        "activation = \"never\"\nnever_defer = [\"mcp:time:get_current_time\"]",
+    ))
+    .await;
     let names = gw.tool_names().await;
     assert!(names.len() > 15, "{names:?}");
-    for n in ["echo", "get-tiny-image", "read_graph", "get_current_time", "convert_time"] {
+    for n in [
+        "echo",
+        "get-tiny-image",
+        "read_graph",
+        "get_current_time",
+        "convert_time",
+    ] {
         assert!(names.iter().any(|x| x == n), "{n} missing from {names:?}");
     }
     let r = gw.call("echo", json!({"message": "hello"})).await;
@@ -93,5 +141,8 @@ async fn activation_never_is_a_plain_aggregator() {
     let env = gw.call("get-env", json!({})).await;
     let env: Value = text_json(&env);
     assert!(env.get("PATH").is_some(), "{env}");
-    assert!(env.get("CARGO_MANIFEST_DIR").is_none() && env.get("RUST_TEST_THREADS").is_none(), "{env}");
+    assert!(
+        env.get("CARGO_MANIFEST_DIR").is_none() && env.get("RUST_TEST_THREADS").is_none(),
+        "{env}"
+    );
 }

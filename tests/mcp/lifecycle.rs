@@ -26,7 +26,11 @@ async fn a_killed_server_fails_closed_and_comes_back_without_a_restart() {
     assert_ne!(ok.is_error, Some(true), "{ok:?}");
     let first = memory_pid(gw.pid).expect("the memory server runs under the gateway");
     // SIGKILL: the server gets no chance to say goodbye.
-    assert!(std::process::Command::new("kill").args(["-9", &first.to_string()]).status().unwrap().success());
+    assert!(std::process::Command::new("kill")
+        .args(["-9", &first.to_string()])
+        .status()
+        .unwrap()
+        .success());
 
     // Its tools fail closed with UNAVAILABLE naming the server...
     let mut down = Value::Null;
@@ -39,9 +43,19 @@ async fn a_killed_server_fails_closed_and_comes_back_without_a_restart() {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(down["error"]["message"].as_str().is_some_and(|m| m.contains("memory")), "{down}");
+    assert!(
+        down["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("memory")),
+        "{down}"
+    );
     // ...while the other servers keep working.
-    let t = gw.call("tool_call", json!({"id": "mcp:time:get_current_time", "arguments": {"timezone": "UTC"}})).await;
+    let t = gw
+        .call(
+            "tool_call",
+            json!({"id": "mcp:time:get_current_time", "arguments": {"timezone": "UTC"}}),
+        )
+        .await;
     assert_ne!(t.is_error, Some(true), "{t:?}");
 
     // The gateway restarts it: its tools work again, with no gateway restart.
@@ -63,7 +77,10 @@ async fn a_killed_server_fails_closed_and_comes_back_without_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
 async fn a_client_cancellation_ends_a_running_snippet() {
-    let gw = Gw::start(&config("activation = \"always\"\n[limits]\ntimeout_ms = 60000")).await;
+    let gw = Gw::start(&config(
+        "activation = \"always\"\n[limits]\ntimeout_ms = 60000",
+    ))
+    .await;
     // Warm up: the sandbox worker process exists once a snippet ran.
     let r = gw.code("return 1").await;
     assert_eq!(r["value"], json!(1), "{r}");
@@ -92,11 +109,17 @@ async fn a_client_cancellation_ends_a_running_snippet() {
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    handle.cancel(Some("the user pressed stop".into())).await.unwrap();
+    handle
+        .cancel(Some("the user pressed stop".into()))
+        .await
+        .unwrap();
     // The job's process is killed long before the 60 s budget, and the gateway
     // answers the next snippet at once.
     let gone = eventually(10, || before.iter().any(|p| !alive(*p))).await;
-    assert!(gone, "no sandbox process ended after the cancellation: {before:?}");
+    assert!(
+        gone,
+        "no sandbox process ended after the cancellation: {before:?}"
+    );
     let t0 = Instant::now();
     let r = gw.code("return 2").await;
     assert_eq!(r["value"], json!(2), "{r}");
@@ -156,11 +179,14 @@ fn stdout_carries_only_the_protocol() {
     let (mut child, stdin, out) = raw_session(&cfg, &lines, 3);
     drop(stdin);
     for l in &out {
-        let v: Value = serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON-RPC on stdout: {l:?}"));
+        let v: Value =
+            serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON-RPC on stdout: {l:?}"));
         assert_eq!(v["jsonrpc"], json!("2.0"), "{l}");
     }
     // The log is inside the tool result, never a line of its own.
-    assert!(out.iter().all(|l| !l.starts_with("LOGGED-LINE") && !l.starts_with("ERR-LINE")));
+    assert!(out
+        .iter()
+        .all(|l| !l.starts_with("LOGGED-LINE") && !l.starts_with("ERR-LINE")));
     assert!(out.iter().any(|l| l.contains("LOGGED-LINE")), "{out:?}");
     let _ = child.wait();
 }
@@ -175,14 +201,23 @@ fn shutdown_leaves_no_orphan_on_eof_sigterm_and_sigint() {
         let (mut child, stdin, _out) = raw_session(&cfg, &lines, 2);
         let pid = child.id();
         let started: Vec<(u32, String)> = descendants(pid);
-        assert!(started.iter().any(|(_, c)| c.contains("server-memory")), "{started:?}");
-        assert!(started.iter().any(|(_, c)| c.contains("mcp_server_time")), "{started:?}");
+        assert!(
+            started.iter().any(|(_, c)| c.contains("server-memory")),
+            "{started:?}"
+        );
+        assert!(
+            started.iter().any(|(_, c)| c.contains("mcp_server_time")),
+            "{started:?}"
+        );
         // For the signals stdin stays open: the gateway must stop on the signal alone.
         let _open = if how == "eof" {
             drop(stdin);
             None
         } else {
-            std::process::Command::new("kill").args([&format!("-{how}"), &pid.to_string()]).status().unwrap();
+            std::process::Command::new("kill")
+                .args([&format!("-{how}"), &pid.to_string()])
+                .status()
+                .unwrap();
             Some(stdin)
         };
         let t0 = Instant::now();

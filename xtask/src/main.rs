@@ -12,12 +12,19 @@ use std::process::{Command, ExitCode};
 const APT_PACKAGES: &[(&str, &str)] = &[
     ("cmake", "/usr/bin/cmake"),
     ("libsimde-dev", "/usr/include/simde/simde-common.h"),
+    // The MCP integration tests run npm and PyPI servers and clients.
+    ("nodejs", "/usr/bin/node"),
+    ("npm", "/usr/bin/npm"),
+    ("python3-pip", "/usr/lib/python3/dist-packages/pip"),
 ];
 
 const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   setup   install the system packages the build needs (apt, when root)
+  fixtures
+          install the MCP servers and clients the integration tests run against
+          (npm ci in tests/fixtures, pip install -r tests/fixtures/requirements.txt)
   demo    build and run the demo on the embedded default catalog
   test    setup, then the whole test suite, clippy, fmt and the V8 type-check
   eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
@@ -35,6 +42,7 @@ fn main() -> ExitCode {
         Some("eval") => setup().and_then(|()| eval()),
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
         Some("fetch-model") => fetch_model().map(|_| ()),
+        Some("fixtures") => fixtures(),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
             Ok(())
@@ -153,7 +161,34 @@ fn demo() -> Result<()> {
     run(c)
 }
 
+/// The MCP servers and clients of `tests/` at the versions pinned in
+/// `tests/fixtures` (package-lock.json, requirements.txt). Idempotent.
+fn fixtures() -> Result<()> {
+    let dir = root().join("tests/fixtures");
+    let mut npm = Command::new("npm");
+    npm.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir);
+    run(npm)?;
+    let pip = |extra: &[&str]| {
+        let mut pip = Command::new("python3");
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(extra)
+        .arg("-r")
+        .arg(dir.join("requirements.txt"));
+        pip
+    };
+    // A distribution's own Python refuses global installs (PEP 668) unless told.
+    run(pip(&[])).or_else(|_| run(pip(&["--break-system-packages"])))
+}
+
 fn test() -> Result<()> {
+    fixtures()?;
     // The embedding crate's model tests run against the real model when it is here;
     // without network they skip with a message, so a failed fetch is only a warning.
     if let Err(e) = fetch_model() {
@@ -161,6 +196,11 @@ fn test() -> Result<()> {
     }
     let mut c = cargo();
     c.args(["test", "--workspace", "--all-targets"]);
+    run(c)?;
+    // The MCP suites need the fixtures and the binary, which are here now: they are
+    // ignored under a plain `cargo test` and run here, where a missing tool fails.
+    let mut c = cargo();
+    c.args(["test", "-p", "toolsearch-tests", "--", "--include-ignored"]);
     run(c)?;
     let mut c = cargo();
     c.args(["test", "--workspace", "--doc"]);

@@ -447,7 +447,14 @@ not json
         let loaded = load_definitions(doc, &opts).unwrap();
         let tools = loaded.catalog.tools();
         let ids: Vec<&str> = tools.iter().map(|t| t.id.as_str()).collect();
-        assert_eq!(ids, ["mcp:evil:a", "mcp:evil:mcp_github_delete_repo", "mcp:evil:b_c"]);
+        assert_eq!(
+            ids,
+            [
+                "mcp:evil:a",
+                "mcp:evil:mcp_github_delete_repo",
+                "mcp:evil:b_c"
+            ]
+        );
         assert!(tools.iter().all(|t| t.source == Source::Mcp
             && t.server.as_deref() == Some("evil")
             && t.deferrable == Deferrable::Automatic
@@ -463,7 +470,8 @@ not json
         let doc = "[\n{\"name\": \"real\", \"input_schema\": {\"type\": \"object\", \"x\": 1e400, \"d\":\n\"z\"}},\n{\"name\": \"smuggled\"}\n]";
         let err = load_str(doc, &LoadOptions::default()).unwrap_err();
         assert!(err.to_string().contains("not valid JSON"), "{err}");
-        let one_line = r#"{"tools": [{"name": "t", "input_schema": {"type": "object", "x": 1e400}}]}"#;
+        let one_line =
+            r#"{"tools": [{"name": "t", "input_schema": {"type": "object", "x": 1e400}}]}"#;
         assert!(load_str(one_line, &LoadOptions::default()).is_err());
         // Real JSON Lines with one bad line still load the good ones.
         let jsonl = "{\"name\": \"a\"}\n{\"name\": \"b\", \"x\": 1e400}\n{\"name\": \"c\"}\n";

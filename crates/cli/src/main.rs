@@ -1,6 +1,7 @@
 //! `toolsearch`: search, evaluate and run tool catalogs from the command line.
 
 mod bench;
+mod bench_gateway;
 mod bench_sandbox;
 mod common;
 mod demo;
@@ -47,6 +48,8 @@ enum Command {
     Demo(demo::Args),
     /// Print search speed figures against a plain-BM25 baseline.
     Bench(bench::Args),
+    /// The latency the gateway adds to a direct call of a downstream tool.
+    BenchGateway(bench_gateway::Args),
     /// Serve MCP in front of the MCP servers of a config file (stdio or HTTP).
     Gateway(gateway::Args),
     /// Check a gateway configuration file.
@@ -73,6 +76,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Gateway(args) => gateway::run(args),
+        Command::BenchGateway(args) => bench_gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
     };

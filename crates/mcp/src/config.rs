@@ -252,11 +252,36 @@ impl Config {
         range("search_default_limit", &self.search_default_limit, 1, 50)?;
         range("max_search_limit", &self.max_search_limit, 1, 50)?;
         let limits = &self.limits;
-        range("limits.timeout_ms", &Some(limits.timeout_ms.clone()), 100, 600_000)?;
-        range("limits.call_timeout_ms", &Some(limits.call_timeout_ms.clone()), 100, 3_600_000)?;
-        range("limits.startup_timeout_ms", &Some(limits.startup_timeout_ms.clone()), 100, 600_000)?;
-        range("http.rate_limit_per_minute", &self.http.rate_limit_per_minute, 1, 100_000)?;
-        range("http.max_concurrent_snippets", &self.http.max_concurrent_snippets, 1, 256)?;
+        range(
+            "limits.timeout_ms",
+            &Some(limits.timeout_ms.clone()),
+            100,
+            600_000,
+        )?;
+        range(
+            "limits.call_timeout_ms",
+            &Some(limits.call_timeout_ms.clone()),
+            100,
+            3_600_000,
+        )?;
+        range(
+            "limits.startup_timeout_ms",
+            &Some(limits.startup_timeout_ms.clone()),
+            100,
+            600_000,
+        )?;
+        range(
+            "http.rate_limit_per_minute",
+            &self.http.rate_limit_per_minute,
+            1,
+            100_000,
+        )?;
+        range(
+            "http.max_concurrent_snippets",
+            &self.http.max_concurrent_snippets,
+            1,
+            256,
+        )?;
         if self.search_limit() > self.max_search() {
             let line = self
                 .search_default_limit
@@ -268,7 +293,9 @@ impl Config {
                 self.max_search()
             )));
         }
-        if self.tool_search == Some(false) && self.activation.is_some_and(|a| a != ActivationName::Never) {
+        if self.tool_search == Some(false)
+            && self.activation.is_some_and(|a| a != ActivationName::Never)
+        {
             return Err(error(
                 "`tool_search = false` means `activation = \"never\"`; remove one of them",
             ));
@@ -289,16 +316,22 @@ impl Config {
             }
             match (&s.command, &s.url) {
                 (Some(_), Some(_)) => {
-                    return Err(error(format!("{at} (`{name}`) has both `command` and `url`; give one")))
+                    return Err(error(format!(
+                        "{at} (`{name}`) has both `command` and `url`; give one"
+                    )))
                 }
                 (None, None) => {
-                    return Err(error(format!("{at} (`{name}`) needs `command` (stdio) or `url` (HTTP)")))
+                    return Err(error(format!(
+                        "{at} (`{name}`) needs `command` (stdio) or `url` (HTTP)"
+                    )))
                 }
                 (Some(c), None) if c.trim().is_empty() => {
                     return Err(error(format!("{at}.command is empty")))
                 }
                 (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
-                    return Err(error(format!("{at}.url must start with http:// or https://")))
+                    return Err(error(format!(
+                        "{at}.url must start with http:// or https://"
+                    )))
                 }
                 _ => {}
             }
@@ -318,12 +351,16 @@ impl Config {
 
     /// Hits per search when none is asked for.
     pub fn search_limit(&self) -> usize {
-        self.search_default_limit.as_ref().map_or(8, |s| *s.get_ref() as usize)
+        self.search_default_limit
+            .as_ref()
+            .map_or(8, |s| *s.get_ref() as usize)
     }
 
     /// Most hits per search.
     pub fn max_search(&self) -> usize {
-        self.max_search_limit.as_ref().map_or(20, |s| *s.get_ref() as usize)
+        self.max_search_limit
+            .as_ref()
+            .map_or(20, |s| *s.get_ref() as usize)
     }
 
     /// The effective activation.
@@ -358,7 +395,9 @@ impl Config {
             .iter()
             .map(|s| {
                 let redact = |m: &BTreeMap<String, String>| -> BTreeMap<String, String> {
-                    m.keys().map(|k| (k.clone(), "<redacted>".to_string())).collect()
+                    m.keys()
+                        .map(|k| (k.clone(), "<redacted>".to_string()))
+                        .collect()
                 };
                 serde_json::json!({
                     "name": s.name(),
@@ -472,26 +511,45 @@ deny = ["*delete*"]
         let cfg = Config::parse(GOOD).unwrap();
         assert_eq!(cfg.servers.len(), 2);
         let shown = cfg.effective().to_string();
-        assert!(!shown.contains("UTC") && !shown.contains("pw") && !shown.contains("abc"), "{shown}");
+        assert!(
+            !shown.contains("UTC") && !shown.contains("pw") && !shown.contains("abc"),
+            "{shown}"
+        );
         assert!(shown.contains("REMOTE_TOKEN"));
     }
 
     #[test]
     fn unknown_keys_and_bad_values_name_the_key_and_line() {
         let e = Config::parse("mode = \"code\"\nthreshhold = 3\n").unwrap_err();
-        assert!(e.message.contains("line 2") && e.message.contains("threshhold"), "{}", e.message);
+        assert!(
+            e.message.contains("line 2") && e.message.contains("threshhold"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("\n\nsearch_default_limit = 99\n").unwrap_err();
-        assert!(e.message.contains("line 3") && e.message.contains("search_default_limit"), "{}", e.message);
+        assert!(
+            e.message.contains("line 3") && e.message.contains("search_default_limit"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("mode = \"fast\"\n").unwrap_err();
         assert!(e.message.contains("line 1"), "{}", e.message);
         let e = Config::parse("[[servers]]\nname = \"a:b\"\ncommand = \"x\"\n").unwrap_err();
-        assert!(e.message.contains("line 2") && e.message.contains("servers[0].name"), "{}", e.message);
+        assert!(
+            e.message.contains("line 2") && e.message.contains("servers[0].name"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\n[[servers]]\nname = \"A\"\nurl = \"http://x\"\n").unwrap_err();
         assert!(e.message.contains("used twice"), "{}", e.message);
         let e = Config::parse("[[servers]]\nname = \"a\"\n").unwrap_err();
         assert!(e.message.contains("needs `command`"), "{}", e.message);
         let e = Config::parse("[limits]\ntimeout_ms = 5\n").unwrap_err();
-        assert!(e.message.contains("limits.timeout_ms") && e.message.contains("line 2"), "{}", e.message);
+        assert!(
+            e.message.contains("limits.timeout_ms") && e.message.contains("line 2"),
+            "{}",
+            e.message
+        );
         let e = Config::parse("search_default_limit = 30\nmax_search_limit = 10\n").unwrap_err();
         assert!(e.message.contains("above"), "{}", e.message);
     }

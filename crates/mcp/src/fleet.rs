@@ -148,7 +148,10 @@ impl Fleet {
                 served_by: Some(s.name().to_string()),
                 ..Default::default()
             };
-            let loaded = match toolsearch_catalog::load::load_definitions(Value::Array(listed), &opts) {
+            let loaded = match toolsearch_catalog::load::load_definitions(
+                Value::Array(listed),
+                &opts,
+            ) {
                 Ok(l) => l,
                 Err(e) => {
                     tracing::warn!(server = s.name(), error = %crate::clean_for_log(&e.to_string(), 500), "tools dropped");
@@ -165,10 +168,17 @@ impl Fleet {
                 );
             }
             let (allow, deny) = &self.filters[s.name()];
-            tools.extend(loaded.catalog.tools().iter().filter(|t| {
-                !deny.iter().any(|g| g.matches_tool(t))
-                    && (allow.is_empty() || allow.iter().any(|g| g.matches_tool(t)))
-            }).cloned());
+            tools.extend(
+                loaded
+                    .catalog
+                    .tools()
+                    .iter()
+                    .filter(|t| {
+                        !deny.iter().any(|g| g.matches_tool(t))
+                            && (allow.is_empty() || allow.iter().any(|g| g.matches_tool(t)))
+                    })
+                    .cloned(),
+            );
         }
         match Catalog::new(tools) {
             Ok(c) => c,
@@ -205,7 +215,8 @@ impl Fleet {
     /// Stops every server (and everything they started) and waits for them.
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
-        let tasks: Vec<_> = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+        let tasks: Vec<_> =
+            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
         for t in tasks {
             let _ = t.await;
         }

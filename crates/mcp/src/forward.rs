@@ -35,7 +35,10 @@ fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
-        let upstream = self.fleet.upgrade().and_then(|f| f.server(&server).cloned());
+        let upstream = self
+            .fleet
+            .upgrade()
+            .and_then(|f| f.server(&server).cloned());
         let name = tool.upstream_name().to_string();
         Box::pin(async move {
             let Some(upstream) = upstream else {
@@ -122,8 +125,10 @@ async fn call(
                 DispatchError::new(DispatchErrorKind::Tool, format!("unreadable result: {e}"))
             })?;
             if is_error {
-                Err(DispatchError::new(DispatchErrorKind::Tool, error_message(&v))
-                    .with_detail(error_detail(&v)))
+                Err(
+                    DispatchError::new(DispatchErrorKind::Tool, error_message(&v))
+                        .with_detail(error_detail(&v)),
+                )
             } else {
                 Ok(v)
             }

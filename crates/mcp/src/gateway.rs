@@ -65,8 +65,10 @@ pub fn settings(cfg: &Config) -> Settings {
             ActivationName::Always => Activation::Always,
             ActivationName::Never => Activation::Never,
         },
-        count_threshold: v(&cfg.threshold).map_or(toolsearch::DEFAULT_COUNT_THRESHOLD, |n| n as usize),
-        share_threshold: v(&cfg.threshold_pct).map_or(toolsearch::DEFAULT_SHARE_THRESHOLD, |p| p as f64 / 100.0),
+        count_threshold: v(&cfg.threshold)
+            .map_or(toolsearch::DEFAULT_COUNT_THRESHOLD, |n| n as usize),
+        share_threshold: v(&cfg.threshold_pct)
+            .map_or(toolsearch::DEFAULT_SHARE_THRESHOLD, |p| p as f64 / 100.0),
         context_window: v(&cfg.context_window).map(|n| n as usize),
         never_defer: cfg.never_defer.clone(),
         search_default_limit: cfg.search_limit(),

@@ -30,7 +30,8 @@ pub(crate) fn transport(
             .map_err(|_| anyhow::anyhow!("the value of header `{k}` is not valid HTTP"))?;
         headers.insert(name, value);
     }
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(headers);
+    let mut config =
+        StreamableHttpClientTransportConfig::with_uri(url.to_string()).custom_headers(headers);
     if let Some(var) = &cfg.bearer_token_env {
         let token = std::env::var(var)
             .map_err(|_| anyhow::anyhow!("the bearer token variable `{var}` is not set"))?;

@@ -196,39 +196,40 @@ pub async fn http(
             () = stop.cancelled() => break,
         };
         let (service, limit, token) = (service.clone(), limit.clone(), token.clone());
-        let handler = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-            let (mut service, limit, token) = (service.clone(), limit.clone(), token.clone());
-            async move {
-                if let Some(t) = &token {
-                    let sent = req
-                        .headers()
-                        .get(http::header::AUTHORIZATION)
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|v| v.strip_prefix("Bearer "));
-                    if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
-                        return Ok::<_, std::convert::Infallible>(refuse(
-                            401,
-                            "missing or wrong bearer token",
-                        ));
+        let handler =
+            hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                let (mut service, limit, token) = (service.clone(), limit.clone(), token.clone());
+                async move {
+                    if let Some(t) = &token {
+                        let sent = req
+                            .headers()
+                            .get(http::header::AUTHORIZATION)
+                            .and_then(|v| v.to_str().ok())
+                            .and_then(|v| v.strip_prefix("Bearer "));
+                        if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
+                            return Ok::<_, std::convert::Infallible>(refuse(
+                                401,
+                                "missing or wrong bearer token",
+                            ));
+                        }
                     }
+                    let session = req
+                        .headers()
+                        .get("mcp-session-id")
+                        .and_then(|v| v.to_str().ok())
+                        .map(|s| format!("session:{s}"));
+                    let who = match (&token, session) {
+                        (_, Some(s)) => s,
+                        (Some(_), None) => "token".to_string(),
+                        (None, None) => format!("peer:{}", peer.ip()),
+                    };
+                    if !limit.admit(&who) || (token.is_some() && !limit.admit("token:all")) {
+                        return Ok(refuse(429, "rate limit reached; slow down"));
+                    }
+                    use tower_service::Service;
+                    service.call(req).await
                 }
-                let session = req
-                    .headers()
-                    .get("mcp-session-id")
-                    .and_then(|v| v.to_str().ok())
-                    .map(|s| format!("session:{s}"));
-                let who = match (&token, session) {
-                    (_, Some(s)) => s,
-                    (Some(_), None) => "token".to_string(),
-                    (None, None) => format!("peer:{}", peer.ip()),
-                };
-                if !limit.admit(&who) || (token.is_some() && !limit.admit("token:all")) {
-                    return Ok(refuse(429, "rate limit reached; slow down"));
-                }
-                use tower_service::Service;
-                service.call(req).await
-            }
-        });
+            });
         tokio::spawn(async move {
             let io = hyper_util::rt::TokioIo::new(stream);
             let _ = hyper::server::conn::http1::Builder::new()

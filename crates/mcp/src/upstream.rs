@@ -12,9 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use rmcp::model::{
-    ClientConfig, LoggingMessageNotificationParam, ProgressNotificationParam,
-};
+use rmcp::model::{ClientConfig, LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
@@ -37,8 +35,19 @@ const MAX_LOG_LINE: usize = 2000;
 /// Variables a stdio server inherits from the gateway; every other variable of the
 /// gateway (its tokens among them) stays out of it. `env` in the config adds more.
 const INHERITED_ENV: [&str; 13] = [
-    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ",
-    "SHELL", "PYENV_ROOT", "VIRTUAL_ENV",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "SHELL",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
 ];
 /// Prefixes of variables a stdio server inherits (toolchain settings, not secrets).
 const INHERITED_PREFIXES: [&str; 4] = ["NODE_", "npm_config_", "PYTHON", "XDG_"];
@@ -119,7 +128,10 @@ impl Upstream {
 
     /// True while connected.
     pub fn is_up(&self) -> bool {
-        self.state().peer.as_ref().is_some_and(|p| !p.is_transport_closed())
+        self.state()
+            .peer
+            .as_ref()
+            .is_some_and(|p| !p.is_transport_closed())
     }
 
     /// The tools it last listed (`None` before it first listed them).
@@ -200,7 +212,9 @@ impl Upstream {
                     }
                     self.set_down(format!("server `{}` disconnected ({healthy})", self.name()));
                 }
-                Ok(Err(e)) => self.set_down(format!("server `{}` failed to start: {e}", self.name())),
+                Ok(Err(e)) => {
+                    self.set_down(format!("server `{}` failed to start: {e}", self.name()))
+                }
                 Err(_) => self.set_down(format!(
                     "server `{}` did not start within {} ms",
                     self.name(),
@@ -334,8 +348,14 @@ pub(crate) async fn stop_child(server: &str, child: &mut tokio::process::Child) 
     };
     let group = Pid::from_raw(pid as i32);
     let _ = killpg(group, Signal::SIGTERM);
-    if tokio::time::timeout(STOP_GRACE, child.wait()).await.is_err() {
-        tracing::warn!(server, "server did not stop within 2 s of SIGTERM; killing it");
+    if tokio::time::timeout(STOP_GRACE, child.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            server,
+            "server did not stop within 2 s of SIGTERM; killing it"
+        );
     }
     // Whatever it started and left behind goes too.
     let _ = killpg(group, Signal::SIGKILL);

@@ -335,8 +335,12 @@ mod tests {
             decode("0WHAT\nx").unwrap_err().code,
             BridgeErrorCode::Unavailable
         );
-        let e = decode("2TOOL_ERROR\n{\"message\":\"m\",\"detail\":{\"content\":[1]}}").unwrap_err();
-        assert_eq!((e.code, e.message.as_str()), (BridgeErrorCode::ToolError, "m"));
+        let e =
+            decode("2TOOL_ERROR\n{\"message\":\"m\",\"detail\":{\"content\":[1]}}").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (BridgeErrorCode::ToolError, "m")
+        );
         assert_eq!(e.detail.unwrap()["content"], serde_json::json!([1]));
     }
 }

@@ -411,16 +411,28 @@ impl ToolSearch {
 
     /// Which tools are deferred for this scope, and why: what [`ToolSearch::definitions`]
     /// sends and what a direct call is routed by come from this one plan.
-    fn plan(&self, scope: &Scope) -> Plan {
+    ///
+    /// `report` asks for the token estimate even when the decision does not need it
+    /// (definitions report it; routing a call does not, and serializing every
+    /// schema per call would be its largest cost).
+    fn plan(&self, scope: &Scope, report: bool) -> Plan {
         let visible = self.host.visible_tools(scope);
         let deferrable: Vec<usize> = (0..visible.len())
             .filter(|&i| !self.never_deferred(&visible[i]))
             .collect();
-        let schema_bytes: usize = deferrable
-            .iter()
-            .map(|&i| &visible[i])
-            .map(|t| t.input_schema.to_string().len() + t.description.len() + t.name.len())
-            .sum();
+        let needs_tokens = report
+            || (self.settings.activation == Activation::Auto
+                && self.settings.context_window.is_some()
+                && deferrable.len() < self.settings.count_threshold);
+        let schema_bytes: usize = if needs_tokens {
+            deferrable
+                .iter()
+                .map(|&i| &visible[i])
+                .map(|t| t.input_schema.to_string().len() + t.description.len() + t.name.len())
+                .sum()
+        } else {
+            0
+        };
         let tokens = schema_bytes / 4;
         let share = self
             .settings
@@ -484,7 +496,7 @@ impl ToolSearch {
             reason,
             tokens,
             share,
-        } = self.plan(&scope);
+        } = self.plan(&scope, true);
         let s = &self.settings;
         let mut shape = if !active {
             "direct"
@@ -578,13 +590,7 @@ impl ToolSearch {
         t.turn.tool_bytes_sent = sent;
         t.turn.schemas_sent = direct_set.len();
         t.turn.tool_bytes_direct = direct_bytes;
-        tracing::info!(
-            shape,
-            active,
-            deferrable,
-            bytes = sent,
-            "tool definitions"
-        );
+        tracing::info!(shape, active, deferrable, bytes = sent, "tool definitions");
         if let Some(f) = fallback {
             t.turn.fallbacks.push(f);
         }
@@ -653,7 +659,9 @@ impl ToolSearch {
         use tracing::Instrument;
         // Ids and names only: arguments stay out of traces.
         let span = tracing::info_span!("toolsearch.call", tool = name, session = %session.id);
-        let run = self.handle_call_inner(session, name, args, opts).instrument(span);
+        let run = self
+            .handle_call_inner(session, name, args, opts)
+            .instrument(span);
         tokio::select! {
             out = run => out,
             () = opts.cancel.cancelled() => ToolOutput::error("CANCELLED", "the call was cancelled by its caller"),
@@ -732,7 +740,7 @@ impl ToolSearch {
             direct => {
                 // A tool sent directly: its provider name maps back to the tool, by the
                 // names `definitions` sent (the same plan).
-                let plan = self.plan(scope);
+                let plan = self.plan(scope, false);
                 match plan.names.iter().position(|n| n == direct) {
                     Some(i) => {
                         let id = plan.visible[plan.direct[i]].id.clone();

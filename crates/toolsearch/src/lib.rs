@@ -40,7 +40,8 @@ pub use facade::{
     DEFAULT_COUNT_THRESHOLD, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SHARE_THRESHOLD,
 };
 pub use host::{
-    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope, DEFAULT_CALL_TIMEOUT,
+    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope,
+    DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};

@@ -35,7 +35,8 @@ pub fn snippet_value(v: Value) -> Value {
         if let [item] = &items[..] {
             if item.get("type").and_then(Value::as_str) == Some("text") {
                 if let Some(text) = item.get("text").and_then(Value::as_str) {
-                    return serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()));
+                    return serde_json::from_str(text)
+                        .unwrap_or_else(|_| Value::String(text.into()));
                 }
             }
         }
@@ -93,6 +94,9 @@ mod tests {
     fn error_detail_and_message_come_from_the_result() {
         let r = json!({"content": [{"type": "text", "text": "boom"}], "isError": true});
         assert_eq!(error_message(&r), "boom");
-        assert_eq!(Value::Object(error_detail(&r)), json!({"content": [{"type": "text", "text": "boom"}]}));
+        assert_eq!(
+            Value::Object(error_detail(&r)),
+            json!({"content": [{"type": "text", "text": "boom"}]})
+        );
     }
 }

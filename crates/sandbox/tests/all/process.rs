@@ -262,9 +262,16 @@ fn a_caller_that_stops_waiting_ends_the_job_and_its_calls() {
             let next = pool.execute("return 7", FakeBridge::new()).await;
             assert_eq!(next.value, json!(7), "{code}: {:?}", next.error);
         });
-        assert!(t0.elapsed() < Duration::from_secs(5), "{code}: {:?}", t0.elapsed());
+        assert!(
+            t0.elapsed() < Duration::from_secs(5),
+            "{code}: {:?}",
+            t0.elapsed()
+        );
         if code.contains("hang") {
-            assert_eq!(bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst), 1);
+            assert_eq!(
+                bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst),
+                1
+            );
         }
     }
     assert_clean(&pool);

@@ -1,0 +1,87 @@
+// The API a `tool_search_code` snippet sees: the body of an async function,
+// run in a sandbox with no fs, network, timers, imports or subprocess. Only
+// `openclaw.tools.*` and `console` cross back to the host, where every call is
+// checked against the policy and dispatched.
+
+/** Error codes carried by every rejection from `openclaw.tools.*` (`err.code`). */
+type ToolErrorCode =
+  | "UNKNOWN_TOOL" // no such id, or hidden by the policy (the two look the same)
+  | "INVALID_ARGS" // arguments do not match the schema; nothing was called
+  | "LIMIT" // a budget (result size, calls, ...) was reached
+  | "TIMEOUT" // the tool did not answer in time
+  | "TOOL_ERROR" // the tool ran and reported an error (MCP `isError`)
+  | "APPROVAL_DENIED" // a policy hook, approver or the destructive gate refused
+  | "UNAVAILABLE" // the tool's server is down (the message names it)
+  | "STALE"; // the catalog changed since this id was found: search again
+
+/** What `openclaw.tools.*` rejects with. */
+interface ToolError extends Error {
+  readonly code: ToolErrorCode;
+  /** TOOL_ERROR from an MCP tool: the result's `content` (text, images, resources). */
+  readonly content?: unknown[];
+  /** TOOL_ERROR from an MCP tool: the result's `structuredContent`, when it had one. */
+  readonly structuredContent?: unknown;
+}
+
+/** One search hit. */
+interface ToolHit {
+  /** Stable id: `source:server:name`, e.g. `mcp:github:create_issue`. */
+  id: string;
+  name: string;
+  server?: string;
+  description: string;
+  /** Present and false while the tool's server is down (calls fail with UNAVAILABLE). */
+  available?: false;
+}
+
+/** The full record of one tool. */
+interface ToolDescription {
+  id: string;
+  name: string;
+  server?: string;
+  description: string;
+  input_schema: object;
+  output_schema?: object;
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+  /** `declare function name(args: {...}): Promise<...>;` */
+  typescript: string;
+  available?: false;
+}
+
+declare const openclaw: {
+  readonly tools: {
+    /**
+     * Finds tools. `query` is words (`+word` requires one), `select:a,b` (exact
+     * names or ids), or `server:NAME`. `limit` defaults to 8, at most 20 (the
+     * gateway's `search_default_limit` / `max_search_limit`). The array also
+     * carries `hint` when the search was adjusted.
+     */
+    search(query: string, options?: { limit?: number }): Promise<ToolHit[]>;
+    /** The full schema and a TypeScript declaration of one tool. */
+    describe(id: string): Promise<ToolDescription>;
+    /**
+     * Calls a tool. For an MCP tool it resolves to, in order of preference:
+     * the result's `structuredContent` when present; else the text of a single
+     * text item, parsed as JSON when it is JSON; else the `content` array
+     * (images, audio, resources, several items). A result with `isError`
+     * rejects with a `ToolError` of code TOOL_ERROR carrying `content` and
+     * `structuredContent`. Other tools resolve to what their dispatcher returned.
+     */
+    call(id: string, args: Record<string, unknown>): Promise<unknown>;
+  };
+};
+
+/** Captured into the result's `logs` (never printed by the host). */
+declare const console: {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+  debug(...args: unknown[]): void;
+};
