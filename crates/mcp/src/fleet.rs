@@ -19,7 +19,7 @@ use crate::upstream::{Event, Upstream};
 /// The servers of one configuration.
 pub struct Fleet {
     servers: Vec<Arc<Upstream>>,
-    by_name: HashMap<String, Arc<Upstream>>,
+    by_name: Arc<HashMap<String, Arc<Upstream>>>,
     /// Per-server allow / deny globs.
     filters: HashMap<String, (Vec<Glob>, Vec<Glob>)>,
     shutdown: CancellationToken,
@@ -60,10 +60,12 @@ impl Fleet {
             .iter()
             .map(|s| Upstream::new(s.clone(), cfg.startup_timeout(), tx.clone()))
             .collect();
-        let by_name = servers
-            .iter()
-            .map(|s| (s.name().to_string(), s.clone()))
-            .collect();
+        let by_name = Arc::new(
+            servers
+                .iter()
+                .map(|s| (s.name().to_string(), s.clone()))
+                .collect(),
+        );
         let filters = cfg
             .servers
             .iter()
@@ -209,7 +211,7 @@ impl Fleet {
 
     /// The dispatcher that forwards calls to the servers.
     pub fn dispatcher(self: &Arc<Self>) -> Arc<dyn Dispatcher> {
-        Arc::new(crate::forward::Forward::new(Arc::downgrade(self)))
+        Arc::new(crate::forward::Forward::new(self.by_name.clone()))
     }
 
     /// Stops every server (and everything they started) and waits for them.

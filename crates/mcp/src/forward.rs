@@ -2,7 +2,8 @@
 //! name the server gave, with progress routed back to the caller, and is
 //! cancelled on that server when the caller gives up or the call times out.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
@@ -11,17 +12,17 @@ use toolsearch::outcome::{error_detail, error_message};
 use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher};
 use toolsearch_catalog::Tool;
 
-use crate::fleet::Fleet;
 use crate::upstream::{token_key, Upstream};
 
-/// Forwards calls to the fleet's servers.
+/// Forwards calls to the configured servers, by name.
 pub struct Forward {
-    fleet: Weak<Fleet>,
+    servers: Arc<HashMap<String, Arc<Upstream>>>,
 }
 
 impl Forward {
-    pub(crate) fn new(fleet: Weak<Fleet>) -> Self {
-        Forward { fleet }
+    /// Forwards to these servers (by their configured names).
+    pub fn new(servers: Arc<HashMap<String, Arc<Upstream>>>) -> Self {
+        Forward { servers }
     }
 }
 
@@ -35,10 +36,7 @@ fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
-        let upstream = self
-            .fleet
-            .upgrade()
-            .and_then(|f| f.server(&server).cloned());
+        let upstream = self.servers.get(&server).cloned();
         let name = tool.upstream_name().to_string();
         Box::pin(async move {
             let Some(upstream) = upstream else {
