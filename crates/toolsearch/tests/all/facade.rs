@@ -519,3 +519,82 @@ async fn client_tools_join_as_an_overlay_and_calls_go_back_to_the_client() {
     assert_eq!(other.content["error"]["code"], "UNKNOWN_TOOL");
     assert_eq!(ts.take_record().selected.last().unwrap().source, "client");
 }
+
+#[tokio::test]
+async fn a_direct_call_is_routed_by_the_names_definitions_sent() {
+    // A never-deferred `a:read_file` next to a deferred `b:read_file`: only `a`'s is
+    // sent directly, as `read_file`, and `read_file` must reach it.
+    let mut kept = Tool::new(
+        Source::Mcp,
+        Some("a"),
+        "read_file",
+        "Reads a file",
+        json!({"type": "object"}),
+    );
+    kept.deferrable = Deferrable::Never;
+    let deferred = Tool::new(
+        Source::Mcp,
+        Some("b"),
+        "read_file",
+        "Reads another file",
+        json!({"type": "object"}),
+    );
+    let mut all = tools(20);
+    all.push(kept);
+    all.push(deferred);
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(all).unwrap())
+        .mode(Mode::Tools)
+        .activation(Activation::Always)
+        .build();
+    let s = Session::new("s");
+    let sent = names(&ts.definitions(&s, Provider::Anthropic).tools);
+    assert!(sent.contains(&"read_file".to_string()), "{sent:?}");
+    let out = ts.handle_call(&s, "read_file", json!({})).await;
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(out.content["tool"], json!("mcp:a:read_file"));
+}
+
+#[test]
+fn search_limits_are_settings_that_descriptions_and_schemas_follow() {
+    let settings = |mode| Settings {
+        mode,
+        activation: Activation::Always,
+        search_default_limit: 5,
+        max_search_limit: 12,
+        ..Settings::default()
+    };
+    let s = Session::new("s");
+    let code = ToolSearch::builder()
+        .catalog(Catalog::demo())
+        .settings(settings(Mode::Code))
+        .build();
+    let defs = code.definitions(&s, Provider::Mcp);
+    assert_eq!(defs.decision.shape, "code");
+    let d = defs.tools[0]["description"].as_str().unwrap();
+    assert!(d.contains("(limit 5, max 12;"), "{d}");
+    let tools = ToolSearch::builder()
+        .catalog(Catalog::demo())
+        .settings(settings(Mode::Tools))
+        .build();
+    let defs = tools.definitions(&s, Provider::Mcp);
+    let search = defs
+        .tools
+        .iter()
+        .find(|t| t["name"] == "tool_search")
+        .unwrap();
+    assert_eq!(
+        search["inputSchema"]["properties"]["limit"]["maximum"],
+        json!(12)
+    );
+    let hits = tools
+        .host()
+        .search(&["file"], None, &Default::default())
+        .unwrap();
+    assert!(hits["hits"].as_array().unwrap().len() <= 5);
+    let many = tools
+        .host()
+        .search(&["file"], Some(40), &Default::default())
+        .unwrap();
+    assert_eq!(many["limit"], json!(12), "{many}");
+}
