@@ -146,3 +146,81 @@ async fn activation_never_is_a_plain_aggregator() {
         "{env}"
     );
 }
+
+/// A client that answers elicitation requests with `confirm`.
+struct Asks {
+    confirm: bool,
+}
+
+impl rmcp::ClientHandler for Asks {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "asks", "version": "0"}
+        }))
+        .unwrap()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _cx: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let asked = serde_json::to_value(&request).unwrap();
+        assert!(
+            asked["message"]
+                .as_str()
+                .unwrap()
+                .contains("delete_entities"),
+            "{asked}"
+        );
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(json!({"confirm": self.confirm})),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn destructive_tools_are_denied_or_asked_through_elicitation() {
+    use rmcp::ServiceExt;
+    let delete =
+        json!({"id": "mcp:memory:delete_entities", "arguments": {"entityNames": ["nobody"]}});
+    // deny (the default): refused before the server sees it.
+    let gw = Gw::start(&config("mode = \"tools\"\nactivation = \"always\"")).await;
+    let r = text_json(&gw.call("tool_call", delete.clone()).await);
+    assert_eq!(r["error"]["code"], json!("APPROVAL_DENIED"), "{r}");
+    drop(gw);
+    // elicit: the user is asked; yes runs it, no refuses it; a client that cannot
+    // be asked is refused.
+    let cfg = config("mode = \"tools\"\nactivation = \"always\"\ndestructive = \"elicit\"");
+    for (confirm, want) in [(true, None), (false, Some("APPROVAL_DENIED"))] {
+        let mut cmd = tokio::process::Command::new(binary());
+        cmd.args(["gateway", "--config"]).arg(&cfg);
+        let t = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+        let client = Asks { confirm }.serve(t).await.unwrap();
+        let args = delete.as_object().unwrap().clone();
+        let out = client
+            .peer()
+            .call_tool(rmcp::model::CallToolRequestParams::new("tool_call").with_arguments(args))
+            .await
+            .unwrap();
+        let v = serde_json::to_value(&out).unwrap();
+        match want {
+            None => assert_ne!(v["isError"], json!(true), "{v}"),
+            Some(code) => assert_eq!(text_json(&out)["error"]["code"], json!(code), "{v}"),
+        }
+    }
+    let gw = Gw::start(&cfg).await;
+    let r = text_json(&gw.call("tool_call", delete).await);
+    assert_eq!(r["error"]["code"], json!("APPROVAL_DENIED"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("elicitation"),
+        "{r}"
+    );
+}

@@ -11,5 +11,6 @@
 
 mod clients;
 mod common;
+mod conformance;
 mod gateway;
 mod lifecycle;

@@ -8,6 +8,7 @@ mod demo;
 mod eval;
 mod exec;
 mod gateway;
+mod probe;
 mod prompt_size;
 mod search;
 mod semantic;
@@ -55,6 +56,10 @@ enum Command {
     /// Check a gateway configuration file.
     #[command(subcommand)]
     Config(gateway::ConfigCommand),
+    /// Connect to one MCP server over streamable HTTP as the gateway would, list its
+    /// tools and call each once (for protocol conformance runs).
+    #[command(hide = true)]
+    Probe(probe::Args),
     /// Serve as a sandbox worker process (stdin/stdout protocol of
     /// `Isolation::Process`; started by `toolsearch bench`, not by hand).
     #[command(hide = true)]
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway::run(args),
         Command::BenchGateway(args) => bench_gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
+        Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
     };
     match result {

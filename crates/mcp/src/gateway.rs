@@ -32,6 +32,76 @@ use crate::config::{ActivationName, Config, Destructive, ModeName};
 use crate::fleet::Fleet;
 use crate::upstream::Event;
 
+/// Each MCP session's client, by toolsearch session id.
+type Peers = Arc<Mutex<std::collections::HashMap<String, Peer<RoleServer>>>>;
+
+/// `destructive = "elicit"`: asks the session's user, through MCP elicitation,
+/// before a tool annotated `destructiveHint` runs; denies when the client cannot
+/// ask or the user does not accept. Other tools pass.
+struct Elicit {
+    peers: Peers,
+}
+
+impl toolsearch::Approver for Elicit {
+    fn approve(
+        &self,
+        tool: &Tool,
+        args: &Value,
+        cx: &toolsearch::CallContext,
+    ) -> toolsearch::ApprovalFuture {
+        if !tool.is_destructive() {
+            return Box::pin(async { Ok(()) });
+        }
+        let peer = cx.session.as_deref().and_then(|s| {
+            self.peers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(s)
+                .cloned()
+        });
+        let args = crate::clean_for_log(&args.to_string(), 400);
+        let id = tool.id.clone();
+        Box::pin(async move {
+            let Some(peer) = peer else {
+                return Err("no client to ask for approval".to_string());
+            };
+            let can_ask = peer
+                .peer_info()
+                .is_some_and(|i| i.capabilities.elicitation.is_some());
+            if !can_ask {
+                return Err(
+                    "it is destructive and the client cannot be asked (no elicitation support)"
+                        .into(),
+                );
+            }
+            let params: rmcp::model::ElicitRequestParams =
+                serde_json::from_value(serde_json::json!({
+                    "mode": "form",
+                    "message": format!("Allow the destructive tool `{id}` to run with {args}?"),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {"confirm": {"type": "boolean", "title": "Run it"}},
+                        "required": ["confirm"]
+                    }
+                }))
+                .map_err(|e| format!("cannot ask: {e}"))?;
+            let answer = peer
+                .create_elicitation(params)
+                .await
+                .map_err(|e| format!("the approval request failed: {e}"))?;
+            let accepted = serde_json::to_value(&answer.action).ok()
+                == Some(Value::String("accept".into()))
+                && answer.content.as_ref().and_then(|c| c.get("confirm"))
+                    == Some(&Value::Bool(true));
+            if accepted {
+                Ok(())
+            } else {
+                Err("the user did not approve it".into())
+            }
+        })
+    }
+}
+
 /// What every session of one gateway shares.
 pub struct Gateway {
     ts: Arc<ToolSearch>,
@@ -40,6 +110,7 @@ pub struct Gateway {
     extra: Vec<Tool>,
     /// Connected clients, to tell them the tool list changed.
     clients: Mutex<Vec<Peer<RoleServer>>>,
+    peers: Peers,
     snippets: Arc<Semaphore>,
     next_session: AtomicU64,
 }
@@ -99,6 +170,12 @@ impl Gateway {
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);
         }
+        let peers: Peers = Arc::default();
+        if cfg.destructive == Destructive::Elicit {
+            builder = builder.approver(Arc::new(Elicit {
+                peers: peers.clone(),
+            }));
+        }
         let max_snippets = cfg
             .http
             .max_concurrent_snippets
@@ -109,6 +186,7 @@ impl Gateway {
             fleet,
             extra: Vec::new(),
             clients: Mutex::new(Vec::new()),
+            peers,
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
         });
@@ -255,6 +333,19 @@ impl ServerHandler for GatewaySession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(cx.peer.clone());
+        let mut peers = self.gw.peers.lock().unwrap_or_else(|p| p.into_inner());
+        peers.retain(|_, p| !p.is_transport_closed());
+        peers.insert(self.session.id.clone(), cx.peer.clone());
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Downstream log messages are forwarded at every level; the client filters.
+        tracing::debug!(session = %self.session.id, level = ?request.level, "client log level");
+        Ok(())
     }
 
     async fn list_tools(
@@ -305,7 +396,7 @@ impl ServerHandler for GatewaySession {
             .ts
             .handle_call_with(&self.session, &name, args, &opts)
             .await;
-        let record = self.gw.ts.take_record();
+        let record = self.gw.ts.take_record(&self.session);
         let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
         tracing::info!(
             session = %self.session.id,

@@ -162,10 +162,21 @@ pub async fn http(
         "[::1]".to_string(),
     ];
     hosts.extend(cfg.http.allowed_hosts.iter().cloned());
+    // Pages served from this machine may call it; any other Origin (the DNS
+    // rebinding case: an attacker's page resolving to 127.0.0.1) is refused.
+    let mut origins: Vec<String> = ["http", "https"]
+        .iter()
+        .flat_map(|s| {
+            ["localhost", "127.0.0.1", "[::1]"]
+                .iter()
+                .map(move |h| format!("{s}://{h}:*"))
+        })
+        .collect();
+    origins.extend(cfg.http.allowed_origins.iter().cloned());
     let hcfg = StreamableHttpServerConfig::default()
         .with_cancellation_token(ct.child_token())
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(cfg.http.allowed_origins.clone())
+        .with_allowed_origins(origins)
         .enforce_origin_validation();
     let factory_gw = gw.clone();
     let service = StreamableHttpService::new(

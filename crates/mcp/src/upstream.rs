@@ -383,6 +383,9 @@ async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
 
 fn client_info() -> ClientConfig {
     let mut info = ClientConfig::default();
+    // The newest released revision that servers in the field speak; rmcp would
+    // offer its newest draft, which many servers (and the conformance suite) refuse.
+    info.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
     info.client_info.name = "toolsearch".into();
     info.client_info.version = env!("CARGO_PKG_VERSION").into();
     info

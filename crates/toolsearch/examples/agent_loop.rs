@@ -58,7 +58,7 @@ async fn main() -> Result<(), String> {
     };
     let key = std::env::var("OPENAI_API_KEY").ok();
     let answer = support::agent::run(&ts, &addr, &path, &model, key.as_deref(), task, 6).await?;
-    let record = ts.take_record();
+    let record = ts.take_record(&toolsearch::Session::new(support::agent::SESSION));
     println!("answer: {answer}");
     println!(
         "turn record: {}",

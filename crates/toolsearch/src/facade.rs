@@ -406,6 +406,7 @@ impl ToolSearch {
         Scope {
             policy: session.scope.clone(),
             client: session.client_tools.clone(),
+            session: Some(Arc::from(session.id.as_str())),
         }
     }
 
@@ -578,7 +579,7 @@ impl ToolSearch {
             share_threshold: s.share_threshold,
             reason,
         };
-        let mut t = self.host.telemetry();
+        let mut t = self.host.telemetry(&session.id);
         t.turn.activation = Some(decision.clone());
         t.turn.catalog_by_source.clear();
         for tool in &visible {
@@ -597,9 +598,10 @@ impl ToolSearch {
         Definitions { tools, decision }
     }
 
-    /// Takes the record of the turn so far (and starts a new one).
-    pub fn take_record(&self) -> TurnRecord {
-        self.host.telemetry().take()
+    /// Takes this session's record of the turn so far (and starts a new one).
+    /// Each session has its own: concurrent sessions never mix their counts.
+    pub fn take_record(&self, session: &Session) -> TurnRecord {
+        self.host.take_record(&session.id)
     }
 
     fn remember(&self, session: &Session, ids: &[String]) {
@@ -810,7 +812,7 @@ impl ToolSearch {
         ));
         let result = pool.execute(code, bridge).await;
         {
-            let mut t = self.host.telemetry();
+            let mut t = self.host.telemetry(&session.id);
             t.turn.isolate_start_us.push(result.stats.startup_us);
             t.turn.snippet_run_us.push(result.stats.run_us);
         }
@@ -827,7 +829,7 @@ impl ToolSearch {
                 .unwrap_or_default();
             *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.clone()));
             self.host
-                .telemetry()
+                .telemetry(&session.id)
                 .turn
                 .fallbacks
                 .push(format!("code mode broke mid-session ({reason})"));

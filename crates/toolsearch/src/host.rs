@@ -19,7 +19,7 @@ use crate::dispatch::{CallContext, DispatchErrorKind, Dispatcher};
 use crate::policy::Policy;
 use crate::repair::repair;
 use crate::semantic::SemanticSearch;
-use crate::telemetry::Telemetry;
+use crate::telemetry::{RecordGuard, Records};
 use crate::validate::check;
 
 /// Future of an approval decision: `Err(reason)` denies.
@@ -90,6 +90,14 @@ pub struct Scope {
     pub policy: Policy,
     /// Client tools for this run, if any.
     pub client: Option<ClientTools>,
+    /// The session whose turn record counts what this caller does.
+    pub session: Option<Arc<str>>,
+}
+
+impl Scope {
+    fn session(&self) -> &str {
+        self.session.as_deref().unwrap_or("")
+    }
 }
 
 /// Says whether a tool's backend can take calls now (an MCP server that is down
@@ -112,7 +120,7 @@ pub struct Host {
     before: Vec<BeforeCall>,
     after: Vec<AfterCall>,
     call_timeout: Duration,
-    pub(crate) telemetry: Mutex<Telemetry>,
+    pub(crate) telemetry: Mutex<Records>,
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
     limits: SearchLimits,
@@ -186,7 +194,7 @@ impl Host {
             before: p.before,
             after: p.after,
             call_timeout: p.call_timeout,
-            telemetry: Mutex::new(Telemetry::new(p.capture)),
+            telemetry: Mutex::new(Records::new(p.capture)),
             semantic: p.semantic,
             availability: p.availability,
             limits: p.limits,
@@ -302,7 +310,7 @@ impl Host {
                 .map_err(|e| err(BridgeErrorCode::InvalidArgs, e.to_string()))?;
             result = merge(result, extra);
         }
-        self.telemetry().searched(queries.len());
+        self.telemetry(scope.session()).searched(queries.len());
         let mut out = serde_json::to_value(&result)
             .map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))?;
         if let Some(up) = &self.availability {
@@ -326,7 +334,7 @@ impl Host {
     pub fn describe(&self, id: &str, scope: &Scope) -> Result<Value, BridgeError> {
         let (tool, catalog, _) = self.resolve(id, scope)?;
         let d = catalog.describe(&tool.id).ok_or_else(|| unknown_tool(id))?;
-        self.telemetry().described(&tool);
+        self.telemetry(scope.session()).described(&tool);
         let mut out = serde_json::to_value(&d)
             .map_err(|e| err(BridgeErrorCode::Unavailable, e.to_string()))?;
         if !self.available(&tool) {
@@ -439,8 +447,12 @@ impl Host {
         for hook in &self.after {
             hook(&tool, &shown, &cx);
         }
-        self.telemetry()
-            .called(&tool, &args, &shown, started.elapsed());
+        self.telemetry(cx.session.as_deref().unwrap_or("")).called(
+            &tool,
+            &args,
+            &shown,
+            started.elapsed(),
+        );
         outcome.map(|v| (tool, v, notes))
     }
 
@@ -466,8 +478,19 @@ impl Host {
         out
     }
 
-    pub(crate) fn telemetry(&self) -> std::sync::MutexGuard<'_, Telemetry> {
-        self.telemetry.lock().unwrap_or_else(|p| p.into_inner())
+    /// The turn record of `session` ("" when the caller has none).
+    pub(crate) fn telemetry<'a>(&'a self, session: &'a str) -> RecordGuard<'a> {
+        let mut guard = self.telemetry.lock().unwrap_or_else(|p| p.into_inner());
+        guard.of(session);
+        RecordGuard { guard, session }
+    }
+
+    /// Takes the turn record of `session` (and starts a new one).
+    pub(crate) fn take_record(&self, session: &str) -> crate::telemetry::TurnRecord {
+        self.telemetry
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(session)
     }
 }
 

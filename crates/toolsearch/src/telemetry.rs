@@ -148,3 +148,75 @@ impl Telemetry {
         std::mem::take(&mut self.turn)
     }
 }
+
+/// Most sessions whose turn records are kept (least recently used evicted).
+pub const MAX_RECORDED_SESSIONS: usize = 1024;
+
+/// One turn record per session, so concurrent sessions never mix their counts.
+#[derive(Debug, Default)]
+pub(crate) struct Records {
+    capture: bool,
+    by_session: std::collections::HashMap<String, (u64, Telemetry)>,
+    /// Use counter, for least-recently-used eviction.
+    clock: u64,
+}
+
+impl Records {
+    pub(crate) fn new(capture: bool) -> Self {
+        Records {
+            capture,
+            ..Default::default()
+        }
+    }
+
+    /// The record of `session` ("" for calls made without one), created on first use.
+    pub(crate) fn of(&mut self, session: &str) -> &mut Telemetry {
+        self.clock += 1;
+        if !self.by_session.contains_key(session) && self.by_session.len() >= MAX_RECORDED_SESSIONS
+        {
+            let oldest = self
+                .by_session
+                .iter()
+                .min_by_key(|(_, (used, _))| *used)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = oldest {
+                self.by_session.remove(&k);
+            }
+        }
+        let capture = self.capture;
+        let entry = self
+            .by_session
+            .entry(session.to_string())
+            .or_insert_with(|| (0, Telemetry::new(capture)));
+        entry.0 = self.clock;
+        &mut entry.1
+    }
+
+    /// Takes the record of `session` (and starts a new one).
+    pub(crate) fn take(&mut self, session: &str) -> TurnRecord {
+        self.by_session
+            .remove(session)
+            .map(|(_, mut t)| t.take())
+            .unwrap_or_default()
+    }
+}
+
+/// A lock on one session's record.
+pub(crate) struct RecordGuard<'a> {
+    pub(crate) guard: std::sync::MutexGuard<'a, Records>,
+    pub(crate) session: &'a str,
+}
+
+impl std::ops::Deref for RecordGuard<'_> {
+    type Target = Telemetry;
+    fn deref(&self) -> &Telemetry {
+        &self.guard.by_session[self.session].1
+    }
+}
+
+impl std::ops::DerefMut for RecordGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Telemetry {
+        let session = self.session;
+        self.guard.of(session)
+    }
+}

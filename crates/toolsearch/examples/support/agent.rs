@@ -5,6 +5,9 @@
 use serde_json::{json, Value};
 use toolsearch::{Provider, Session, ToolSearch};
 
+/// The session the scripted agent runs in (its turn record is kept under it).
+pub const SESSION: &str = "agent-loop";
+
 use super::http;
 
 /// Runs the task until the model answers without tool calls (at most `turns` turns).
@@ -17,7 +20,7 @@ pub async fn run(
     task: &str,
     turns: usize,
 ) -> Result<String, String> {
-    let session = Session::new("agent-loop");
+    let session = Session::new(SESSION);
     let mut messages = vec![json!({"role": "user", "content": task})];
     for _ in 0..turns {
         let tools = ts.definitions(&session, Provider::OpenAiChat).tools;

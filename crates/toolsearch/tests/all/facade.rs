@@ -185,7 +185,7 @@ fn code_mode_falls_back_to_tools_when_the_engine_cannot_start() {
         names(&d.tools)[..3],
         ["tool_search", "tool_describe", "tool_call"]
     );
-    let rec = ts.take_record();
+    let rec = ts.take_record(&Session::new("s"));
     assert!(
         rec.fallbacks[0].contains("simulated engine failure"),
         "{:?}",
@@ -210,7 +210,7 @@ async fn code_mode_sends_one_tool_and_runs_snippets() {
         "repaired \"3\" to 3: {}",
         out.content
     );
-    let rec = ts.take_record();
+    let rec = ts.take_record(&s);
     assert_eq!((rec.searches, rec.calls), (1, 1));
     assert_eq!(rec.selected[0].id, "mcp:srv:tool_7");
 }
@@ -247,7 +247,7 @@ async fn tool_call_rules_validation_and_repair() {
         msg.contains("$.count") && msg.contains("input_schema"),
         "{msg}"
     );
-    assert_eq!(ts.take_record().calls, 0);
+    assert_eq!(ts.take_record(&s).calls, 0);
     // A bare name and a doubly nested, stringly-typed argument are repaired and said so.
     let out = ts
         .handle_call(
@@ -453,7 +453,7 @@ async fn payloads_are_redacted_unless_capture_is_on() {
             json!({"id": "tool_1", "arguments": {"count": 7}}),
         )
         .await;
-        let rec = ts.take_record();
+        let rec = ts.take_record(&s);
         let text = serde_json::to_string(&rec).unwrap();
         assert_eq!(rec.calls, 1);
         assert_eq!(text.contains("\"count\":7"), capture, "{text}");
@@ -517,7 +517,7 @@ async fn client_tools_join_as_an_overlay_and_calls_go_back_to_the_client() {
         )
         .await;
     assert_eq!(other.content["error"]["code"], "UNKNOWN_TOOL");
-    assert_eq!(ts.take_record().selected.last().unwrap().source, "client");
+    assert_eq!(ts.take_record(&s).selected.last().unwrap().source, "client");
 }
 
 #[tokio::test]
@@ -597,4 +597,23 @@ fn search_limits_are_settings_that_descriptions_and_schemas_follow() {
         .search(&["file"], Some(40), &Default::default())
         .unwrap();
     assert_eq!(many["limit"], json!(12), "{many}");
+}
+
+#[tokio::test]
+async fn turn_records_are_per_session() {
+    let ts = ts(Catalog::new(tools(20)).unwrap(), Mode::Tools);
+    let (a, b) = (Session::new("a"), Session::new("b"));
+    let search = |q: &str| json!({"query": q});
+    let call = json!({"id": "tool_1", "arguments": {"count": 1}});
+    // Interleaved, as two MCP sessions of one gateway would be.
+    ts.handle_call(&a, "tool_search", search("thing")).await;
+    ts.handle_call(&b, "tool_call", call.clone()).await;
+    ts.handle_call(&a, "tool_search", search("number")).await;
+    ts.handle_call(&b, "tool_call", call).await;
+    let (ra, rb) = (ts.take_record(&a), ts.take_record(&b));
+    assert_eq!((ra.searches, ra.calls), (2, 0));
+    assert_eq!((rb.searches, rb.calls), (0, 2));
+    assert_eq!(rb.selected[0].id, "mcp:srv:tool_1");
+    // Taken means started afresh.
+    assert_eq!(ts.take_record(&a).searches, 0);
 }
