@@ -78,7 +78,7 @@ fn prompt_size_is_pinned_on_the_demo_catalog() {
     // Regression guard: exact bytes (definitions are deterministic). Update on purpose.
     assert_eq!(modes(&v, "direct"), (14509, 9018));
     assert_eq!(modes(&v, "code"), (2530, 884));
-    assert_eq!(modes(&v, "tools"), (2738, 1241));
+    assert_eq!(modes(&v, "tools"), (2698, 1201));
 }
 
 #[test]

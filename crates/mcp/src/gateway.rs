@@ -369,6 +369,14 @@ impl ServerHandler for GatewaySession {
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
         let args = Value::Object(request.arguments.unwrap_or_default());
+        // The approver asks this session's client; `initialized` may still be in
+        // flight when the first call arrives.
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(self.session.id.clone())
+            .or_insert_with(|| cx.peer.clone());
         let _permit = if name == "tool_search_code" {
             match self.gw.snippets.clone().try_acquire_owned() {
                 Ok(p) => Some(p),

@@ -214,7 +214,7 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(&'static st
             format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME` work. {listing}"),
             json!({"type": "object", "properties": {
                 "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
-                "limit": {"type": "integer", "minimum": 1, "maximum": limits.max, "description": format!("hits wanted (default {})", limits.default)}
+                "limit": {"type": "integer", "minimum": 1, "maximum": limits.max}
             }, "required": ["query"]}),
         ),
         (
