@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Read, Write};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -82,34 +82,6 @@ fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0)
-}
-
-/// Starts `toolsearch gateway --http 127.0.0.1:0`; its port, from stderr.
-fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, u16) {
-    let mut child = Command::new(binary())
-        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
-        .arg(cfg)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let t0 = Instant::now();
-    let port = loop {
-        let line = lines
-            .next()
-            .expect("the gateway printed its address")
-            .unwrap();
-        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-            break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
-        }
-        assert!(t0.elapsed() < Duration::from_secs(60));
-    };
-    // Keep draining stderr so the gateway never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
-    (child, port)
 }
 
 #[test]

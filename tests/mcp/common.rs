@@ -1,8 +1,11 @@
 //! Starting the gateway binary with a config over the fixture servers, and
 //! looking at the processes it started.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::{RoleClient, RunningService};
@@ -199,4 +202,32 @@ pub async fn eventually<F: FnMut() -> bool>(secs: u64, mut f: F) -> bool {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     f()
+}
+
+/// Starts `toolsearch gateway --http 127.0.0.1:0`; its port, from stderr.
+pub fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, u16) {
+    let mut child = Command::new(binary())
+        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(cfg)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let t0 = Instant::now();
+    let port = loop {
+        let line = lines
+            .next()
+            .expect("the gateway printed its address")
+            .unwrap();
+        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+            break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
+        }
+        assert!(t0.elapsed() < Duration::from_secs(60));
+    };
+    // Keep draining stderr so the gateway never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    (child, port)
 }

@@ -8,9 +8,7 @@
 //! `tests/conformance-baseline.yml`; the suite's exit code then catches both
 //! regressions and stale entries.
 
-use std::io::BufRead;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use crate::common::*;
 
@@ -60,27 +58,8 @@ fn server_scenarios_against_the_gateway() {
         ),
     )
     .unwrap();
-    let mut gw = Command::new(binary())
-        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
-        .arg(&cfg)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(gw.stderr.take().unwrap()).lines();
-    let t0 = Instant::now();
-    let url = loop {
-        let line = lines
-            .next()
-            .expect("the gateway printed its address")
-            .unwrap();
-        if let Some(i) = line.find("http://127.0.0.1:") {
-            break line[i..].trim().to_string();
-        }
-        assert!(t0.elapsed() < Duration::from_secs(60));
-    };
-    std::thread::spawn(move || for _ in lines {});
+    let (mut gw, port) = http_gateway(&cfg, &[]);
+    let url = format!("http://127.0.0.1:{port}/mcp");
     conformance(&["server", "--url", &url]);
     // Not in the suite's default set: asked for by name.
     conformance(&["server", "--url", &url, "--scenario", "json-schema-2020-12"]);
