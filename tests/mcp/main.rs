@@ -1,7 +1,7 @@
 //! The gateway against real MCP servers and clients: npm
 //! `@modelcontextprotocol/server-everything` and `server-memory`, PyPI
 //! `mcp-server-time`; clients: rmcp (Rust), the Python `mcp` SDK and the
-//! inspector CLI.
+//! inspector CLI (`@modelcontextprotocol/inspector --cli`, on Node 22).
 //!
 //! These tests need node and the fixtures in `tests/fixtures` (`cargo xtask
 //! setup` installs them at the pinned versions) and the `toolsearch` binary

@@ -190,7 +190,7 @@ impl Gateway {
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
         });
-        tokio::spawn(gw.clone().follow(events));
+        tokio::spawn(Self::follow(Arc::downgrade(&gw), events));
         for s in gw.fleet.status() {
             tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, "server status");
         }
@@ -223,18 +223,26 @@ impl Gateway {
 
     /// Rebuilds the snapshot on every fleet change and tells the clients when the
     /// list they are served changed.
-    async fn follow(self: Arc<Self>, mut events: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    /// Holds the gateway weakly: a dropped gateway ends it.
+    async fn follow(
+        gw: std::sync::Weak<Self>,
+        mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    ) {
         let probe = Session::new("list-changed-probe");
-        let mut served = self.tools_for(&probe);
+        let mut served = match gw.upgrade() {
+            Some(g) => g.tools_for(&probe),
+            None => return,
+        };
         while let Some(Event::Changed(server)) = events.recv().await {
+            let Some(g) = gw.upgrade() else { return };
             // Several changes in a burst make one snapshot.
             while events.try_recv().is_ok() {}
-            self.ts.set_catalog(self.fleet.snapshot(&self.extra));
-            let now = self.tools_for(&probe);
-            tracing::info!(server = %server, tools = self.ts.host().catalog().len(), "catalog rebuilt");
+            g.ts.set_catalog(g.fleet.snapshot(&g.extra));
+            let now = g.tools_for(&probe);
+            tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
             if now != served {
                 served = now;
-                self.notify_list_changed().await;
+                g.notify_list_changed().await;
             }
         }
     }
