@@ -20,11 +20,22 @@ impl Catalog {
         result.matched_by = MatchedBy::Select;
         result.limit = opts.max();
         result.limit_note = None;
+        let mut ambiguous = Vec::new();
         for name in names.iter().take(opts.max()) {
-            let found = self
-                .exact_docs(name)
-                .into_iter()
-                .find(|&d| allow(&self.tools()[d as usize]));
+            // The same resolution as a call by name: an id, else a name only one
+            // visible tool has (its exact spelling first); an ambiguous name is
+            // refused here as it is there.
+            let found = match self.resolve(name, allow) {
+                crate::Resolved::One(t) => self.position(&t.id).map(|i| i as u32),
+                crate::Resolved::Ambiguous(n) => {
+                    ambiguous.push(format!(
+                        "{n} tools are named `{}`; select them by id",
+                        clean_line(name, MAX_IDENTIFIER_BYTES * 2)
+                    ));
+                    None
+                }
+                crate::Resolved::None => None,
+            };
             match found {
                 Some(doc)
                     if !result
@@ -51,7 +62,9 @@ impl Catalog {
             ));
         }
         result.total = result.hits.len();
-        if !result.not_found.is_empty() {
+        if !ambiguous.is_empty() {
+            result.hint = Some(ambiguous.join("; "));
+        } else if !result.not_found.is_empty() {
             result.hint = Some(
                 "names are matched exactly (name or id); search by keyword to find the right name"
                     .into(),

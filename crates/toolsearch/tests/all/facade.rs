@@ -617,3 +617,72 @@ async fn turn_records_are_per_session() {
     // Taken means started afresh.
     assert_eq!(ts.take_record(&a).searches, 0);
 }
+
+#[tokio::test]
+async fn select_and_call_resolve_bare_names_the_same_way() {
+    // `a:Read` and `b:read`: a bare name that is exactly one tool's spelling is that
+    // tool; a case variant matching both is ambiguous, in select: and in calls.
+    let all = vec![
+        Tool::new(
+            Source::Mcp,
+            Some("a"),
+            "Read",
+            "Reads A",
+            json!({"type": "object"}),
+        ),
+        Tool::new(
+            Source::Mcp,
+            Some("b"),
+            "read",
+            "Reads B",
+            json!({"type": "object"}),
+        ),
+    ];
+    let ts = ts(Catalog::new(all).unwrap(), Mode::Tools);
+    let s = Session::new("s");
+    for (name, want) in [
+        ("read", Some("mcp:b:read")),
+        ("Read", Some("mcp:a:Read")),
+        ("READ", None),
+    ] {
+        let selected = ts
+            .handle_call(
+                &s,
+                "tool_search",
+                json!({"query": format!("select:{name}")}),
+            )
+            .await;
+        let hits: Vec<&str> = selected.content["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|h| h["id"].as_str())
+            .collect();
+        let called = ts
+            .handle_call(&s, "tool_call", json!({"id": name, "arguments": {}}))
+            .await;
+        match want {
+            Some(id) => {
+                assert_eq!(hits, [id], "{name}");
+                assert_eq!(
+                    called.content["tool"],
+                    json!(id),
+                    "{name}: {}",
+                    called.content
+                );
+            }
+            None => {
+                assert!(hits.is_empty(), "{name}: {hits:?}");
+                assert!(selected.content["hint"]
+                    .as_str()
+                    .unwrap()
+                    .contains("2 tools are named"));
+                assert!(
+                    message(&called).contains("2 tools are named"),
+                    "{}",
+                    called.content
+                );
+            }
+        }
+    }
+}

@@ -389,10 +389,18 @@ fn class11_shared_names_on_the_host_stay_linear() {
                 "{}",
                 out.content
             );
+            // Refused as ambiguous, exactly as a call by that name is.
             let out = ts
                 .handle_call(&s, "tool_search", json!({"query": "select:get_data"}))
                 .await;
-            assert_eq!(out.content["hits"].as_array().unwrap().len(), 1);
+            assert_eq!(out.content["hits"].as_array().unwrap().len(), 0);
+            assert!(
+                out.content["hint"]
+                    .as_str()
+                    .is_some_and(|h| h.contains("100000 tools are named `get_data`")),
+                "{}",
+                out.content
+            );
             let out = call(&ts, "get_data", json!({})).await;
             assert!(
                 message(&out).contains("100000 tools are named `get_data`"),
