@@ -11,6 +11,7 @@ use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
+use toolsearch_catalog::eval::percentile;
 use toolsearch_mcp::Config;
 
 use crate::common::print_json;
@@ -32,14 +33,6 @@ pub struct Args {
     /// Pause between calls, in milliseconds (real traffic is not back to back).
     #[arg(long, default_value_t = 20)]
     pause_ms: u64,
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
 }
 
 async fn measure(
