@@ -222,7 +222,7 @@ pub fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::proces
             .next()
             .expect("the gateway printed its address")
             .unwrap();
-        if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+        if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
             break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
         }
         assert!(t0.elapsed() < Duration::from_secs(60));

@@ -14,3 +14,4 @@ mod common;
 mod conformance;
 mod gateway;
 mod lifecycle;
+mod tls;

@@ -127,6 +127,11 @@ pub struct HttpConfig {
     pub rate_limit_per_minute: Option<Spanned<u64>>,
     /// Snippets running at once across all sessions (1 to 256). Default 8.
     pub max_concurrent_snippets: Option<Spanned<u64>>,
+    /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
+    /// relative path is read from the config file's folder.
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key for `tls_cert`.
+    pub tls_key: Option<PathBuf>,
 }
 
 /// One `[[servers]]` entry: a stdio server (`command`) or a streamable HTTP one (`url`).
@@ -154,6 +159,9 @@ pub struct ServerConfig {
     pub headers: BTreeMap<String, String>,
     /// Environment variable holding a bearer token for this server.
     pub bearer_token_env: Option<String>,
+    /// PEM file of root certificates trusted for this `https://` server beside the
+    /// system's (a private CA). A relative path is read from the config file's folder.
+    pub ca_file: Option<PathBuf>,
     /// Allow globs for this server's tools (by tool name or id).
     #[serde(default)]
     pub allow: Vec<String>,
@@ -218,7 +226,20 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?;
-        Config::parse(&text).map_err(|e| error(format!("{}: {}", path.display(), e.message)))
+        let mut cfg = Config::parse(&text)
+            .map_err(|e| error(format!("{}: {}", path.display(), e.message)))?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        let rebase = |p: &mut Option<PathBuf>| {
+            if let Some(p) = p.as_mut().filter(|p| p.is_relative()) {
+                *p = base.join(&*p);
+            }
+        };
+        rebase(&mut cfg.http.tls_cert);
+        rebase(&mut cfg.http.tls_key);
+        for s in &mut cfg.servers {
+            rebase(&mut s.ca_file);
+        }
+        Ok(cfg)
     }
 
     /// Parses and checks the text of a file.
@@ -335,16 +356,33 @@ impl Config {
                 }
                 _ => {}
             }
-            if s.command.is_some() && (!s.headers.is_empty() || s.bearer_token_env.is_some()) {
+            if s.command.is_some()
+                && (!s.headers.is_empty() || s.bearer_token_env.is_some() || s.ca_file.is_some())
+            {
                 return Err(error(format!(
-                    "{at}: `headers` and `bearer_token_env` are for `url` servers"
+                    "{at}: `headers`, `bearer_token_env` and `ca_file` are for `url` servers"
                 )));
+            }
+            if let Some(u) = s.url.as_deref().filter(|u| u.starts_with("http://")) {
+                if s.ca_file.is_some() {
+                    return Err(error(format!("{at}: `ca_file` is for an https:// url")));
+                }
+                if s.bearer_token_env.is_some() && !is_loopback_url(u) {
+                    return Err(error(format!(
+                        "{at}: a bearer token is never sent in clear text to another machine; use https://"
+                    )));
+                }
             }
             if s.url.is_some() && (!s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some()) {
                 return Err(error(format!(
                     "{at}: `args`, `env` and `cwd` are for `command` servers"
                 )));
             }
+        }
+        if self.http.tls_cert.is_some() != self.http.tls_key.is_some() {
+            return Err(error(
+                "[http] `tls_cert` and `tls_key` go together; give both or neither".to_string(),
+            ));
         }
         Ok(())
     }
@@ -409,6 +447,7 @@ impl Config {
                     "url": s.url.as_deref().map(redact_url),
                     "headers": redact(&s.headers),
                     "bearer_token_env": s.bearer_token_env,
+                    "ca_file": s.ca_file,
                     "allow": s.allow,
                     "deny": s.deny,
                 })
@@ -437,10 +476,28 @@ impl Config {
                 "allowed_origins": self.http.allowed_origins,
                 "rate_limit_per_minute": v(&self.http.rate_limit_per_minute, 600),
                 "max_concurrent_snippets": v(&self.http.max_concurrent_snippets, 8),
+                "tls_cert": self.http.tls_cert,
+                "tls_key": self.http.tls_key.as_ref().map(|_| "<path redacted>"),
             },
             "servers": servers,
         })
     }
+}
+
+/// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
+fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// A URL with any user info and query string redacted (they often carry keys).
@@ -552,6 +609,58 @@ deny = ["*delete*"]
         );
         let e = Config::parse("search_default_limit = 30\nmax_search_limit = 10\n").unwrap_err();
         assert!(e.message.contains("above"), "{}", e.message);
+    }
+
+    #[test]
+    fn tls_settings_are_checked_and_tokens_never_go_out_in_clear_text() {
+        let e = Config::parse(
+            "[[servers]]\nname = \"a\"\nurl = \"http://mcp.example.com/mcp\"\nbearer_token_env = \"T\"\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("clear text"), "{}", e.message);
+        for url in [
+            "http://127.0.0.1:9/mcp",
+            "http://localhost/mcp",
+            "http://[::1]:8/x",
+        ] {
+            let text =
+                format!("[[servers]]\nname = \"a\"\nurl = \"{url}\"\nbearer_token_env = \"T\"\n");
+            assert!(Config::parse(&text).is_ok(), "{url}");
+        }
+        let text = "[[servers]]\nname = \"a\"\nurl = \"http://localhost.evil.com/mcp\"\nbearer_token_env = \"T\"\n";
+        assert!(Config::parse(text).is_err());
+        let e =
+            Config::parse("[[servers]]\nname = \"a\"\nurl = \"http://x/\"\nca_file = \"ca.pem\"\n")
+                .unwrap_err();
+        assert!(e.message.contains("https://"), "{}", e.message);
+        let e = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\nca_file = \"ca.pem\"\n")
+            .unwrap_err();
+        assert!(e.message.contains("ca_file"), "{}", e.message);
+        let e = Config::parse("[http]\ntls_cert = \"c.pem\"\n").unwrap_err();
+        assert!(e.message.contains("tls_key"), "{}", e.message);
+    }
+
+    #[test]
+    fn relative_paths_are_read_from_the_config_folder() {
+        let dir = std::env::temp_dir().join(format!("ts-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("g.toml");
+        std::fs::write(
+            &file,
+            "[http]\ntls_cert = \"c.pem\"\ntls_key = \"/abs/k.pem\"\n[[servers]]\nname = \"a\"\nurl = \"https://x/\"\nca_file = \"ca.pem\"\n",
+        )
+        .unwrap();
+        let cfg = Config::load(&file).unwrap();
+        assert_eq!(
+            cfg.http.tls_cert.as_deref(),
+            Some(dir.join("c.pem").as_path())
+        );
+        assert_eq!(cfg.http.tls_key.as_deref(), Some(Path::new("/abs/k.pem")));
+        assert_eq!(
+            cfg.servers[0].ca_file.as_deref(),
+            Some(dir.join("ca.pem").as_path())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -16,7 +16,8 @@ pub fn install_tls_provider() {
 /// The transport for an HTTP server.
 ///
 /// # Errors
-/// A header that is not valid HTTP, or a token variable that is not set.
+/// A header that is not valid HTTP, a token variable that is not set, or a
+/// `ca_file` that cannot be read or holds no PEM certificate.
 pub(crate) fn transport(
     cfg: &ServerConfig,
     url: &str,
@@ -37,7 +38,18 @@ pub(crate) fn transport(
             .map_err(|_| anyhow::anyhow!("the bearer token variable `{var}` is not set"))?;
         config = config.auth_header(token);
     }
-    let client = reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder();
+    if let Some(path) = &cfg.ca_file {
+        let pem = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("cannot read ca_file {}: {e}", path.display()))?;
+        let roots = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display()))?;
+        if roots.is_empty() {
+            anyhow::bail!("ca_file {} holds no certificate", path.display());
+        }
+        builder = builder.tls_certs_merge(roots);
+    }
+    let client = builder
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
     Ok(StreamableHttpClientTransport::with_client(client, config))
