@@ -224,3 +224,88 @@ async fn destructive_tools_are_denied_or_asked_through_elicitation() {
         "{r}"
     );
 }
+
+/// A client that answers sampling with a canned message and declines elicitation.
+struct Samples;
+
+#[allow(deprecated)]
+impl rmcp::ClientHandler for Samples {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
+            "clientInfo": {"name": "samples", "version": "0"}
+        }))
+        .unwrap()
+    }
+
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _cx: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let asked = serde_json::to_value(&params).unwrap();
+        let prompt = asked["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or("");
+        Ok(serde_json::from_value(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": format!("sampled<{prompt}>")},
+            "model": "canned-model",
+            "stopReason": "endTurn"
+        }))
+        .unwrap())
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _cx: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Ok(rmcp::model::ElicitResult::new(
+            rmcp::model::ElicitationAction::Decline,
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn sampling_and_elicitation_during_a_call_reach_the_client_that_made_it() {
+    use rmcp::ServiceExt;
+    let cfg = config("activation = \"always\"");
+    let mut cmd = tokio::process::Command::new(binary());
+    cmd.args(["gateway", "--config"]).arg(&cfg);
+    let t = rmcp::transport::TokioChildProcess::new(cmd).unwrap();
+    let client = Samples.serve(t).await.unwrap();
+    let code = "const s = await openclaw.tools.call('mcp:everything:trigger-sampling-request', {prompt: 'p-42'});
+                const e = await openclaw.tools.call('mcp:everything:trigger-elicitation-request', {});
+                return {s, e};";
+    let args = json!({"code": code}).as_object().unwrap().clone();
+    let out = client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args))
+        .await
+        .unwrap();
+    let v = text_json(&out);
+    let shown = v["value"].to_string();
+    assert!(shown.contains("sampled<") && shown.contains("p-42"), "{v}");
+    assert!(shown.contains("canned-model"), "{v}");
+    assert!(shown.to_lowercase().contains("declined"), "{v}");
+    let _ = client.cancel().await;
+    // A client without the capabilities: the server's request is refused, and the
+    // call fails with that reason instead of hanging.
+    let gw = Gw::start(&cfg).await;
+    let v = gw
+        .code(
+            "try { await openclaw.tools.call('mcp:everything:trigger-sampling-request', {prompt: 'x'}); return 'answered'; }
+             catch (e) { return e.message; }",
+        )
+        .await;
+    assert!(
+        v["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("does not support"),
+        "{v}"
+    );
+}

@@ -23,8 +23,8 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 use toolsearch::{
-    Activation, CallOptions, Mode, Notifier, Notify, Policy, Provider, Session, Settings,
-    ToolOutput, ToolSearch,
+    Activation, AskError, AskFuture, CallOptions, Mode, Notifier, Notify, Policy, Provider,
+    Session, Settings, ToolOutput, ToolSearch,
 };
 use toolsearch_catalog::Tool;
 
@@ -270,10 +270,26 @@ pub struct GatewaySession {
     session: Session,
 }
 
-/// Forwards a running call's progress and logs to the gateway's client.
+/// Forwards a running call's progress, logs and its server's requests (sampling,
+/// elicitation) to the gateway's client.
 struct ToClient {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
+    session: String,
+}
+
+fn ask_error(code: i32, message: impl Into<String>) -> AskError {
+    AskError {
+        code,
+        message: message.into(),
+    }
+}
+
+fn service_error(e: rmcp::service::ServiceError) -> AskError {
+    match e {
+        rmcp::service::ServiceError::McpError(e) => ask_error(e.code.0, e.message),
+        other => ask_error(-32603, format!("the client did not answer: {other}")),
+    }
 }
 
 impl Notify for ToClient {
@@ -301,6 +317,47 @@ impl Notify for ToClient {
             #[allow(deprecated)]
             let _ = peer.notify_logging_message(p).await;
         });
+    }
+
+    fn caller(&self) -> Option<&str> {
+        Some(&self.session)
+    }
+
+    fn ask(&self, method: &str, params: Value) -> AskFuture {
+        let peer = self.peer.clone();
+        let caps = peer.peer_info().map(|i| i.capabilities.clone());
+        let method = method.to_string();
+        Box::pin(async move {
+            let unsupported = || {
+                ask_error(
+                    -32601,
+                    format!("the gateway's client does not support `{method}`"),
+                )
+            };
+            let invalid =
+                |e: serde_json::Error| ask_error(-32602, format!("bad `{method}` params: {e}"));
+            let answer = match method.as_str() {
+                "sampling/createMessage" => {
+                    if caps.as_ref().is_none_or(|c| c.sampling.is_none()) {
+                        return Err(unsupported());
+                    }
+                    let p = serde_json::from_value(params).map_err(invalid)?;
+                    #[allow(deprecated)]
+                    let r = peer.create_message(p).await.map_err(service_error)?;
+                    serde_json::to_value(r)
+                }
+                "elicitation/create" => {
+                    if caps.as_ref().is_none_or(|c| c.elicitation.is_none()) {
+                        return Err(unsupported());
+                    }
+                    let p = serde_json::from_value(params).map_err(invalid)?;
+                    let r = peer.create_elicitation(p).await.map_err(service_error)?;
+                    serde_json::to_value(r)
+                }
+                _ => return Err(unsupported()),
+            };
+            answer.map_err(|e| ask_error(-32603, format!("unreadable answer: {e}")))
+        })
     }
 }
 
@@ -404,6 +461,7 @@ impl ServerHandler for GatewaySession {
             notify: Some(Notifier(Arc::new(ToClient {
                 peer: cx.peer.clone(),
                 progress_token: cx.meta.get_progress_token(),
+                session: self.session.id.to_string(),
             }))),
         };
         let started = std::time::Instant::now();

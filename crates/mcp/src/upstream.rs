@@ -12,9 +12,12 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use rmcp::model::{ClientConfig, LoggingMessageNotificationParam, ProgressNotificationParam};
-use rmcp::service::{NotificationContext, Peer, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::model::{
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, LoggingMessageNotificationParam, ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleClient, RunningService};
+use rmcp::{ClientHandler, ErrorData as McpError, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
@@ -388,6 +391,14 @@ fn client_info() -> ClientConfig {
     info.protocol_version = rmcp::model::ProtocolVersion::V_2025_11_25;
     info.client_info.name = "toolsearch".into();
     info.client_info.version = env!("CARGO_PKG_VERSION").into();
+    // Requests a server makes during a call go to the client that made it (see
+    // `Handler::ask_caller`); one whose client cannot answer gets an error.
+    if let Ok(caps) = serde_json::from_value(serde_json::json!({
+        "sampling": {},
+        "elicitation": {"form": {}}
+    })) {
+        info.capabilities = caps;
+    }
     info
 }
 
@@ -396,6 +407,50 @@ struct Handler {
     upstream: Weak<Upstream>,
     relist: mpsc::UnboundedSender<()>,
     info: ClientConfig,
+}
+
+impl Handler {
+    /// Forwards a request the server makes during a call to the client that made
+    /// the call. MCP does not say which call a stdio server's request belongs to,
+    /// so it goes out only when every call in flight on this server is for one
+    /// client; otherwise (or with no call in flight) it is refused, never guessed:
+    /// a sampling request carries data another client must not see.
+    async fn ask_caller(&self, method: &str, params: Value) -> Result<Value, McpError> {
+        let refuse = |why: String| McpError::new(rmcp::model::ErrorCode(-32600), why, None);
+        let Some(up) = self.upstream.upgrade() else {
+            return Err(refuse("the gateway is shutting down".into()));
+        };
+        let sinks: Vec<Notifier> = up
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        let Some(first) = sinks.first() else {
+            return Err(refuse(format!(
+                "`{method}` outside a tool call is not forwarded"
+            )));
+        };
+        let caller = first.0.caller().map(str::to_string);
+        if sinks.len() > 1
+            && (caller.is_none() || sinks.iter().any(|s| s.0.caller() != caller.as_deref()))
+        {
+            return Err(refuse(format!(
+                "`{method}` cannot be attributed: calls of several clients are running on this server"
+            )));
+        }
+        tracing::info!(
+            server = up.name(),
+            method,
+            "forwarding a server request to the client"
+        );
+        first
+            .0
+            .ask(method, params)
+            .await
+            .map_err(|e| McpError::new(rmcp::model::ErrorCode(e.code), e.message, None))
+    }
 }
 
 impl ClientHandler for Handler {
@@ -425,6 +480,38 @@ impl ClientHandler for Handler {
         if let Some(to) = to {
             to.0.progress(params.progress, params.total, params.message);
         }
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let v = self.ask_caller("sampling/createMessage", params).await?;
+        serde_json::from_value(v).map_err(|e| {
+            McpError::internal_error(
+                format!("the client's answer is not a sampling result: {e}"),
+                None,
+            )
+        })
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let v = self.ask_caller("elicitation/create", params).await?;
+        serde_json::from_value(v).map_err(|e| {
+            McpError::internal_error(
+                format!("the client's answer is not an elicitation result: {e}"),
+                None,
+            )
+        })
     }
 
     async fn on_logging_message(

@@ -11,13 +11,44 @@ use toolsearch_catalog::Tool;
 /// Future returned by [`Dispatcher::dispatch`].
 pub type DispatchFuture = Pin<Box<dyn Future<Output = Result<Value, DispatchError>> + Send>>;
 
+/// Future returned by [`Notify::ask`].
+pub type AskFuture = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send>>;
+
+/// Why a request to the caller's client got no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskError {
+    /// A JSON-RPC error code (`-32601` when the client cannot answer the method).
+    pub code: i32,
+    /// What went wrong.
+    pub message: String,
+}
+
 /// Receives what a running call reports before it answers: progress and log
-/// messages of the tool's server. A gateway forwards them to its own client.
+/// messages of the tool's server, and the requests that server makes of the
+/// caller's client while it runs (MCP sampling, elicitation). A gateway forwards
+/// them to its own client.
 pub trait Notify: Send + Sync + 'static {
     /// Progress of the call (`total` when known).
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>);
     /// A log message the tool's server sent during the call.
     fn log(&self, level: &str, logger: Option<&str>, data: Value);
+    /// Who the call is for (an MCP session id, say): requests a server makes are
+    /// forwarded only when every call in flight on it is for the same caller.
+    fn caller(&self) -> Option<&str> {
+        None
+    }
+    /// A request the tool's server makes of the caller's client during the call
+    /// (`sampling/createMessage`, `elicitation/create`). By default none can be
+    /// answered.
+    fn ask(&self, method: &str, _params: Value) -> AskFuture {
+        let message = format!("the caller's client cannot answer `{method}`");
+        Box::pin(async move {
+            Err(AskError {
+                code: -32601,
+                message,
+            })
+        })
+    }
 }
 
 /// A shared [`Notify`] sink, carried by [`CallContext::notify`].

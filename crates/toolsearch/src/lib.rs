@@ -32,8 +32,8 @@ pub use defs::{
     definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,
 };
 pub use dispatch::{
-    dispatcher_fn, CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher,
-    EchoDispatcher, FnDispatcher, Notifier, Notify,
+    dispatcher_fn, AskError, AskFuture, CallContext, DispatchError, DispatchErrorKind,
+    DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
 };
 pub use facade::{
     Activation, Builder, CallOptions, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
