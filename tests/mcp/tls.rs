@@ -33,13 +33,14 @@ async fn https_both_ways_with_a_private_ca_and_an_untrusted_source_failing_close
     let dir = temp_path("inner.toml");
     std::fs::write(dir.with_file_name("cert.pem"), cert).unwrap();
     std::fs::write(dir.with_file_name("key.pem"), key).unwrap();
-    // The inner gateway serves HTTPS in front of server-everything; relative
+    // The inner gateway serves HTTPS in front of server-everything as a plain
+    // aggregator (the outer one sees its tools); relative
     // paths are read from the config's folder.
     let everything = node_module("@modelcontextprotocol/server-everything/dist/index.js");
     std::fs::write(
         &dir,
         format!(
-            "[http]\ntls_cert = \"cert.pem\"\ntls_key = \"key.pem\"\n\n[[servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n"
+            "activation = \"never\"\n[http]\ntls_cert = \"cert.pem\"\ntls_key = \"key.pem\"\n\n[[servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n"
         ),
     )
     .unwrap();

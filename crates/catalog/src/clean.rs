@@ -242,9 +242,15 @@ pub fn identifier_name<'a>(raw: &'a str, fallback: &str) -> Option<Cow<'a, str>>
 /// `s` quoted for a report read by people (the load report): hidden characters and
 /// line breaks written as `\u{..}` escapes, cut to about `max_bytes`.
 pub fn escape_for_report(s: &str, max_bytes: usize) -> String {
-    let mut out = String::from("`");
+    format!("`{}`", escape_for_log(s, max_bytes))
+}
+
+/// `s` made safe for one log line: hidden characters and line breaks escaped as
+/// `\u{..}`, cut with `…` once it passes `max_bytes`.
+pub fn escape_for_log(s: &str, max_bytes: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max_bytes) + 8);
     for c in s.chars() {
-        if out.len() > max_bytes {
+        if out.len() >= max_bytes {
             out.push('…');
             break;
         }
@@ -254,7 +260,6 @@ pub fn escape_for_report(s: &str, max_bytes: usize) -> String {
             out.push(c);
         }
     }
-    out.push('`');
     out
 }
 

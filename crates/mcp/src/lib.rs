@@ -30,19 +30,7 @@ pub use upstream::Upstream;
 /// line: controls, bidi overrides and other invisible characters escaped, at most
 /// `max` bytes.
 pub fn clean_for_log(text: &str, max: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max) + 8);
-    for c in text.chars() {
-        if out.len() >= max {
-            out.push('…');
-            break;
-        }
-        if toolsearch_sandbox::is_unsafe_char(c) || c.is_control() {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    toolsearch_catalog::clean::escape_for_log(text, max)
 }
 
 #[cfg(test)]
@@ -53,5 +41,18 @@ mod tests {
         assert!(!s.chars().any(|c| c.is_control() || c == '\u{202E}'), "{s}");
         assert!(s.contains("\\u{202e}"));
         assert!(super::clean_for_log(&"x".repeat(50), 10).len() <= 14);
+    }
+
+    /// One class of unsafe characters: whatever the sandbox escapes in a snippet's
+    /// output, and every control character, is escaped in log lines too.
+    #[test]
+    fn log_escaping_covers_the_sandbox_class_and_controls() {
+        let missed: Vec<u32> = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| toolsearch_sandbox::is_unsafe_char(c) || c.is_control())
+            .filter(|&c| super::clean_for_log(&c.to_string(), 100) == c.to_string())
+            .map(|c| c as u32)
+            .collect();
+        assert!(missed.is_empty(), "not escaped: {missed:x?}");
     }
 }
