@@ -71,6 +71,7 @@ mod limits;
 mod ops;
 mod pool;
 mod process;
+mod proxy;
 mod result;
 mod sandbox;
 mod sys;
@@ -87,7 +88,7 @@ pub use limits::{
     DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RESULT_BYTES,
     DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
-pub use pool::{live_threads, Pool, PoolStats, WEDGE_CONFIRM};
+pub use pool::{Pool, PoolStats, WEDGE_CONFIRM};
 pub use process::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
@@ -95,6 +96,7 @@ pub use result::{
 };
 pub use sandbox::live_isolates;
 pub use util::is_unsafe_char;
+pub use watchdog::live_threads;
 
 #[allow(dead_code)]
 fn _assertions() {

@@ -15,39 +15,13 @@ use crate::ops::{lock, Journal};
 use crate::process::{self, HostJob, WorkerCommand};
 use crate::result::{ErrorKind, ExecResult, SandboxError};
 use crate::sandbox::{self, JobSpec, Live, Sandbox};
-use crate::watchdog::Watchdog;
-
-static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
+use crate::watchdog::{ThreadGuard, Watchdog};
 
 /// How long past `deadline + grace` a thread worker may take to acknowledge a
 /// job before it is declared wedged and replaced (the caller is answered at
 /// `deadline + grace` either way): a loaded machine delays threads by tens of
 /// milliseconds, a built-in spinning in C never answers.
 pub const WEDGE_CONFIRM: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Number of sandbox threads (workers and their watchdogs) alive in this
-/// process.
-pub fn live_threads() -> usize {
-    LIVE_THREADS.load(Ordering::SeqCst)
-}
-
-/// Counts a live sandbox thread (process-wide and per pool).
-pub(crate) struct ThreadGuard(Arc<AtomicUsize>);
-
-impl ThreadGuard {
-    pub(crate) fn new(pool: &Arc<AtomicUsize>) -> Self {
-        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
-        pool.fetch_add(1, Ordering::SeqCst);
-        ThreadGuard(pool.clone())
-    }
-}
-
-impl Drop for ThreadGuard {
-    fn drop(&mut self) {
-        LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
 
 /// Live resources of one pool, for leak checks and monitoring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 //! deadline passes the watchdog re-issues `terminate_execution` every
 //! [`REFIRE`] until the worker acknowledges by disarming it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -46,7 +46,7 @@ impl Watchdog {
         let shared: Shared = Arc::new((Mutex::new(State::default()), Condvar::new()));
         let thread_shared = shared.clone();
         std::thread::Builder::new().name(name).spawn(move || {
-            let _live = crate::pool::ThreadGuard::new(&threads);
+            let _live = ThreadGuard::new(&threads);
             watch(&thread_shared)
         })?;
         Ok(Watchdog { shared })
@@ -106,5 +106,31 @@ fn watch(shared: &Shared) {
             None => cv.wait(s).unwrap_or_else(|p| p.into_inner()),
             Some(d) => cv.wait_timeout(s, d).unwrap_or_else(|p| p.into_inner()).0,
         };
+    }
+}
+
+static LIVE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Number of sandbox threads (workers and their watchdogs) alive in this
+/// process.
+pub fn live_threads() -> usize {
+    LIVE_THREADS.load(Ordering::SeqCst)
+}
+
+/// Counts a live sandbox thread (process-wide and per pool).
+pub(crate) struct ThreadGuard(Arc<AtomicUsize>);
+
+impl ThreadGuard {
+    pub(crate) fn new(pool: &Arc<AtomicUsize>) -> Self {
+        LIVE_THREADS.fetch_add(1, Ordering::SeqCst);
+        pool.fetch_add(1, Ordering::SeqCst);
+        ThreadGuard(pool.clone())
+    }
+}
+
+impl Drop for ThreadGuard {
+    fn drop(&mut self) {
+        LIVE_THREADS.fetch_sub(1, Ordering::SeqCst);
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

@@ -23,10 +23,10 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::child::{deliver, send, stdout_file, Out, ProxyBridge, Waiters};
 use crate::ipc::{self, ToChild, ToHost};
 use crate::limits::Limits;
 use crate::ops::Journal;
+use crate::proxy::{deliver, send, stdout_file, Out, ProxyBridge, Waiters};
 use crate::result::{ErrorKind, ExecResult};
 use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::sys;

@@ -1,0 +1,187 @@
+//! The worker side of the bridge: a job's `search`/`describe`/`call` become
+//! requests on stdout, and their answers (read from stdin by the process's reader)
+//! are delivered to the waiting job. Shared by the in-process worker (`child`) and
+//! the forking one (`zygote`).
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+use crate::ipc::{self, BridgeOp, ToHost};
+
+/// Where the answer to one bridge request goes.
+pub(crate) enum Waiter {
+    Sync(mpsc::SyncSender<String>),
+    Async(tokio::sync::oneshot::Sender<String>),
+}
+
+/// This process's stdout, written one whole message per `write`.
+pub(crate) type Out = Arc<Mutex<File>>;
+pub(crate) type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
+
+/// Stdout as a file of its own (a duplicate descriptor), unbuffered: [`send`]
+/// writes each message whole, so no buffer is ever half-written when a process
+/// forks or dies.
+pub(crate) fn stdout_file() -> std::io::Result<Out> {
+    let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+    Ok(Arc::new(Mutex::new(File::from(fd))))
+}
+
+/// Sends one message (one `write` of its whole line).
+pub(crate) fn send(out: &Out, msg: &ToHost) {
+    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+    // A broken pipe means the host is gone; the reader loop ends on EOF.
+    let _ = ipc::send(&mut *out, msg);
+}
+
+/// Hands a bridge answer from the host to the request waiting for it.
+pub(crate) fn deliver(waiters: &Waiters, req: u64, payload: String) {
+    let waiter = waiters
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&req);
+    match waiter {
+        Some(Waiter::Sync(tx)) => drop(tx.try_send(payload)),
+        Some(Waiter::Async(tx)) => drop(tx.send(payload)),
+        None => {}
+    }
+}
+
+/// Turns an encoded bridge answer back into what a [`Bridge`] returns.
+fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
+    if let Some(json) = payload.strip_prefix('1') {
+        return serde_json::from_str(json).map_err(|e| {
+            BridgeError::new(
+                BridgeErrorCode::Unavailable,
+                format!("bad answer from the host: {e}"),
+            )
+        });
+    }
+    let with_detail = payload.starts_with('2');
+    let body = payload
+        .strip_prefix('0')
+        .or_else(|| payload.strip_prefix('2'))
+        .unwrap_or(payload);
+    let (code, message) = body.split_once('\n').unwrap_or(("UNAVAILABLE", body));
+    let code = BridgeErrorCode::from_str(code).unwrap_or(BridgeErrorCode::Unavailable);
+    if with_detail {
+        // `{"message", "detail"}`, as `ops::encode_bridge_err` wrote it.
+        let parsed: serde_json::Value = serde_json::from_str(message).unwrap_or_default();
+        let mut e = BridgeError::new(code, parsed["message"].as_str().unwrap_or(message));
+        if let Some(detail) = parsed.get("detail").and_then(|d| d.as_object()) {
+            e = e.with_detail(detail.clone());
+        }
+        return Err(e);
+    }
+    Err(BridgeError::new(code, message))
+}
+
+/// A bridge that asks the host.
+pub(crate) struct ProxyBridge {
+    pub job: u64,
+    pub out: Out,
+    pub waiters: Waiters,
+    pub next_req: Arc<AtomicU64>,
+    /// Sync requests give up at this point (the host answers long before).
+    pub deadline: Instant,
+}
+
+impl ProxyBridge {
+    fn request(&self, op: BridgeOp, waiter: Waiter) -> u64 {
+        let req = self.next_req.fetch_add(1, Ordering::SeqCst);
+        self.waiters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(req, waiter);
+        send(
+            &self.out,
+            &ToHost::Request {
+                job: self.job,
+                req,
+                op,
+            },
+        );
+        req
+    }
+
+    fn lookup(&self, op: BridgeOp) -> Result<serde_json::Value, BridgeError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.request(op, Waiter::Sync(tx));
+        let wait = self.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
+        match rx.recv_timeout(wait) {
+            Ok(payload) => decode(&payload),
+            Err(_) => Err(BridgeError::new(
+                BridgeErrorCode::Unavailable,
+                "the host did not answer",
+            )),
+        }
+    }
+}
+
+impl Bridge for ProxyBridge {
+    fn search(&self, query: &str, limit: Option<u32>) -> Result<serde_json::Value, BridgeError> {
+        self.lookup(BridgeOp::Search {
+            query: query.to_owned(),
+            limit,
+        })
+    }
+
+    fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError> {
+        self.lookup(BridgeOp::Describe { id: id.to_owned() })
+    }
+
+    fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let req = self.request(
+            BridgeOp::Call {
+                id: id.to_owned(),
+                args,
+            },
+            Waiter::Async(tx),
+        );
+        let (out, waiters) = (self.out.clone(), self.waiters.clone());
+        Box::pin(async move {
+            tokio::select! {
+                payload = rx => match payload {
+                    Ok(p) => decode(&p),
+                    Err(_) => Err(BridgeError::new(BridgeErrorCode::Unavailable, "the host went away")),
+                },
+                _ = cancel.cancelled() => {
+                    waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(&req);
+                    send(&out, &ToHost::CancelCall { req });
+                    Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_reads_both_encodings() {
+        assert_eq!(decode("1[1,2]").unwrap(), serde_json::json!([1, 2]));
+        let e = decode("0UNKNOWN_TOOL\nno such tool").unwrap_err();
+        assert_eq!(e.code, BridgeErrorCode::UnknownTool);
+        assert_eq!(e.message, "no such tool");
+        assert_eq!(
+            decode("0WHAT\nx").unwrap_err().code,
+            BridgeErrorCode::Unavailable
+        );
+        let e =
+            decode("2TOOL_ERROR\n{\"message\":\"m\",\"detail\":{\"content\":[1]}}").unwrap_err();
+        assert_eq!(
+            (e.code, e.message.as_str()),
+            (BridgeErrorCode::ToolError, "m")
+        );
+        assert_eq!(e.detail.unwrap()["content"], serde_json::json!([1]));
+    }
+}
