@@ -10,39 +10,14 @@ use serde_json::{json, Value};
 use toolsearch_catalog::{Catalog, Deferrable, Tool};
 use toolsearch_sandbox::{ErrorKind, Pool, PoolConfig};
 
+use crate::activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
 use crate::bridge::CatalogBridge;
-use crate::defs::{self, Provider, BRIDGE_TOOLS};
+use crate::defs::{self, BRIDGE_TOOLS};
 use crate::dispatch::{CallContext, Dispatcher, EchoDispatcher};
 use crate::host::{AfterCall, Approver, BeforeCall, ClientTools, Host, HostParts, Scope};
 use crate::policy::Policy;
-use crate::telemetry::{ActivationDecision, TurnRecord};
+use crate::telemetry::TurnRecord;
 
-/// The shape of deferral when it is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// `tool_search_code` alone (plus never-deferred tools). Falls back to
-    /// [`Mode::Tools`] when the JS engine cannot start.
-    Code,
-    /// `tool_search`, `tool_describe`, `tool_call` as plain tools.
-    Tools,
-}
-
-/// When deferral is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Activation {
-    /// When the deferrable tools reach [`Settings::count_threshold`] (≥), or their
-    /// schemas reach [`Settings::share_threshold`] of the context window.
-    Auto,
-    /// Whenever at least one tool is deferrable.
-    Always,
-    /// Never: direct pass-through.
-    Never,
-}
-
-/// Default count threshold of [`Activation::Auto`].
-pub const DEFAULT_COUNT_THRESHOLD: usize = 15;
-/// Default context-window share threshold of [`Activation::Auto`].
-pub const DEFAULT_SHARE_THRESHOLD: f64 = 0.10;
 /// Default number of sessions whose reveal state is kept (oldest evicted first).
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// Default byte budget of the catalog listing inside the bridge descriptions.
@@ -125,15 +100,6 @@ impl Session {
             ..Default::default()
         }
     }
-}
-
-/// Definitions to send to the model.
-#[derive(Debug, Clone)]
-pub struct Definitions {
-    /// In the provider's shape.
-    pub tools: Vec<Value>,
-    /// Why deferral is on or off, and in which shape.
-    pub decision: ActivationDecision,
 }
 
 /// The answer to one model call.
@@ -290,22 +256,6 @@ struct Reveals {
     by_session: HashMap<String, HashSet<String>>,
 }
 
-/// What [`ToolSearch::plan`] decided for one scope.
-struct Plan {
-    /// Every tool the scope sees.
-    visible: Vec<Tool>,
-    /// How many of them are deferrable.
-    deferrable: usize,
-    /// Indexes into `visible` of the tools sent directly, in order.
-    direct: Vec<usize>,
-    /// Their provider names (same order as `direct`).
-    names: Vec<String>,
-    active: bool,
-    reason: String,
-    tokens: usize,
-    share: Option<f64>,
-}
-
 /// The embeddable facade. Share it behind an `Arc`.
 ///
 /// ```
@@ -319,8 +269,8 @@ struct Plan {
 /// assert!(names.contains(&"tool_search") && names.contains(&"read_file"));
 /// ```
 pub struct ToolSearch {
-    host: Arc<Host>,
-    settings: Settings,
+    pub(crate) host: Arc<Host>,
+    pub(crate) settings: Settings,
     pool: Mutex<Option<Pool>>,
     /// The engine probe's answer, once made (`Err` holds the reason).
     engine: Mutex<Option<Result<(), String>>>,
@@ -352,7 +302,7 @@ impl ToolSearch {
         self.host.set_catalog(catalog);
     }
 
-    fn never_deferred(&self, tool: &Tool) -> bool {
+    pub(crate) fn never_deferred(&self, tool: &Tool) -> bool {
         tool.deferrable == Deferrable::Never
             || self
                 .settings
@@ -362,7 +312,7 @@ impl ToolSearch {
     }
 
     /// Whether the JS engine can run code mode (probed once, before any code tool is sent).
-    fn engine_ok(&self) -> Result<(), String> {
+    pub(crate) fn engine_ok(&self) -> Result<(), String> {
         let mut engine = self.engine.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(answer) = engine.as_ref() {
             return answer.clone();
@@ -402,7 +352,7 @@ impl ToolSearch {
         Ok(pool.clone().expect("set above"))
     }
 
-    fn scope(session: &Session) -> Scope {
+    pub(crate) fn scope(session: &Session) -> Scope {
         Scope {
             policy: session.scope.clone(),
             client: session.client_tools.clone(),
@@ -416,188 +366,6 @@ impl ToolSearch {
     /// `report` asks for the token estimate even when the decision does not need it
     /// (definitions report it; routing a call does not, and serializing every
     /// schema per call would be its largest cost).
-    fn plan(&self, scope: &Scope, report: bool) -> Plan {
-        let visible = self.host.visible_tools(scope);
-        let deferrable: Vec<usize> = (0..visible.len())
-            .filter(|&i| !self.never_deferred(&visible[i]))
-            .collect();
-        let needs_tokens = report
-            || (self.settings.activation == Activation::Auto
-                && self.settings.context_window.is_some()
-                && deferrable.len() < self.settings.count_threshold);
-        let schema_bytes: usize = if needs_tokens {
-            deferrable
-                .iter()
-                .map(|&i| &visible[i])
-                .map(|t| t.input_schema.to_string().len() + t.description.len() + t.name.len())
-                .sum()
-        } else {
-            0
-        };
-        let tokens = schema_bytes / 4;
-        let share = self
-            .settings
-            .context_window
-            .filter(|&w| w > 0)
-            .map(|w| tokens as f64 / w as f64);
-        let s = &self.settings;
-        let (active, reason) = match s.activation {
-            _ if deferrable.is_empty() => (false, "nothing is deferrable".to_string()),
-            Activation::Never => (false, "activation is never".to_string()),
-            Activation::Always => (true, "activation is always".to_string()),
-            Activation::Auto => {
-                let by_count = deferrable.len() >= s.count_threshold;
-                let by_share = share.is_some_and(|x| x >= s.share_threshold);
-                let reason = format!(
-                    "{} deferrable tools (threshold {}){}",
-                    deferrable.len(),
-                    s.count_threshold,
-                    share
-                        .map(|x| format!(
-                            ", {:.1}% of the context window (threshold {:.0}%)",
-                            x * 100.0,
-                            s.share_threshold * 100.0
-                        ))
-                        .unwrap_or_default()
-                );
-                (by_count || by_share, reason)
-            }
-        };
-        let direct: Vec<usize> = (0..visible.len())
-            .filter(|&i| !active || self.never_deferred(&visible[i]))
-            .collect();
-        let names = {
-            let refs: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
-            defs::provider_names(&refs)
-        };
-        Plan {
-            deferrable: deferrable.len(),
-            visible,
-            direct,
-            names,
-            active,
-            reason,
-            tokens,
-            share,
-        }
-    }
-
-    /// The definitions to send for this session and provider. Re-evaluates activation
-    /// every time, so tools added or removed mid-session cross the threshold both ways.
-    pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
-        let _span = tracing::info_span!("toolsearch.definitions", session = %session.id).entered();
-        let catalog = self.host.catalog();
-        let scope = Self::scope(session);
-        let Plan {
-            visible,
-            deferrable,
-            direct,
-            names,
-            active,
-            reason,
-            tokens,
-            share,
-        } = self.plan(&scope, true);
-        let s = &self.settings;
-        let mut shape = if !active {
-            "direct"
-        } else if s.mode == Mode::Code {
-            "code"
-        } else {
-            "tools"
-        };
-        let mut fallback = None;
-        if shape == "code" {
-            if let Err(reason) = self.engine_ok() {
-                shape = "tools";
-                fallback = Some(format!(
-                    "code mode unavailable ({reason}); sent the structured tools"
-                ));
-            }
-        }
-        let direct_set: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
-        let mut tools: Vec<Value> = Vec::new();
-        let listing = || {
-            defs::listing_text(&catalog, s.listing_bytes, &|t| {
-                self.host.visible(t, &scope) && !self.never_deferred(t)
-            })
-        };
-        match shape {
-            "code" => {
-                let (description, schema) = defs::code_tool(&listing(), s.limits());
-                tools.push(defs::definition(
-                    provider,
-                    "tool_search_code",
-                    &description,
-                    &schema,
-                ));
-            }
-            "tools" => {
-                let l = listing();
-                for (name, description, schema) in defs::structured_tools(&l, s.limits()) {
-                    tools.push(defs::definition(provider, name, &description, &schema));
-                }
-            }
-            _ => {}
-        }
-        for (tool, name) in direct_set.iter().zip(&names) {
-            tools.push(defs::definition(
-                provider,
-                name,
-                &tool.description,
-                &tool.input_schema,
-            ));
-        }
-        let sent: usize = tools.iter().map(|t| t.to_string().len()).sum();
-        // In direct mode what was sent is the direct exposure: do not build it twice.
-        let direct_bytes: usize = if !active {
-            sent
-        } else {
-            let all: Vec<&Tool> = visible.iter().collect();
-            let all_names = defs::provider_names(&all);
-            all.iter()
-                .zip(&all_names)
-                .map(|(t, n)| {
-                    defs::definition(provider, n, &t.description, &t.input_schema)
-                        .to_string()
-                        .len()
-                })
-                .sum()
-        };
-        let decision = ActivationDecision {
-            shape,
-            active,
-            activation: match s.activation {
-                Activation::Auto => "auto",
-                Activation::Always => "always",
-                Activation::Never => "never",
-            },
-            deferrable_tools: deferrable,
-            count_threshold: s.count_threshold,
-            deferrable_tokens: tokens,
-            context_share: share,
-            share_threshold: s.share_threshold,
-            reason,
-        };
-        let mut t = self.host.telemetry(&session.id);
-        t.turn.activation = Some(decision.clone());
-        t.turn.catalog_by_source.clear();
-        for tool in &visible {
-            *t.turn
-                .catalog_by_source
-                .entry(tool.source.as_str())
-                .or_insert(0) += 1;
-        }
-        t.turn.tool_bytes_sent = sent;
-        t.turn.schemas_sent = direct_set.len();
-        t.turn.tool_bytes_direct = direct_bytes;
-        tracing::info!(shape, active, deferrable, bytes = sent, "tool definitions");
-        if let Some(f) = fallback {
-            t.turn.fallbacks.push(f);
-        }
-        Definitions { tools, decision }
-    }
-
     /// Takes this session's record of the turn so far (and starts a new one).
     /// Each session has its own: concurrent sessions never mix their counts.
     pub fn take_record(&self, session: &Session) -> TurnRecord {

@@ -15,7 +15,9 @@
 //! ```
 #![deny(missing_docs)]
 
+mod activation;
 mod bridge;
+mod definitions;
 mod defs;
 mod dispatch;
 mod facade;
@@ -27,7 +29,9 @@ mod semantic;
 mod telemetry;
 mod validate;
 
+pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
 pub use bridge::{echo_value, CatalogBridge};
+pub use definitions::Definitions;
 pub use defs::{
     definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,
 };
@@ -36,8 +40,8 @@ pub use dispatch::{
     DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
 };
 pub use facade::{
-    Activation, Builder, CallOptions, Definitions, Mode, Session, Settings, ToolOutput, ToolSearch,
-    DEFAULT_COUNT_THRESHOLD, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, DEFAULT_SHARE_THRESHOLD,
+    Builder, CallOptions, Session, Settings, ToolOutput, ToolSearch, DEFAULT_LISTING_BYTES,
+    DEFAULT_MAX_SESSIONS,
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope,
