@@ -3,7 +3,8 @@
 //! same tool on many servers), and membership is a constant-time test.
 
 use crate::clean::{clean_line, MAX_IDENTIFIER_BYTES};
-use crate::search::{MatchedBy, SearchOptions, SearchResult, EXACT_NAME_BONUS};
+use crate::rank::EXACT_NAME_BONUS;
+use crate::search::{MatchedBy, SearchOptions, SearchResult};
 use crate::tool::Tool;
 use crate::Catalog;
 

@@ -28,6 +28,7 @@ mod index;
 pub mod listing;
 pub mod load;
 pub mod query;
+mod rank;
 pub mod schema;
 mod search;
 pub mod text;
@@ -38,9 +39,10 @@ pub use baseline::PlainBm25;
 pub use error::CatalogError;
 pub use listing::{Listing, ListingKind};
 pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
+pub use rank::{KeywordHit, RuleScore};
 pub use search::{
-    clamp_limit, Hit, KeywordHit, MatchedBy, RuleScore, SearchOptions, SearchResult, DEFAULT_BAND,
-    DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT, MAX_QUERIES,
+    clamp_limit, Hit, MatchedBy, SearchOptions, SearchResult, DEFAULT_BAND, DEFAULT_LIMIT,
+    HARD_MAX_LIMIT, MAX_LIMIT, MAX_QUERIES,
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,
