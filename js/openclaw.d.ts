@@ -84,4 +84,5 @@ declare const console: {
   warn(...args: unknown[]): void;
   error(...args: unknown[]): void;
   debug(...args: unknown[]): void;
+  trace(...args: unknown[]): void;
 };

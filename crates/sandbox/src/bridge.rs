@@ -61,6 +61,18 @@ pub enum BridgeErrorCode {
 }
 
 impl BridgeErrorCode {
+    /// Every code, in declaration order.
+    pub const ALL: [BridgeErrorCode; 8] = [
+        BridgeErrorCode::UnknownTool,
+        BridgeErrorCode::InvalidArgs,
+        BridgeErrorCode::Limit,
+        BridgeErrorCode::Timeout,
+        BridgeErrorCode::ToolError,
+        BridgeErrorCode::ApprovalDenied,
+        BridgeErrorCode::Unavailable,
+        BridgeErrorCode::Stale,
+    ];
+
     /// The code as the snippet sees it, e.g. `"UNKNOWN_TOOL"`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -25,7 +25,9 @@ pub fn live_isolates() -> usize {
     LIVE_ISOLATES.load(Ordering::SeqCst)
 }
 
-const SCRUB: &str = include_str!("scrub.js");
+/// The bridge prelude (`js/prelude.js` at the top of the repository): compiled and
+/// called once per isolate before any snippet.
+const SCRUB: &str = include_str!("../../../js/prelude.js");
 const MAX_MESSAGE: usize = 2000;
 
 /// A fresh, scrubbed isolate ready for exactly one job.

@@ -3,6 +3,7 @@
 mod common;
 mod containment;
 mod crash;
+mod dts;
 mod happy;
 mod process;
 mod security;
