@@ -4,6 +4,8 @@
 //! C build wants `cmake` and the `simde` headers) and installs them with apt
 //! when running as root, or prints the exact command otherwise.
 
+mod outside;
+
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -25,8 +27,10 @@ tasks:
   fixtures
           install the MCP servers and clients the integration tests run against
           (npm ci in tests/fixtures, pip install -r tests/fixtures/requirements.txt)
+  outside build and run the README's library example as a crate outside this workspace
   demo    build and run the demo on the embedded default catalog
-  test    setup, then the whole test suite, clippy, fmt and the V8 type-check
+  test    setup, then the whole test suite (ignored tests included), the examples, the
+          README's library example as an outside crate, clippy, fmt and the V8 type-check
   eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
           and, once fetch-model has run, fused with the embedding model
   fetch-model
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
         Some("fetch-model") => fetch_model().map(|_| ()),
         Some("fixtures") => fixtures(),
+        Some("outside") => outside::run(&root()),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
             Ok(())
@@ -205,6 +210,19 @@ fn test() -> Result<()> {
     let mut c = cargo();
     c.args(["test", "--workspace", "--doc"]);
     run(c)?;
+    for example in ["agent_loop", "gateway"] {
+        let mut c = cargo();
+        c.args([
+            "run",
+            "--quiet",
+            "-p",
+            "toolsearch-examples",
+            "--example",
+            example,
+        ]);
+        run(c)?;
+    }
+    outside::run(&root())?;
     let mut c = cargo();
     c.args([
         "clippy",

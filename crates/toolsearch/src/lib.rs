@@ -51,5 +51,8 @@ pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
 pub use semantic::SemanticSearch;
 pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
+/// The catalog crate, for what the facade does not re-export by name.
+pub use toolsearch_catalog as catalog;
+pub use toolsearch_catalog::{load_path, load_str, Catalog, LoadOptions, Source, Tool};
 pub use toolsearch_embed::Embedder;
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};

@@ -3,17 +3,17 @@
 //!
 //! ```sh
 //! # against a local OpenAI-compatible server (plain HTTP: vLLM, llama.cpp, Ollama ...)
-//! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5 cargo run -p toolsearch --example agent_loop
+//! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5 cargo run -p toolsearch-examples --example agent_loop
 //! # without one: a scripted stand-in model on loopback
-//! cargo run -p toolsearch --example agent_loop
+//! cargo run -p toolsearch-examples --example agent_loop
 //! ```
 
 #[path = "support/mod.rs"]
 mod support;
 
 use serde_json::json;
+use toolsearch::Catalog;
 use toolsearch::{Mode, ToolSearch};
-use toolsearch_catalog::Catalog;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), String> {

@@ -5,8 +5,8 @@
 //! hyper route would call.
 //!
 //! ```sh
-//! cargo run -p toolsearch --example gateway          # serves, calls itself once, exits
-//! cargo run -p toolsearch --example gateway -- serve # keeps serving on 127.0.0.1:8787
+//! cargo run -p toolsearch-examples --example gateway          # serves, calls itself once, exits
+//! cargo run -p toolsearch-examples --example gateway -- serve # keeps serving on 127.0.0.1:8787
 //! ```
 
 #[path = "support/mod.rs"]
@@ -15,8 +15,8 @@ mod support;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use toolsearch::Catalog;
 use toolsearch::{Provider, Session, ToolSearch};
-use toolsearch_catalog::Catalog;
 
 /// `POST /tools {"session", "provider"}` -> `{"tools", "decision"}`.
 fn tools_handler(ts: &ToolSearch, body: &Value) -> Value {
