@@ -1,11 +1,13 @@
 //! End to end: a mock OpenAI-compatible provider on loopback with a scripted model,
 //! the same task in direct mode and in code mode over 121 tools.
 
+#[path = "../../examples/support/mod.rs"]
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
-use crate::support;
 use toolsearch::{Activation, Mode, Settings, ToolSearch};
 use toolsearch_catalog::{Catalog, Source, Tool};
 
