@@ -453,6 +453,25 @@ impl Handler {
     }
 }
 
+impl Handler {
+    /// [`Handler::ask_caller`] with typed params and answer.
+    async fn relay<R: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        params: impl serde::Serialize,
+    ) -> Result<R, McpError> {
+        let params = serde_json::to_value(params)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let v = self.ask_caller(method, params).await?;
+        serde_json::from_value(v).map_err(|e| {
+            McpError::internal_error(
+                format!("the client's answer to `{method}` is not valid: {e}"),
+                None,
+            )
+        })
+    }
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
@@ -487,15 +506,7 @@ impl ClientHandler for Handler {
         params: CreateMessageRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        let params = serde_json::to_value(params)
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let v = self.ask_caller("sampling/createMessage", params).await?;
-        serde_json::from_value(v).map_err(|e| {
-            McpError::internal_error(
-                format!("the client's answer is not a sampling result: {e}"),
-                None,
-            )
-        })
+        self.relay("sampling/createMessage", params).await
     }
 
     async fn create_elicitation(
@@ -503,15 +514,7 @@ impl ClientHandler for Handler {
         params: ElicitRequestParams,
         _cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        let params = serde_json::to_value(params)
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let v = self.ask_caller("elicitation/create", params).await?;
-        serde_json::from_value(v).map_err(|e| {
-            McpError::internal_error(
-                format!("the client's answer is not an elicitation result: {e}"),
-                None,
-            )
-        })
+        self.relay("elicitation/create", params).await
     }
 
     async fn on_logging_message(

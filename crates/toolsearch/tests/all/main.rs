@@ -2,6 +2,7 @@
 
 mod bridge;
 mod facade;
+mod golden;
 mod hostile_defs;
 mod hostile_props;
 mod semantic;
