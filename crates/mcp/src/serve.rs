@@ -145,6 +145,23 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// Serves HTTP/1 (with upgrades) on one connection, plain or TLS, until it closes.
+async fn serve_connection<S, H>(stream: S, handler: H)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    H: hyper::service::HttpService<hyper::body::Incoming> + Send,
+    H::Future: Send + 'static,
+    H::ResBody: Send + 'static,
+    <H::ResBody as hyper::body::Body>::Data: Send,
+    <H::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let io = hyper_util::rt::TokioIo::new(stream);
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(io, handler)
+        .with_upgrades()
+        .await;
+}
+
 /// A TLS acceptor from PEM files (`ring` provider, TLS 1.2 and 1.3).
 fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
     use rustls::pki_types::pem::PemObject;
@@ -299,24 +316,13 @@ pub async fn http(
             });
         let tls = tls.clone();
         tokio::spawn(async move {
-            let http = hyper::server::conn::http1::Builder::new();
-            match tls {
-                None => {
-                    let io = hyper_util::rt::TokioIo::new(stream);
-                    let _ = http.serve_connection(io, handler).with_upgrades().await;
-                }
-                Some(tls) => {
-                    let handshake =
-                        tokio::time::timeout(Duration::from_secs(10), tls.accept(stream)).await;
-                    match handshake {
-                        Ok(Ok(stream)) => {
-                            let io = hyper_util::rt::TokioIo::new(stream);
-                            let _ = http.serve_connection(io, handler).with_upgrades().await;
-                        }
-                        Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
-                        Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
-                    }
-                }
+            let Some(tls) = tls else {
+                return serve_connection(stream, handler).await;
+            };
+            match tokio::time::timeout(Duration::from_secs(10), tls.accept(stream)).await {
+                Ok(Ok(stream)) => serve_connection(stream, handler).await,
+                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
+                Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
             }
         });
     }

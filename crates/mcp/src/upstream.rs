@@ -178,6 +178,16 @@ impl Upstream {
             .remove(token);
     }
 
+    /// Where each call in flight on this server reports (one per call).
+    fn calls_in_flight(&self) -> Vec<Notifier> {
+        self.progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+
     fn changed(&self) {
         let _ = self.events.send(Event::Changed(self.name().to_string()));
     }
@@ -420,13 +430,7 @@ impl Handler {
         let Some(up) = self.upstream.upgrade() else {
             return Err(refuse("the gateway is shutting down".into()));
         };
-        let sinks: Vec<Notifier> = up
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let sinks = up.calls_in_flight();
         let Some(first) = sinks.first() else {
             return Err(refuse(format!(
                 "`{method}` outside a tool call is not forwarded"
@@ -451,9 +455,7 @@ impl Handler {
             .await
             .map_err(|e| McpError::new(rmcp::model::ErrorCode(e.code), e.message, None))
     }
-}
 
-impl Handler {
     /// [`Handler::ask_caller`] with typed params and answer.
     async fn relay<R: serde::de::DeserializeOwned>(
         &self,
@@ -531,13 +533,7 @@ impl ClientHandler for Handler {
             .unwrap_or_else(|| "info".into());
         // A log message is not tied to a call: it goes to every call in flight on
         // this server (usually one), and to the gateway's log.
-        let sinks: Vec<Notifier> = up
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let sinks = up.calls_in_flight();
         for s in &sinks {
             s.0.log(&level, params.logger.as_deref(), params.data.clone());
         }
