@@ -93,17 +93,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         match args.http {
             Some(addr) => {
-                let scheme = if cfg.http.tls_cert.is_some() {
-                    "https"
-                } else {
-                    "http"
-                };
                 toolsearch_mcp::serve::http(
                     gw,
                     &cfg,
                     addr,
                     tokio_util::sync::CancellationToken::new(),
-                    |bound| eprintln!("toolsearch: serving MCP on {scheme}://{bound}/mcp"),
+                    |url| eprintln!("toolsearch: serving MCP on {url}"),
                 )
                 .await
             }

@@ -187,7 +187,7 @@ fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcce
 /// Serves streamable HTTP (HTTPS with `[http] tls_cert`) on `addr` until a signal comes (or `stop` fires), then
 /// stops the servers. Loopback only unless `[http] bearer_token_env` is set;
 /// `Host` and `Origin` are checked (DNS rebinding), requests are rate-limited per
-/// session and per token. `on_bound` hears the address actually bound (port 0).
+/// session and per token. `on_bound` hears the URL actually served (`http(s)://ADDR/mcp`, port 0 resolved).
 ///
 /// # Errors
 /// A non-loopback address without auth, a token variable that is not set, or an
@@ -197,7 +197,7 @@ pub async fn http(
     cfg: &Config,
     addr: SocketAddr,
     stop: CancellationToken,
-    on_bound: impl FnOnce(SocketAddr),
+    on_bound: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
     let token = match &cfg.http.bearer_token_env {
         Some(var) => Some(std::env::var(var).map_err(|_| {
@@ -221,7 +221,11 @@ pub async fn http(
         .await
         .map_err(|e| anyhow::anyhow!("cannot bind {addr}: {e}"))?;
     let bound = listener.local_addr()?;
-    on_bound(bound);
+    let url = format!(
+        "{}://{bound}/mcp",
+        if tls.is_some() { "https" } else { "http" }
+    );
+    on_bound(&url);
     let ct = CancellationToken::new();
     let mut hosts = vec![
         "localhost".to_string(),
@@ -261,9 +265,8 @@ pub async fn http(
         windows: Mutex::new(HashMap::new()),
     });
     let token: Option<Arc<str>> = token.map(Arc::from);
-    let scheme = if tls.is_some() { "https" } else { "http" };
     tracing::info!(
-        url = %format!("{scheme}://{bound}/mcp"),
+        %url,
         auth = token.is_some(),
         "serving MCP over streamable HTTP"
     );
