@@ -54,10 +54,10 @@ pub fn run(root: &Path) -> Result<()> {
     std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock"))?;
     let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     // Outside the checkout, so this workspace's .cargo/config.toml is not read; and
-    // none of the variables `cargo xtask` itself runs under leak in.
+    // none of the variables `cargo xtask` itself runs under leak in
+    // (`CMAKE_TOOLCHAIN_FILE`, which that config sets, is replaced by the README's).
     c.current_dir(&dir)
         .args(["run", "--quiet"])
-        .env_remove("CMAKE_TOOLCHAIN_FILE")
         .env_remove("CARGO_MANIFEST_DIR")
         .env_remove("RUSTFLAGS")
         .env("CMAKE_TOOLCHAIN_FILE", toolchain)
