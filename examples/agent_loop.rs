@@ -20,7 +20,8 @@ async fn main() -> Result<(), String> {
     let ts = ToolSearch::builder()
         .catalog(Catalog::demo())
         .mode(Mode::Code)
-        .build();
+        .build()
+        .map_err(|e| e.to_string())?;
     let task = "Open a GitHub issue in acme/app titled 'Crash on start'.";
     let (addr, path, model) = match std::env::var("OPENAI_BASE_URL") {
         Ok(url) => {

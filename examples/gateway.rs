@@ -42,7 +42,12 @@ async fn call_handler(ts: &ToolSearch, body: &Value) -> Value {
 }
 
 fn main() {
-    let ts = Arc::new(ToolSearch::builder().catalog(Catalog::demo()).build());
+    let ts = Arc::new(
+        ToolSearch::builder()
+            .catalog(Catalog::demo())
+            .build()
+            .expect("default settings are in range"),
+    );
     let handler_ts = ts.clone();
     let rt = Arc::new(
         tokio::runtime::Builder::new_current_thread()

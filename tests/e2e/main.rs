@@ -100,7 +100,8 @@ async fn direct_and_code_mode_complete_the_same_task() {
             activation: Activation::Never,
             ..Settings::default()
         })
-        .build();
+        .build()
+        .unwrap();
     assert_eq!(run_task(&direct, &addr).await, "Invoice created.");
     let direct_rec = direct.take_record(&toolsearch::Session::new(support::agent::SESSION));
     let direct_first = bodies.lock().unwrap()[0].clone();
@@ -111,7 +112,8 @@ async fn direct_and_code_mode_complete_the_same_task() {
             mode: Mode::Code,
             ..Settings::default()
         })
-        .build();
+        .build()
+        .unwrap();
     assert_eq!(run_task(&code, &addr).await, "Invoice created.");
     let code_rec = code.take_record(&toolsearch::Session::new(support::agent::SESSION));
     let code_first = bodies.lock().unwrap()[2].clone();

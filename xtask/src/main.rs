@@ -223,6 +223,7 @@ fn test() -> Result<()> {
         run(c)?;
     }
     outside::run(&root())?;
+    tools_only()?;
     let mut c = cargo();
     c.args([
         "clippy",
@@ -249,6 +250,41 @@ fn test() -> Result<()> {
     ])
     .env("DOCS_RS", "1")
     .env("CARGO_TARGET_DIR", root().join("target/v8-check"));
+    run(c)
+}
+
+/// A tools-only build (`--no-default-features`): no JS engine in its dependency
+/// tree, and the structured tools pass their suite in it.
+fn tools_only() -> Result<()> {
+    let out = cargo()
+        .args([
+            "tree",
+            "-p",
+            "toolsearch",
+            "--no-default-features",
+            "-e",
+            "normal",
+        ])
+        .output()
+        .context("cargo tree")?;
+    anyhow::ensure!(out.status.success(), "cargo tree failed");
+    let tree = String::from_utf8_lossy(&out.stdout);
+    for engine in ["deno_core", "v8x", "toolsearch-sandbox", "toolsearch-embed"] {
+        anyhow::ensure!(
+            !tree.contains(engine),
+            "`cargo tree -p toolsearch --no-default-features` lists {engine}"
+        );
+    }
+    eprintln!("xtask: toolsearch --no-default-features: no deno_core, v8x, sandbox or embed");
+    let mut c = cargo();
+    c.args([
+        "test",
+        "-p",
+        "toolsearch",
+        "--no-default-features",
+        "--test",
+        "tools_only",
+    ]);
     run(c)
 }
 

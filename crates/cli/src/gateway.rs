@@ -126,7 +126,8 @@ fn compare_bytes(gw: &Arc<Gateway>, cfg: &Config, pool: Pool) -> serde_json::Val
             .settings(settings)
             .catalog(catalog.clone())
             .sandbox(pool.clone())
-            .build();
+            .build()
+            .expect("the gateway was built with these settings");
         let defs = ts.definitions(&session, Provider::Mcp);
         let list = serde_json::json!({"tools": defs.tools});
         (list.to_string().len(), defs.decision.shape)

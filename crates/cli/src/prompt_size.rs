@@ -44,7 +44,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 activation,
                 ..Settings::default()
             })
-            .build();
+            .build()?;
         let defs = ts.definitions(&session, Provider::OpenAiChat);
         let (bytes, schema_bytes) = measure(&defs.tools);
         if label == "direct" {

@@ -157,6 +157,8 @@ impl Gateway {
         cfg: &Config,
         pool: Option<toolsearch_sandbox::Pool>,
     ) -> anyhow::Result<Arc<Gateway>> {
+        // Settings out of range fail before any server is started.
+        settings(cfg).validate()?;
         let fleet = Fleet::new(cfg);
         let events = fleet.start().await;
         let mut builder = ToolSearch::builder()
@@ -182,7 +184,7 @@ impl Gateway {
             .as_ref()
             .map_or(8, |s| *s.get_ref() as usize);
         let gw = Arc::new(Gateway {
-            ts: Arc::new(builder.build()),
+            ts: Arc::new(builder.build()?),
             fleet,
             extra: Vec::new(),
             clients: Mutex::new(Vec::new()),

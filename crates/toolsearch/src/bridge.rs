@@ -4,11 +4,30 @@
 use crate::dispatch::{CallContext, Dispatcher};
 use crate::host::{Host, HostParts, Scope};
 use crate::policy::Policy;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::Catalog;
-use toolsearch_sandbox::{Bridge, BridgeError, BridgeFuture};
+use toolsearch_sandbox::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+
+use crate::error::{ErrorCode, HostError};
+
+/// The host's error as the snippet sees it: the only place that knows both types.
+fn to_bridge(e: HostError) -> BridgeError {
+    let code = match e.code {
+        ErrorCode::UnknownTool => BridgeErrorCode::UnknownTool,
+        ErrorCode::InvalidArgs => BridgeErrorCode::InvalidArgs,
+        ErrorCode::Timeout => BridgeErrorCode::Timeout,
+        ErrorCode::ToolError => BridgeErrorCode::ToolError,
+        ErrorCode::ApprovalDenied => BridgeErrorCode::ApprovalDenied,
+        ErrorCode::Unavailable => BridgeErrorCode::Unavailable,
+        ErrorCode::Stale => BridgeErrorCode::Stale,
+    };
+    BridgeError {
+        detail: e.detail,
+        ..BridgeError::new(code, e.message)
+    }
+}
 
 /// Search, describe and call for one snippet: a host, the caller's scope and context.
 #[derive(Clone)]
@@ -57,10 +76,11 @@ impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
         self.host
             .search(&[query], limit.map(|l| l as usize), &self.scope)
+            .map_err(to_bridge)
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
-        self.host.describe(id, &self.scope)
+        self.host.describe(id, &self.scope).map_err(to_bridge)
     }
 
     fn call(&self, id: &str, args: Value, cancel: CancellationToken) -> BridgeFuture {
@@ -70,7 +90,10 @@ impl Bridge for CatalogBridge {
             ..self.context.clone()
         };
         Box::pin(async move {
-            let (tool, v, _notes) = host.call_tool(&id, args, &scope, cx).await?;
+            let (tool, v, _notes) = host
+                .call_tool(&id, args, &scope, cx)
+                .await
+                .map_err(to_bridge)?;
             Ok(match tool.source {
                 toolsearch_catalog::Source::Mcp => crate::outcome::snippet_value(v),
                 _ => v,
@@ -79,7 +102,16 @@ impl Bridge for CatalogBridge {
     }
 }
 
-/// `{"tool": id, "arguments": args}` — handy for checking what reached a dispatcher.
-pub fn echo_value(id: &str, args: &Value) -> Value {
-    json!({"tool": id, "arguments": args})
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_host_error_code_reaches_the_snippet_under_the_same_name() {
+        for code in ErrorCode::ALL {
+            let mapped = to_bridge(HostError::new(code, "m"));
+            assert_eq!(mapped.code.as_str(), code.as_str());
+            assert_eq!(mapped.message, "m");
+        }
+    }
 }

@@ -165,3 +165,8 @@ where
         Box::pin((self.0)(tool.clone(), args, cx))
     }
 }
+
+/// `{"tool": id, "arguments": args}` — handy for checking what reached a dispatcher.
+pub fn echo_value(id: &str, args: &Value) -> Value {
+    json!({"tool": id, "arguments": args})
+}

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use toolsearch_catalog::{Catalog, Deferrable, Tool};
-use toolsearch_sandbox::{ErrorKind, Pool, PoolConfig};
+#[cfg(feature = "code")]
+use toolsearch_sandbox::Pool;
 
 use crate::activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
-use crate::bridge::CatalogBridge;
-use crate::defs::{self, BRIDGE_TOOLS};
+use crate::defs;
 use crate::dispatch::{CallContext, Dispatcher, EchoDispatcher};
 use crate::host::{AfterCall, Approver, BeforeCall, ClientTools, Host, HostParts, Scope};
 use crate::policy::Policy;
@@ -26,7 +26,8 @@ pub const DEFAULT_LISTING_BYTES: usize = 560;
 /// Settings; `Default` gives the documented defaults.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Shape when deferral is on. Default [`Mode::Code`].
+    /// Shape when deferral is on. Default [`Mode::Code`] ([`Mode::Tools`] in a
+    /// build without the `code` feature).
     pub mode: Mode,
     /// When deferral is on. Default [`Activation::Auto`].
     pub activation: Activation,
@@ -61,10 +62,104 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// Checks each setting's range (what [`Builder::build`] runs).
+    ///
+    /// # Errors
+    /// The first setting out of range.
+    pub fn validate(&self) -> Result<(), BuildError> {
+        let hard = toolsearch_catalog::HARD_MAX_LIMIT;
+        if !(1..=hard).contains(&self.max_search_limit) {
+            return Err(BuildError::new(
+                "max_search_limit",
+                format!("{} is out of range 1..={hard}", self.max_search_limit),
+            ));
+        }
+        if !(1..=self.max_search_limit).contains(&self.search_default_limit) {
+            return Err(BuildError::new(
+                "search_default_limit",
+                format!(
+                    "{} is out of range 1..={} (max_search_limit)",
+                    self.search_default_limit, self.max_search_limit
+                ),
+            ));
+        }
+        if !(self.share_threshold > 0.0 && self.share_threshold <= 1.0) {
+            return Err(BuildError::new(
+                "share_threshold",
+                format!("{} is not a share in (0, 1]", self.share_threshold),
+            ));
+        }
+        if self.context_window == Some(0) {
+            return Err(BuildError::new("context_window", "must be more than zero"));
+        }
+        if self.max_sessions == 0 {
+            return Err(BuildError::new("max_sessions", "must be at least 1"));
+        }
+        if !(MIN_LISTING_BYTES..=MAX_LISTING_BYTES).contains(&self.listing_bytes) {
+            return Err(BuildError::new(
+                "listing_bytes",
+                format!(
+                    "{} is out of range {MIN_LISTING_BYTES}..={MAX_LISTING_BYTES}",
+                    self.listing_bytes
+                ),
+            ));
+        }
+        if let Some(bad) = self.never_defer.iter().find(|n| n.trim().is_empty()) {
+            return Err(BuildError::new(
+                "never_defer",
+                format!("{bad:?} is not a tool name"),
+            ));
+        }
+        if self.mode == Mode::Code && !cfg!(feature = "code") {
+            return Err(BuildError::new(
+                "mode",
+                "code mode is not built in (enable the `code` feature); use Mode::Tools",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Smallest listing budget [`Settings::validate`] accepts.
+pub const MIN_LISTING_BYTES: usize = 64;
+/// Largest listing budget [`Settings::validate`] accepts.
+pub const MAX_LISTING_BYTES: usize = 64 * 1024;
+
+/// A setting [`Builder::build`] refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildError {
+    /// The setting, as the builder and the config file name it.
+    pub setting: &'static str,
+    /// Why it was refused.
+    pub message: String,
+}
+
+impl BuildError {
+    fn new(setting: &'static str, message: impl Into<String>) -> Self {
+        BuildError {
+            setting,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "toolsearch setting `{}`: {}", self.setting, self.message)
+    }
+}
+
+impl std::error::Error for BuildError {}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            mode: Mode::Code,
+            mode: if cfg!(feature = "code") {
+                Mode::Code
+            } else {
+                Mode::Tools
+            },
             activation: Activation::Auto,
             count_threshold: DEFAULT_COUNT_THRESHOLD,
             share_threshold: DEFAULT_SHARE_THRESHOLD,
@@ -150,6 +245,7 @@ pub struct CallOptions {
 pub struct Builder {
     host: HostParts,
     settings: Settings,
+    #[cfg(feature = "code")]
     pool: Option<Pool>,
 }
 
@@ -184,7 +280,9 @@ impl Builder {
         self.settings = settings;
         self
     }
-    /// The sandbox pool for code mode (default: one made on first use, threads).
+    /// The sandbox pool for code mode (default: one made on first use: worker
+    /// processes when the worker program is found, else threads).
+    #[cfg(feature = "code")]
     pub fn sandbox(mut self, pool: Pool) -> Self {
         self.pool = Some(pool);
         self
@@ -217,6 +315,7 @@ impl Builder {
     /// Fuses an embedding model with search (all shapes: code mode, structured tools).
     /// Tool vectors are built in the background for each catalog snapshot and cached
     /// in `cache`; search is lexical until they are ready.
+    #[cfg(feature = "semantic")]
     pub fn semantic(
         mut self,
         embedder: Arc<toolsearch_embed::Embedder>,
@@ -235,17 +334,28 @@ impl Builder {
         self.host.capture = on;
         self
     }
-    /// Builds it.
-    pub fn build(mut self) -> ToolSearch {
+    /// Checks every setting and builds it: a setting out of range fails here, not
+    /// on the first request.
+    ///
+    /// # Errors
+    /// [`BuildError`] naming the first setting that is out of range, or
+    /// [`Mode::Code`] asked of a build without the `code` feature.
+    pub fn build(mut self) -> Result<ToolSearch, BuildError> {
+        self.settings.validate()?;
+        if self.host.call_timeout.is_zero() {
+            return Err(BuildError::new("call_timeout", "must be more than zero"));
+        }
         self.host.limits = self.settings.limits();
         let host = Arc::new(Host::new(self.host));
-        ToolSearch {
+        Ok(ToolSearch {
             host,
             settings: self.settings,
+            #[cfg(feature = "code")]
             pool: Mutex::new(self.pool),
+            #[cfg(feature = "code")]
             engine: Mutex::new(None),
             reveals: Mutex::new(Reveals::default()),
-        }
+        })
     }
 }
 
@@ -262,7 +372,7 @@ struct Reveals {
 /// use toolsearch::{Mode, Provider, Session, ToolSearch};
 /// use toolsearch_catalog::Catalog;
 ///
-/// let ts = ToolSearch::builder().catalog(Catalog::demo()).mode(Mode::Tools).build();
+/// let ts = ToolSearch::builder().catalog(Catalog::demo()).mode(Mode::Tools).build().unwrap();
 /// let defs = ts.definitions(&Session::new("s1"), Provider::OpenAiChat);
 /// assert!(defs.decision.active);
 /// let names: Vec<_> = defs.tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
@@ -271,9 +381,11 @@ struct Reveals {
 pub struct ToolSearch {
     pub(crate) host: Arc<Host>,
     pub(crate) settings: Settings,
-    pool: Mutex<Option<Pool>>,
+    #[cfg(feature = "code")]
+    pub(crate) pool: Mutex<Option<Pool>>,
     /// The engine probe's answer, once made (`Err` holds the reason).
-    engine: Mutex<Option<Result<(), String>>>,
+    #[cfg(feature = "code")]
+    pub(crate) engine: Mutex<Option<Result<(), String>>>,
     reveals: Mutex<Reveals>,
 }
 
@@ -287,6 +399,7 @@ impl ToolSearch {
                 Arc::new(EchoDispatcher),
             ),
             settings: Settings::default(),
+            #[cfg(feature = "code")]
             pool: None,
         }
     }
@@ -311,47 +424,6 @@ impl ToolSearch {
                 .any(|n| n == &tool.name || n == &tool.id || Some(n) == tool.native_name.as_ref())
     }
 
-    /// Whether the JS engine can run code mode (probed once, before any code tool is sent).
-    pub(crate) fn engine_ok(&self) -> Result<(), String> {
-        let mut engine = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(answer) = engine.as_ref() {
-            return answer.clone();
-        }
-        let answer = self
-            .pool()
-            .and_then(|p| p.probe().map_err(|e| e.to_string()));
-        if let Err(reason) = &answer {
-            tracing::warn!(%reason, "code mode unavailable; using the structured tools");
-        }
-        *engine = Some(answer.clone());
-        answer
-    }
-
-    fn pool(&self) -> Result<Pool, String> {
-        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-        if pool.is_none() {
-            // Snippets are written by a model whose input anyone can write: worker
-            // processes under the OS layer when the worker program is found, else
-            // in-process threads (trusted code only), said once in the log.
-            let isolation = match toolsearch_sandbox::WorkerCommand::locate() {
-                Some(command) => toolsearch_sandbox::Isolation::Process(command),
-                None => {
-                    tracing::warn!(
-                        "toolsearch-sandbox-worker not found (set TOOLSEARCH_SANDBOX_WORKER or \
-                         pass .sandbox(pool)); code mode runs snippets on in-process threads"
-                    );
-                    toolsearch_sandbox::Isolation::Thread
-                }
-            };
-            let cfg = PoolConfig {
-                isolation,
-                ..PoolConfig::default()
-            };
-            *pool = Some(Pool::new(cfg).map_err(|e| e.to_string())?);
-        }
-        Ok(pool.clone().expect("set above"))
-    }
-
     pub(crate) fn scope(session: &Session) -> Scope {
         Scope {
             policy: session.scope.clone(),
@@ -372,7 +444,7 @@ impl ToolSearch {
         self.host.take_record(&session.id)
     }
 
-    fn remember(&self, session: &Session, ids: &[String]) {
+    pub(crate) fn remember(&self, session: &Session, ids: &[String]) {
         let mut r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
         if !r.by_session.contains_key(&session.id) {
             r.order.push_back(session.id.clone());
@@ -400,7 +472,7 @@ impl ToolSearch {
         ids
     }
 
-    fn context(&self, session: &Session, opts: &CallOptions) -> CallContext {
+    pub(crate) fn context(&self, session: &Session, opts: &CallOptions) -> CallContext {
         CallContext {
             session: Some(Arc::from(session.id.as_str())),
             principal: session.principal.as_deref().map(Arc::from),
@@ -436,198 +508,5 @@ impl ToolSearch {
             out = run => out,
             () = opts.cancel.cancelled() => ToolOutput::error("CANCELLED", "the call was cancelled by its caller"),
         }
-    }
-
-    async fn handle_call_inner(
-        &self,
-        session: &Session,
-        name: &str,
-        args: Value,
-        opts: &CallOptions,
-    ) -> ToolOutput {
-        let scope = &Self::scope(session);
-        match name {
-            "tool_search_code" => self.run_code(session, args, opts).await,
-            "tool_search" => {
-                let Some(queries) = strings(&args["query"]) else {
-                    return ToolOutput::error(
-                        "INVALID_ARGS",
-                        "tool_search needs `query`: a string or a list of up to 7 strings",
-                    );
-                };
-                let limit = args["limit"].as_u64().map(|l| l as usize);
-                let refs: Vec<&str> = queries.iter().map(String::as_str).collect();
-                match self.host.search(&refs, limit, scope) {
-                    Ok(v) => ToolOutput::ok(v),
-                    Err(e) => ToolOutput::error(e.code.as_str(), e.message),
-                }
-            }
-            "tool_describe" => {
-                let Some(ids) = strings(&args["ids"]) else {
-                    return ToolOutput::error(
-                        "INVALID_ARGS",
-                        "tool_describe needs `ids`: an id or a list of ids",
-                    );
-                };
-                let mut out = Vec::new();
-                let mut found = Vec::new();
-                for id in ids.iter().take(20) {
-                    match self.host.describe(id, scope) {
-                        Ok(d) => {
-                            found.push(d["id"].as_str().unwrap_or(id).to_string());
-                            out.push(d);
-                        }
-                        Err(e) => out.push(json!({"id": id, "error": {"code": e.code.as_str(), "message": e.message}})),
-                    }
-                }
-                self.remember(session, &found);
-                ToolOutput::ok(json!({"tools": out}))
-            }
-            "tool_call" => {
-                let Some(id) = args["id"].as_str() else {
-                    return ToolOutput::error(
-                        "INVALID_ARGS",
-                        "tool_call needs `id` (from tool_search) and `arguments`",
-                    );
-                };
-                if BRIDGE_TOOLS.contains(&id) {
-                    return ToolOutput::error(
-                        "INVALID_ARGS",
-                        format!("`{id}` is a bridge tool; call it directly"),
-                    );
-                }
-                if let Ok((t, _, _)) = self.host.resolve(id, scope) {
-                    if self.never_deferred(&t) {
-                        return ToolOutput::error(
-                            "INVALID_ARGS",
-                            format!("`{}` is not deferred; call it directly", t.name),
-                        );
-                    }
-                }
-                let arguments = args.get("arguments").cloned().unwrap_or(json!({}));
-                self.call(session, id, arguments, opts).await
-            }
-            direct => {
-                // A tool sent directly: its provider name maps back to the tool, by the
-                // names `definitions` sent (the same plan).
-                let plan = self.plan(scope, false);
-                match plan.names.iter().position(|n| n == direct) {
-                    Some(i) => {
-                        let id = plan.visible[plan.direct[i]].id.clone();
-                        self.call(session, &id, args, opts).await
-                    }
-                    None => ToolOutput::error("UNKNOWN_TOOL", format!("unknown tool `{direct}`")),
-                }
-            }
-        }
-    }
-
-    async fn call(
-        &self,
-        session: &Session,
-        id: &str,
-        args: Value,
-        opts: &CallOptions,
-    ) -> ToolOutput {
-        let out = self
-            .host
-            .clone()
-            .call_tool(id, args, &Self::scope(session), self.context(session, opts))
-            .await;
-        match out {
-            Ok((tool, v, notes)) => {
-                let passthrough = (tool.source == toolsearch_catalog::Source::Mcp
-                    && crate::outcome::is_mcp_result(&v))
-                .then(|| v.clone());
-                let mut out = if notes.is_empty() {
-                    ToolOutput::ok(v)
-                } else {
-                    ToolOutput::ok(json!({"result": v, "repaired_arguments": notes}))
-                };
-                out.passthrough = passthrough;
-                out
-            }
-            Err(e) => {
-                let mut out = ToolOutput::error(e.code.as_str(), e.message.clone());
-                if let Some(detail) = e.detail {
-                    let mut native = detail.clone();
-                    native.insert("isError".into(), Value::Bool(true));
-                    out.content["error"]["detail"] = Value::Object(detail);
-                    out.passthrough = Some(Value::Object(native));
-                }
-                out
-            }
-        }
-    }
-
-    async fn run_code(&self, session: &Session, args: Value, opts: &CallOptions) -> ToolOutput {
-        let Some(code) = args["code"].as_str() else {
-            return ToolOutput::error(
-                "INVALID_ARGS",
-                "tool_search_code needs `code`: the body of an async function",
-            );
-        };
-        let pool = match self.pool() {
-            Ok(p) => p,
-            Err(e) => {
-                return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable: {e}"))
-            }
-        };
-        let bridge = Arc::new(CatalogBridge::from_host(
-            self.host.clone(),
-            Arc::new(Self::scope(session)),
-            self.context(session, opts),
-        ));
-        let result = pool.execute(code, bridge).await;
-        {
-            let mut t = self.host.telemetry(&session.id);
-            t.turn.isolate_start_us.push(result.stats.startup_us);
-            t.turn.snippet_run_us.push(result.stats.run_us);
-        }
-        if result
-            .error
-            .as_ref()
-            .is_some_and(|e| e.kind == ErrorKind::Engine)
-        {
-            // Next definitions use the structured tools.
-            let reason = result
-                .error
-                .as_ref()
-                .map(|e| e.message.clone())
-                .unwrap_or_default();
-            *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.clone()));
-            self.host
-                .telemetry(&session.id)
-                .turn
-                .fallbacks
-                .push(format!("code mode broke mid-session ({reason})"));
-            return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable ({reason}); use tool_search, tool_describe and tool_call next turn"));
-        }
-        let is_error = !result.ok;
-        ToolOutput {
-            content: serde_json::to_value(&result).unwrap_or(Value::Null),
-            is_error,
-            passthrough: None,
-        }
-    }
-
-    /// Marks the engine unusable (for tests and for hosts that know better).
-    pub fn disable_code_mode(&self, reason: &str) {
-        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.to_string()));
-    }
-}
-
-/// A string or a list of strings (non-strings in the list are skipped); `None` for
-/// anything else. How `tool_search` takes queries and `tool_describe` takes ids.
-fn strings(v: &Value) -> Option<Vec<String>> {
-    match v {
-        Value::String(s) => Some(vec![s.clone()]),
-        Value::Array(items) => Some(
-            items
-                .iter()
-                .filter_map(|i| i.as_str().map(String::from))
-                .collect(),
-        ),
-        _ => None,
     }
 }

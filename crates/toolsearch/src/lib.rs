@@ -1,47 +1,68 @@
 //! The toolsearch host facade: policy, dispatch, and the bridge that lets a
 //! `tool_search_code` snippet search, describe and call catalog tools.
 //!
-//! ```
-//! use std::sync::Arc;
-//! use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
-//! use toolsearch_catalog::Catalog;
-//! use toolsearch_sandbox::Bridge;
 //!
-//! let policy = Policy::from_patterns(&["github"], &["*merge*"]);
-//! let bridge = CatalogBridge::new(Catalog::demo(), Arc::new(policy), Arc::new(EchoDispatcher), CallContext::default());
-//! let found = bridge.search("merge a pull request", None).unwrap();
-//! assert!(found["hits"].as_array().unwrap().iter().all(|h| h["server"] == "github"));
-//! assert!(bridge.describe("mcp:github:merge_pull_request").is_err());
+//! A request goes query → catalog → rank (`toolsearch-catalog`, fused by
+//! `semantic.rs` when the `semantic` feature is on) → `routing.rs` (the model's
+//! call by name) or `code.rs` + `bridge.rs` (a snippet's calls, `code` feature) →
+//! `host/` (`resolve.rs`, `gate.rs`, `call.rs`) → the [`Dispatcher`].
+//!
 //! ```
+//! use toolsearch::{Catalog, Mode, Scope, ToolSearch};
+//! use toolsearch::Policy;
+//!
+//! let ts = ToolSearch::builder()
+//!     .catalog(Catalog::demo())
+//!     .policy(Policy::from_patterns(&["github"], &["*merge*"]))
+//!     .mode(Mode::Tools)
+//!     .build()
+//!     .unwrap();
+//! let found = ts.host().search(&["merge a pull request"], None, &Scope::default()).unwrap();
+//! assert!(found["hits"].as_array().unwrap().iter().all(|h| h["server"] == "github"));
+//! assert!(ts.host().describe("mcp:github:merge_pull_request", &Scope::default()).is_err());
+//! ```
+//!
+//! Features: `code` (default; code mode on the sandbox, engine `quickjs` by
+//! default or `v8`) and `semantic` (default; the embedding model fused with
+//! search). `--no-default-features` builds the structured tools alone, with no JS
+//! engine.
 #![deny(missing_docs)]
 
 mod activation;
+#[cfg(feature = "code")]
 mod bridge;
+mod code;
 mod definitions;
 mod defs;
 mod dispatch;
+mod error;
 mod facade;
 mod host;
 pub mod outcome;
 mod policy;
 mod repair;
+mod routing;
+#[cfg(feature = "semantic")]
 mod semantic;
 mod telemetry;
 mod validate;
 
 pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
-pub use bridge::{echo_value, CatalogBridge};
+#[cfg(feature = "code")]
+pub use bridge::CatalogBridge;
 pub use definitions::Definitions;
 pub use defs::{
     definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,
 };
+pub use dispatch::echo_value;
 pub use dispatch::{
     dispatcher_fn, AskError, AskFuture, CallContext, DispatchError, DispatchErrorKind,
     DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
 };
+pub use error::{ErrorCode, HostError};
 pub use facade::{
-    Builder, CallOptions, Session, Settings, ToolOutput, ToolSearch, DEFAULT_LISTING_BYTES,
-    DEFAULT_MAX_SESSIONS,
+    BuildError, Builder, CallOptions, Session, Settings, ToolOutput, ToolSearch,
+    DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, MAX_LISTING_BYTES, MIN_LISTING_BYTES,
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope,
@@ -49,10 +70,18 @@ pub use host::{
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
+#[cfg(feature = "semantic")]
 pub use semantic::SemanticSearch;
 pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
 /// The catalog crate, for what the facade does not re-export by name.
 pub use toolsearch_catalog as catalog;
 pub use toolsearch_catalog::{load_path, load_str, Catalog, LoadOptions, Source, Tool};
+#[cfg(feature = "semantic")]
 pub use toolsearch_embed::Embedder;
+/// The sandbox crate (pools, limits, isolation), for what the facade does not
+/// re-export by name.
+#[cfg(feature = "code")]
+pub use toolsearch_sandbox as sandbox;
+#[cfg(feature = "code")]
+pub use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};

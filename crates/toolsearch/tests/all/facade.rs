@@ -36,7 +36,11 @@ fn never(name: &str) -> Tool {
 }
 
 fn ts(catalog: Catalog, mode: Mode) -> ToolSearch {
-    ToolSearch::builder().catalog(catalog).mode(mode).build()
+    ToolSearch::builder()
+        .catalog(catalog)
+        .mode(mode)
+        .build()
+        .unwrap()
 }
 
 /// The error message of a failed call ("" when it did not fail).
@@ -91,7 +95,8 @@ fn crossing_the_threshold_mid_session_both_ways_and_nothing_deferrable() {
         let ts = ToolSearch::builder()
             .catalog(Catalog::new(vec![never("a"), never("b")]).unwrap())
             .activation(activation)
-            .build();
+            .build()
+            .unwrap();
         let d = ts.definitions(&s, Provider::Mcp);
         assert!(!d.decision.active);
         assert_eq!(names(&d.tools), ["a", "b"]);
@@ -100,12 +105,14 @@ fn crossing_the_threshold_mid_session_both_ways_and_nothing_deferrable() {
         .catalog(Catalog::new(tools(1)).unwrap())
         .activation(Activation::Always)
         .mode(Mode::Tools)
-        .build();
+        .build()
+        .unwrap();
     assert!(always.definitions(&s, Provider::Mcp).decision.active);
     let off = ToolSearch::builder()
         .catalog(Catalog::new(tools(50)).unwrap())
         .activation(Activation::Never)
-        .build();
+        .build()
+        .unwrap();
     assert!(!off.definitions(&s, Provider::Mcp).decision.active);
 }
 
@@ -130,7 +137,8 @@ fn context_share_rule_activates_few_large_tools() {
     let ts = ToolSearch::builder()
         .catalog(Catalog::new(big).unwrap())
         .settings(settings)
-        .build();
+        .build()
+        .unwrap();
     let d = ts.definitions(&Session::new("s"), Provider::OpenAiResponses);
     assert!(d.decision.active, "{}", d.decision.reason);
     assert!(d.decision.context_share.unwrap() >= 0.10);
@@ -148,7 +156,8 @@ fn never_defer_by_name_and_provider_shapes() {
     let ts = ToolSearch::builder()
         .catalog(Catalog::new(all).unwrap())
         .settings(settings)
-        .build();
+        .build()
+        .unwrap();
     let s = Session::new("s");
     let chat = ts.definitions(&s, Provider::OpenAiChat);
     assert_eq!(
@@ -277,7 +286,8 @@ async fn describe_reveals_per_session_with_a_bounded_number_of_sessions() {
     let ts = ToolSearch::builder()
         .catalog(Catalog::new(tools(20)).unwrap())
         .settings(settings)
-        .build();
+        .build()
+        .unwrap();
     for id in ["a", "b", "c"] {
         let out = ts
             .handle_call(
@@ -365,7 +375,8 @@ async fn policy_hooks_approvals_and_narrowed_sessions() {
             hook_seen.lock().unwrap().push(tool.name.clone());
             Ok(())
         }))
-        .build();
+        .build()
+        .unwrap();
     let s = Session {
         principal: Some("alice".into()),
         ..Session::new("s")
@@ -399,7 +410,8 @@ async fn policy_hooks_approvals_and_narrowed_sessions() {
         .catalog(Catalog::new(all).unwrap())
         .mode(Mode::Tools)
         .approver(Arc::new(DenyAll(asked.clone())))
-        .build();
+        .build()
+        .unwrap();
     let out = ts
         .handle_call(
             &s,
@@ -444,7 +456,8 @@ async fn payloads_are_redacted_unless_capture_is_on() {
             .catalog(Catalog::new(tools(20)).unwrap())
             .mode(Mode::Tools)
             .capture_payloads(capture)
-            .build();
+            .build()
+            .unwrap();
         let s = Session::new("s");
         ts.definitions(&s, Provider::OpenAiChat);
         ts.handle_call(
@@ -467,7 +480,8 @@ async fn client_tools_join_as_an_overlay_and_calls_go_back_to_the_client() {
     let ts = ToolSearch::builder()
         .catalog(shared.clone())
         .mode(Mode::Tools)
-        .build();
+        .build()
+        .unwrap();
     let routed = Arc::new(Mutex::new(Vec::new()));
     let seen = routed.clone();
     let client_dispatcher =
@@ -546,7 +560,8 @@ async fn a_direct_call_is_routed_by_the_names_definitions_sent() {
         .catalog(Catalog::new(all).unwrap())
         .mode(Mode::Tools)
         .activation(Activation::Always)
-        .build();
+        .build()
+        .unwrap();
     let s = Session::new("s");
     let sent = names(&ts.definitions(&s, Provider::Anthropic).tools);
     assert!(sent.contains(&"read_file".to_string()), "{sent:?}");
@@ -568,7 +583,8 @@ fn search_limits_are_settings_that_descriptions_and_schemas_follow() {
     let code = ToolSearch::builder()
         .catalog(Catalog::demo())
         .settings(settings(Mode::Code))
-        .build();
+        .build()
+        .unwrap();
     let defs = code.definitions(&s, Provider::Mcp);
     assert_eq!(defs.decision.shape, "code");
     let d = defs.tools[0]["description"].as_str().unwrap();
@@ -576,7 +592,8 @@ fn search_limits_are_settings_that_descriptions_and_schemas_follow() {
     let tools = ToolSearch::builder()
         .catalog(Catalog::demo())
         .settings(settings(Mode::Tools))
-        .build();
+        .build()
+        .unwrap();
     let defs = tools.definitions(&s, Provider::Mcp);
     let search = defs
         .tools

@@ -27,7 +27,8 @@ fn definitions_match_the_golden_files() {
             .catalog(Catalog::demo())
             .mode(mode)
             .activation(activation)
-            .build();
+            .build()
+            .unwrap();
         for (name, provider) in providers {
             let defs = ts.definitions(&Session::new("golden"), provider);
             assert_eq!(defs.decision.shape, shape);

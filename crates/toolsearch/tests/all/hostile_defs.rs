@@ -47,7 +47,8 @@ fn facade(tools: Vec<Tool>) -> Arc<ToolSearch> {
             .catalog(Catalog::new(tools).unwrap())
             .mode(Mode::Tools)
             .activation(Activation::Always)
-            .build(),
+            .build()
+            .unwrap(),
     )
 }
 
@@ -373,7 +374,8 @@ fn class11_shared_names_on_the_host_stay_linear() {
                 ToolSearch::builder()
                     .catalog(catalog)
                     .mode(Mode::Tools)
-                    .build(),
+                    .build()
+                    .unwrap(),
             );
             let s = Session::new("s");
             let out = ts
@@ -460,7 +462,8 @@ fn class12_what_a_model_reads_is_clean_and_calls_keep_the_original_keys() {
                 .catalog(catalog.clone())
                 .activation(Activation::Never)
                 .dispatcher(Arc::new(dispatcher))
-                .build();
+                .build()
+                .unwrap();
             for provider in [Provider::OpenAiChat, Provider::Anthropic, Provider::Mcp] {
                 let defs = direct.definitions(&Session::new("s"), provider);
                 for s in defs.tools.iter().flat_map(strings) {

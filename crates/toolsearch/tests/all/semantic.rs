@@ -33,7 +33,8 @@ async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
         .catalog(Catalog::demo())
         .mode(Mode::Tools)
         .semantic(model, None)
-        .build();
+        .build()
+        .unwrap();
     let semantic = ts.host().semantic().expect("configured").clone();
     assert_eq!(
         semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),

@@ -1,0 +1,87 @@
+//! Gate: what must hold before a resolved tool runs. The arguments are repaired
+//! and checked against the tool's schema, the before-call hooks run, and the
+//! approver (or the destructive-tools rule) decides. Nothing is dispatched unless
+//! every step passes; the policy check happened when the tool was resolved.
+
+use serde_json::{json, Value};
+use toolsearch_catalog::Tool;
+
+use super::Host;
+use crate::dispatch::CallContext;
+use crate::error::{ErrorCode, HostError};
+use crate::repair::repair;
+use crate::validate::{check, Checked};
+
+/// Schemas up to this size are repeated in an invalid-arguments error.
+const MAX_SCHEMA_IN_ERROR: usize = 4096;
+
+impl Host {
+    /// The arguments to send, repaired, and the notes of the repairs made; or why
+    /// the call may not run.
+    pub(crate) async fn gate(
+        &self,
+        tool: &Tool,
+        args: Value,
+        cx: &CallContext,
+    ) -> Result<(Value, Vec<String>), HostError> {
+        let (args, mut notes) = repair(&tool.input_schema, args);
+        let checked = check(&tool.input_schema, &args);
+        if !checked.violations.is_empty() {
+            return Err(HostError::new(
+                ErrorCode::InvalidArgs,
+                format!(
+                    "arguments do not match the schema of `{}`; nothing was called: {}",
+                    tool.id,
+                    invalid_detail(tool, &checked)
+                ),
+            ));
+        }
+        if checked.incomplete {
+            notes.push(
+                "the arguments were only partly checked (the schema is too complex to check \
+                 in full); the tool's server checks them"
+                    .into(),
+            );
+        }
+        for hook in &self.before {
+            hook(tool, &args, cx).map_err(|reason| {
+                HostError::new(
+                    ErrorCode::ApprovalDenied,
+                    format!("the call to `{}` was blocked: {reason}", tool.id),
+                )
+            })?;
+        }
+        if let Some(approver) = &self.approver {
+            approver.approve(tool, &args, cx).await.map_err(|reason| {
+                HostError::new(
+                    ErrorCode::ApprovalDenied,
+                    format!("the call to `{}` was not approved: {reason}", tool.id),
+                )
+            })?;
+        } else if self.approve_destructive && tool.is_destructive() {
+            return Err(HostError::new(
+                ErrorCode::ApprovalDenied,
+                format!(
+                    "`{}` is destructive and needs approval, and no approver is configured",
+                    tool.id
+                ),
+            ));
+        }
+        Ok((args, notes))
+    }
+}
+
+/// The JSON detail of an invalid-arguments error: the violations (capped by
+/// [`check`]), how many more there were, and the schema when it is small.
+fn invalid_detail(tool: &Tool, checked: &Checked) -> Value {
+    let mut detail = json!({"violations": checked.violations});
+    if checked.more > 0 {
+        detail["more_violations"] = json!(checked.more);
+    }
+    detail["input_schema"] =
+        match toolsearch_catalog::schema::json_within(&tool.input_schema, MAX_SCHEMA_IN_ERROR) {
+            Some(_) => tool.input_schema.clone(),
+            None => json!("too large to repeat here; describe the tool to read it"),
+        };
+    detail
+}

@@ -1,0 +1,257 @@
+//! The one implementation of search, describe and call that every shape shares:
+//! the JS bridge (`openclaw.tools.*`), the structured tools (`tool_search`,
+//! `tool_describe`, `tool_call`) and direct calls. Policy, stale ids, argument
+//! repair and validation, approvals, hooks, dispatch with a timeout and
+//! telemetry all happen here, so no shape can skip them.
+//!
+//! One file per step of a request: [`resolve`](self::resolve) (id → tool, the
+//! policy check), `search` (ranking within the scope), `gate` (repair, schema,
+//! hooks, approval) and `call` (resolve → gate → dispatch with a timeout).
+
+mod call;
+mod gate;
+mod resolve;
+mod search;
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use toolsearch_catalog::{Catalog, Tool};
+
+use crate::defs::SearchLimits;
+use crate::dispatch::{CallContext, Dispatcher};
+use crate::policy::Policy;
+#[cfg(feature = "semantic")]
+use crate::semantic::SemanticSearch;
+use crate::telemetry::{RecordGuard, Records};
+
+/// Future of an approval decision: `Err(reason)` denies.
+pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
+
+/// Decides whether a call may run (a human in the loop, a rules engine). Sees the
+/// real tool, never a bridge tool.
+pub trait Approver: Send + Sync + 'static {
+    /// `Err(reason)` denies the call; the reason reaches the model.
+    fn approve(&self, tool: &Tool, args: &Value, cx: &CallContext) -> ApprovalFuture;
+}
+
+/// Runs before dispatch; `Err(reason)` blocks the call like an approval denial.
+pub type BeforeCall = Arc<dyn Fn(&Tool, &Value, &CallContext) -> Result<(), String> + Send + Sync>;
+/// Runs after dispatch with the outcome.
+pub type AfterCall = Arc<dyn Fn(&Tool, &Result<Value, String>, &CallContext) + Send + Sync>;
+
+/// Tools a client supplies for one run: a small catalog of their own (an overlay,
+/// so the shared index is never rebuilt) whose calls go back to the caller.
+#[derive(Clone)]
+pub struct ClientTools {
+    catalog: Catalog,
+    dispatcher: Arc<dyn Dispatcher>,
+}
+
+impl std::fmt::Debug for ClientTools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientTools")
+            .field("tools", &self.catalog.len())
+            .finish()
+    }
+}
+
+impl ClientTools {
+    /// Client tools (their source becomes `client`, ids `client:server:name`), called
+    /// through `dispatcher`, which routes each call back to the caller.
+    ///
+    /// # Errors
+    /// Duplicate ids or schemas that are not objects.
+    pub fn new(
+        tools: Vec<Tool>,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Result<Self, toolsearch_catalog::CatalogError> {
+        let tools = tools
+            .into_iter()
+            .map(|mut t| {
+                t.source = toolsearch_catalog::Source::Client;
+                t.id = toolsearch_catalog::make_id(t.source, t.server.as_deref(), &t.name);
+                t
+            })
+            .collect();
+        Ok(ClientTools {
+            catalog: Catalog::new(tools)?,
+            dispatcher,
+        })
+    }
+
+    /// The overlay's tools.
+    pub fn tools(&self) -> &[Tool] {
+        self.catalog.tools()
+    }
+}
+
+/// What one caller may reach: its narrowing of the host policy and its client tools.
+#[derive(Debug, Clone, Default)]
+pub struct Scope {
+    /// Narrows the host policy (a sub-agent restricted to some servers).
+    pub policy: Policy,
+    /// Client tools for this run, if any.
+    pub client: Option<ClientTools>,
+    /// The session whose turn record counts what this caller does.
+    pub session: Option<Arc<str>>,
+}
+
+impl Scope {
+    fn session(&self) -> &str {
+        self.session.as_deref().unwrap_or("")
+    }
+}
+
+/// Says whether a tool's backend can take calls now (an MCP server that is down
+/// answers `false`): such tools stay findable, flagged `"available": false` in
+/// search hits and describe.
+pub type Availability = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
+
+/// Per-call timeout when the caller sets none: 60 s.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The shared core. Cheap to share behind an `Arc`.
+pub struct Host {
+    catalog: RwLock<Catalog>,
+    /// Ids of earlier snapshots that the current one dropped: "catalog changed".
+    retired: RwLock<HashSet<String>>,
+    pub(crate) policy: Arc<Policy>,
+    dispatcher: Arc<dyn Dispatcher>,
+    approver: Option<Arc<dyn Approver>>,
+    pub(crate) approve_destructive: bool,
+    before: Vec<BeforeCall>,
+    after: Vec<AfterCall>,
+    call_timeout: Duration,
+    pub(crate) telemetry: Mutex<Records>,
+    #[cfg(feature = "semantic")]
+    semantic: Option<Arc<SemanticSearch>>,
+    availability: Option<Availability>,
+    limits: SearchLimits,
+}
+
+/// Settings of a [`Host`] (used by the builder).
+pub(crate) struct HostParts {
+    pub catalog: Catalog,
+    pub policy: Arc<Policy>,
+    pub dispatcher: Arc<dyn Dispatcher>,
+    pub approver: Option<Arc<dyn Approver>>,
+    pub approve_destructive: bool,
+    pub before: Vec<BeforeCall>,
+    pub after: Vec<AfterCall>,
+    pub call_timeout: Duration,
+    pub capture: bool,
+    #[cfg(feature = "semantic")]
+    pub semantic: Option<Arc<SemanticSearch>>,
+    pub availability: Option<Availability>,
+    pub limits: SearchLimits,
+}
+
+impl HostParts {
+    /// The parts with the defaults: no approver, no hooks, 60 s calls, no capture.
+    pub(crate) fn new(
+        catalog: Catalog,
+        policy: Arc<Policy>,
+        dispatcher: Arc<dyn Dispatcher>,
+    ) -> Self {
+        HostParts {
+            catalog,
+            policy,
+            dispatcher,
+            approver: None,
+            approve_destructive: false,
+            before: Vec::new(),
+            after: Vec::new(),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            capture: false,
+            #[cfg(feature = "semantic")]
+            semantic: None,
+            availability: None,
+            limits: SearchLimits::default(),
+        }
+    }
+}
+
+impl Host {
+    pub(crate) fn new(p: HostParts) -> Host {
+        #[cfg(feature = "semantic")]
+        if let Some(s) = &p.semantic {
+            s.refresh(&p.catalog);
+        }
+        Host {
+            catalog: RwLock::new(p.catalog),
+            retired: RwLock::new(HashSet::new()),
+            policy: p.policy,
+            dispatcher: p.dispatcher,
+            approver: p.approver,
+            approve_destructive: p.approve_destructive,
+            before: p.before,
+            after: p.after,
+            call_timeout: p.call_timeout,
+            telemetry: Mutex::new(Records::new(p.capture)),
+            #[cfg(feature = "semantic")]
+            semantic: p.semantic,
+            availability: p.availability,
+            limits: p.limits,
+        }
+    }
+
+    /// The embedding model fused with search, when one is configured.
+    #[cfg(feature = "semantic")]
+    pub fn semantic(&self) -> Option<&Arc<SemanticSearch>> {
+        self.semantic.as_ref()
+    }
+
+    /// The current snapshot.
+    pub fn catalog(&self) -> Catalog {
+        self.catalog
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Swaps in a new snapshot; ids it no longer has answer "catalog changed".
+    pub fn set_catalog(&self, next: Catalog) {
+        // Before taking the locks: it hashes the whole snapshot (its fingerprint), and
+        // searches must not wait for that.
+        #[cfg(feature = "semantic")]
+        if let Some(s) = &self.semantic {
+            s.refresh(&next);
+        }
+        let mut cur = self.catalog.write().unwrap_or_else(|p| p.into_inner());
+        let kept: HashSet<&str> = next.tools().iter().map(|t| t.id.as_str()).collect();
+        let mut retired = self.retired.write().unwrap_or_else(|p| p.into_inner());
+        retired.extend(
+            cur.tools()
+                .iter()
+                .filter(|t| !kept.contains(t.id.as_str()))
+                .map(|t| t.id.clone()),
+        );
+        retired.retain(|id| !kept.contains(id.as_str()));
+        *cur = next;
+    }
+
+    /// True unless the tool's backend says it cannot take calls now.
+    pub fn available(&self, tool: &Tool) -> bool {
+        self.availability.as_ref().is_none_or(|up| up(tool))
+    }
+
+    /// The turn record of `session` ("" when the caller has none).
+    pub(crate) fn telemetry<'a>(&'a self, session: &'a str) -> RecordGuard<'a> {
+        let mut guard = self.telemetry.lock().unwrap_or_else(|p| p.into_inner());
+        guard.of(session);
+        RecordGuard { guard, session }
+    }
+
+    /// Takes the turn record of `session` (and starts a new one).
+    pub(crate) fn take_record(&self, session: &str) -> crate::telemetry::TurnRecord {
+        self.telemetry
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take(session)
+    }
+}

@@ -1,0 +1,92 @@
+//! Resolve: from the id or name a caller gave to one tool it may see, with the
+//! catalog that holds it and the dispatcher that runs it. The policy check is here:
+//! a tool the policy hides does not exist for the caller.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use toolsearch_catalog::{Catalog, Resolved, Tool};
+
+use super::{Host, Scope};
+use crate::dispatch::Dispatcher;
+use crate::error::{ErrorCode, HostError};
+
+impl Host {
+    /// True when `tool` is visible under the host policy and the caller's scope.
+    pub(crate) fn visible(&self, tool: &Tool, scope: &Scope) -> bool {
+        self.policy.allows(tool) && scope.policy.allows(tool)
+    }
+
+    /// Finds a visible tool by id or unambiguous bare name (client tools first), with
+    /// the catalog that holds it and the dispatcher that runs it.
+    pub(crate) fn resolve(
+        &self,
+        name_or_id: &str,
+        scope: &Scope,
+    ) -> Result<(Tool, Catalog, Arc<dyn Dispatcher>), HostError> {
+        if let Some(client) = &scope.client {
+            if let Resolved::One(t) = client
+                .catalog
+                .resolve(name_or_id, &|t| self.visible(t, scope))
+            {
+                return Ok((t.clone(), client.catalog.clone(), client.dispatcher.clone()));
+            }
+        }
+        let catalog = self.catalog();
+        match catalog.resolve(name_or_id, &|t| self.visible(t, scope)) {
+            Resolved::One(t) => Ok((t.clone(), catalog.clone(), self.dispatcher.clone())),
+            Resolved::Ambiguous(n) => Err(HostError::new(
+                ErrorCode::InvalidArgs,
+                format!("{n} tools are named `{name_or_id}`; use the tool's id from search"),
+            )),
+            Resolved::None => {
+                let retired = self.retired.read().unwrap_or_else(|p| p.into_inner());
+                if retired.contains(name_or_id) {
+                    Err(HostError::new(
+                        ErrorCode::Stale,
+                        "the tool catalog changed since this id was found; search again",
+                    ))
+                } else {
+                    Err(HostError::unknown_tool(name_or_id))
+                }
+            }
+        }
+    }
+
+    /// The full record and TypeScript declaration of one visible tool.
+    pub fn describe(&self, id: &str, scope: &Scope) -> Result<Value, HostError> {
+        let (tool, catalog, _) = self.resolve(id, scope)?;
+        let d = catalog
+            .describe(&tool.id)
+            .ok_or_else(|| HostError::unknown_tool(id))?;
+        self.telemetry(scope.session()).described(&tool);
+        let mut out = serde_json::to_value(&d)
+            .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
+        if !self.available(&tool) {
+            out["available"] = Value::Bool(false);
+        }
+        Ok(out)
+    }
+
+    /// Every tool visible to `scope`: shared ones, then client ones.
+    pub(crate) fn visible_tools(&self, scope: &Scope) -> Vec<Tool> {
+        let mut out: Vec<Tool> = self
+            .catalog()
+            .tools()
+            .iter()
+            .filter(|t| self.visible(t, scope))
+            .cloned()
+            .collect();
+        if let Some(client) = &scope.client {
+            out.extend(
+                client
+                    .catalog
+                    .tools()
+                    .iter()
+                    .filter(|t| self.visible(t, scope))
+                    .cloned(),
+            );
+        }
+        out
+    }
+}
