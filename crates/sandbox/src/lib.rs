@@ -61,42 +61,36 @@
 //!   they are copied into Rust.
 #![deny(missing_docs)]
 
+// Layers, each using only those above it: isolate (one JS runtime and what it
+// needs) → pool (thread and process backends) → worker (the worker process's
+// side) → ipc (the host ↔ worker protocol). `sys.rs` holds every `unsafe` call.
 mod bridge;
-mod child;
-mod engine;
-#[cfg(target_os = "linux")]
-mod harden;
 mod ipc;
+mod isolate;
 mod limits;
-mod ops;
 mod pool;
-mod process;
-mod proxy;
 mod result;
-mod sandbox;
 mod sys;
 mod util;
-mod watchdog;
-#[cfg(target_os = "linux")]
-mod zygote;
+mod worker;
 
 pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
-pub use child::run_worker_process;
+pub use isolate::runtime::live_isolates;
+pub use isolate::watchdog::live_threads;
 pub use limits::{
     Isolation, Limits, PoolConfig, DEFAULT_ARG_BYTES, DEFAULT_ARRAY_BUFFER_BYTES, DEFAULT_DEADLINE,
     DEFAULT_GRACE, DEFAULT_HEAP_BYTES, DEFAULT_LOG_BYTES, DEFAULT_MAX_CALLS, DEFAULT_MAX_IN_FLIGHT,
     DEFAULT_MAX_LOOKUPS, DEFAULT_QUERY_BYTES, DEFAULT_QUEUE_TIMEOUT, DEFAULT_RESULT_BYTES,
     DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES,
 };
+pub use pool::processes::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use pool::{Pool, PoolStats, WEDGE_CONFIRM};
-pub use process::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
     Stats,
 };
-pub use sandbox::live_isolates;
 pub use util::is_unsafe_char;
-pub use watchdog::live_threads;
+pub use worker::child::run_worker_process;
 
 #[allow(dead_code)]
 fn _assertions() {

@@ -53,7 +53,7 @@ pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
                 std::panic::catch_unwind(|| {
                     let runtime =
                         deno_core::JsRuntimeForSnapshot::try_new(deno_core::RuntimeOptions {
-                            extensions: vec![crate::ops::toolsearch_sandbox::init()],
+                            extensions: vec![crate::isolate::ops::toolsearch_sandbox::init()],
                             ..Default::default()
                         })
                         .ok()?;

@@ -10,12 +10,13 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeErrorCode};
-use crate::engine::{self, ArrayBufferBudget};
+use crate::isolate::engine::{self, ArrayBufferBudget};
+use crate::isolate::journal::{lock, Journal};
+use crate::isolate::ops::{self, JobCtx};
+use crate::isolate::watchdog::Watchdog;
 use crate::limits::Limits;
-use crate::ops::{self, lock, JobCtx, Journal};
 use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
 use crate::util::truncate;
-use crate::watchdog::Watchdog;
 
 static LIVE_ISOLATES: AtomicUsize = AtomicUsize::new(0);
 
@@ -27,7 +28,7 @@ pub fn live_isolates() -> usize {
 
 /// The bridge prelude (`js/prelude.js` at the top of the repository): compiled and
 /// called once per isolate before any snippet.
-const SCRUB: &str = include_str!("../../../js/prelude.js");
+const SCRUB: &str = include_str!("../../../../js/prelude.js");
 const MAX_MESSAGE: usize = 2000;
 
 /// A fresh, scrubbed isolate ready for exactly one job.

@@ -1,19 +1,26 @@
 //! The worker-process side of [`Isolation::Process`](crate::Isolation::Process):
-//! runs jobs from stdin in an in-process pool and forwards every bridge call to
-//! the host over stdout. See [`run_worker_process`].
+//! runs jobs from stdin, each in a fresh isolate on one job thread (the next
+//! one pre-warmed), and forwards every bridge call to the host over stdout. A
+//! job that overruns is ended by the host, which kills this process. See
+//! [`run_worker_process`].
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufReader;
 use std::os::fd::AsFd;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::ipc::{self, ToChild, ToHost};
-use crate::limits::PoolConfig;
-use crate::pool::Pool;
-use crate::proxy::{deliver, send, stdout_file, ProxyBridge, Waiters};
+use crate::isolate::journal::{lock, Journal};
+use crate::isolate::runtime::{JobSpec, Live, Sandbox};
+use crate::isolate::watchdog::Watchdog;
+use crate::limits::Limits;
+use crate::result::{ErrorKind, ExecResult};
+use crate::worker::proxy::{deliver, send, stdout_file, ProxyBridge, Waiters};
 
 /// What the job thread of an in-process worker does next.
 enum Work {
@@ -29,7 +36,7 @@ enum Work {
 pub fn run_worker_process() -> std::process::ExitCode {
     // The engine's process settings (no bytecode cache on disk, no wasm) before
     // any isolate exists: the environment is empty, nothing is inherited.
-    crate::engine::configure_process();
+    crate::isolate::engine::configure_process();
     let mut input = match std::io::stdin().as_fd().try_clone_to_owned() {
         Ok(fd) => BufReader::new(File::from(fd)),
         Err(e) => {
@@ -39,7 +46,7 @@ pub fn run_worker_process() -> std::process::ExitCode {
     };
     // The host's pool limits, so the pre-warmed isolate fits its jobs, and
     // whether to apply the OS layer.
-    let (limits, harden, fork) = match ipc::recv::<ToChild>(&mut input) {
+    let (limits, harden, fork) = match ipc::recv::<ToChild>(&mut input, ipc::MIN_LINE_CAP) {
         Ok(Some(ToChild::Config {
             limits,
             harden,
@@ -55,7 +62,7 @@ pub fn run_worker_process() -> std::process::ExitCode {
     };
     #[cfg(target_os = "linux")]
     if harden {
-        if let Err(e) = crate::harden::limit_resources(&limits) {
+        if let Err(e) = crate::worker::harden::limit_resources(&limits) {
             tracing::error!("sandbox worker process: cannot lower its resource limits: {e}");
             return std::process::ExitCode::FAILURE;
         }
@@ -63,7 +70,7 @@ pub fn run_worker_process() -> std::process::ExitCode {
     #[cfg(not(target_os = "linux"))]
     let _ = fork;
     #[cfg(target_os = "linux")]
-    let input = match crate::zygote::serve(&limits, harden, fork, input) {
+    let input = match crate::worker::zygote::serve(&limits, harden, fork, input) {
         Ok(code) => return code,
         Err(input) => input,
     };
@@ -74,18 +81,20 @@ pub fn run_worker_process() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let pool = match Pool::new(PoolConfig {
-        workers: 1,
-        queue: 2,
-        limits,
-        ..PoolConfig::default()
-    }) {
-        Ok(pool) => pool,
+    // Spawned before the OS layer goes on: the job thread's watchdog.
+    let threads = Arc::new(AtomicUsize::new(0));
+    let watchdog = match Watchdog::spawn("sandbox-watchdog".into(), &threads) {
+        Ok(w) => w,
         Err(e) => {
-            tracing::error!("sandbox worker process: {e}");
+            tracing::error!("sandbox worker process: no watchdog thread: {e}");
             return std::process::ExitCode::FAILURE;
         }
     };
+    let pool_limits_for_reads = limits.clone();
+    let pool_limits = limits;
+    // Made before the OS layer goes on (it may need what the layer forbids).
+    let snapshot = crate::isolate::engine::startup_snapshot();
+    let (up_tx, up_rx) = mpsc::channel::<()>();
     let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
     let next_req = Arc::new(AtomicU64::new(1));
     // Jobs run on their own thread so this one keeps reading bridge answers.
@@ -93,15 +102,35 @@ pub fn run_worker_process() -> std::process::ExitCode {
     let runner = {
         let (out, waiters, next_req) = (out.clone(), waiters.clone(), next_req.clone());
         std::thread::spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    tracing::error!("sandbox worker process: no tokio runtime: {e}");
+                    return;
+                }
+            };
+            let isolates = Arc::new(AtomicUsize::new(0));
+            let create = |l: &Limits| {
+                rt.block_on(async {
+                    Sandbox::create(l.heap_bytes, l.array_buffer_bytes, snapshot, &isolates)
+                })
+            };
+            // At most one live isolate: the next is made once the last was dropped.
+            let mut next: Option<Result<Live, String>> = Some(create(&pool_limits));
+            // The first isolate exists: the OS layer can go on.
+            let _ = up_tx.send(());
             while let Ok((job, work)) = jobs_rx.recv() {
                 let (code, limits) = match work {
                     Work::Run(code, limits) => (code, limits),
                     Work::SelfTest(what) => {
                         #[cfg(target_os = "linux")]
-                        let value = crate::harden::self_test(&what);
+                        let value = crate::worker::harden::self_test(&what);
                         #[cfg(not(target_os = "linux"))]
                         let value = serde_json::Value::String(what);
-                        let result = crate::result::ExecResult::succeeded(value);
+                        let result = ExecResult::succeeded(value);
                         send(
                             &out,
                             &ToHost::Done {
@@ -119,7 +148,35 @@ pub fn run_worker_process() -> std::process::ExitCode {
                     next_req: next_req.clone(),
                     deadline: Instant::now() + limits.deadline + limits.grace,
                 });
-                let result = pool.execute_blocking_with(&code, bridge, limits);
+                let prewarmed =
+                    matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == limits.heap_bytes);
+                let live = match next.take() {
+                    Some(live) if prewarmed => live,
+                    other => {
+                        drop(other);
+                        create(&limits)
+                    }
+                };
+                let result = match live {
+                    Ok(mut live) => {
+                        let journal = Arc::new(Mutex::new(Journal::default()));
+                        lock(&journal).started = Some(Instant::now());
+                        let spec = JobSpec {
+                            code: &code,
+                            bridge,
+                            limits: &limits,
+                            journal,
+                            abandon: CancellationToken::new(),
+                        };
+                        let mut res = rt.block_on(live.sandbox.run(&spec, &watchdog));
+                        res.stats.prewarmed = prewarmed;
+                        res
+                    }
+                    Err(e) => ExecResult::failed(
+                        ErrorKind::Engine,
+                        format!("the JS engine could not start: {e}"),
+                    ),
+                };
                 send(
                     &out,
                     &ToHost::Done {
@@ -127,13 +184,16 @@ pub fn run_worker_process() -> std::process::ExitCode {
                         result: Box::new(result),
                     },
                 );
+                next = Some(create(&pool_limits));
             }
         })
     };
-    // The OS layer goes on every thread of this process (the pool's are up).
+    // The OS layer goes on every thread of this process, once the job thread made
+    // its runtime and first isolate (a failure to do so drops the sender).
+    let _ = up_rx.recv();
     #[cfg(target_os = "linux")]
     if harden {
-        if let Err(e) = crate::harden::lock_down(true) {
+        if let Err(e) = crate::worker::harden::lock_down(true) {
             tracing::error!("sandbox worker process: {e}");
             return std::process::ExitCode::FAILURE;
         }
@@ -146,8 +206,9 @@ pub fn run_worker_process() -> std::process::ExitCode {
         },
     );
     let mut input = input;
+    let cap = ipc::line_cap(&pool_limits_for_reads);
     loop {
-        match ipc::recv::<ToChild>(&mut input) {
+        match ipc::recv::<ToChild>(&mut input, cap) {
             Ok(Some(ToChild::Job { job, code, limits })) => {
                 if jobs_tx.send((job, Work::Run(code, limits))).is_err() {
                     break;
@@ -159,7 +220,9 @@ pub fn run_worker_process() -> std::process::ExitCode {
                 }
             }
             Ok(Some(ToChild::Config { .. })) => {}
-            Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
+            Ok(Some(ToChild::Reply { req, answer })) => {
+                deliver(&waiters, req, answer.into_encoded())
+            }
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             Err(e) => {
                 tracing::error!("sandbox worker process: bad message from the host: {e}");

@@ -7,11 +7,11 @@
 //! `catch_unwind` (a panic inside an op would abort the process).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use deno_core::futures::FutureExt;
@@ -20,30 +20,9 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeError, BridgeErrorCode};
+use crate::isolate::journal::{lock, Journal};
 use crate::limits::{Limits, MAX_ID_BYTES};
-use crate::result::{CallRecord, CallStatus, LogLevel, LogLine, Stats};
-
-/// Everything a job records; shared with the host so partial work survives a
-/// timeout even if the worker is stuck.
-#[derive(Debug, Default)]
-pub(crate) struct Journal {
-    pub logs: Vec<LogLine>,
-    pub log_bytes: usize,
-    pub calls: Vec<CallRecord>,
-    pub in_flight: BTreeMap<u64, (String, Instant)>,
-    pub next_call: u64,
-    pub kept_result_bytes: usize,
-    pub stats: Stats,
-    /// When the worker started the job (set before execution begins).
-    pub started: Option<Instant>,
-    /// Kernel id of the worker thread running the job (0: unknown).
-    pub worker_tid: i32,
-}
-
-/// Locks a journal, ignoring poisoning (a panicking bridge must not wedge it).
-pub(crate) fn lock(j: &Mutex<Journal>) -> MutexGuard<'_, Journal> {
-    j.lock().unwrap_or_else(|p| p.into_inner())
-}
+use crate::result::{CallRecord, CallStatus, LogLevel, LogLine};
 
 /// Per-job state put into the `OpState` right before the snippet runs.
 pub(crate) struct JobCtx {

@@ -16,18 +16,19 @@ use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
 use crate::ipc::{self, BridgeOp, ToChild, ToHost};
-use crate::limits::Limits;
-use crate::ops::{catch_panic, encode_call, encode_lookup, keep_result, CallOutcome};
-use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult};
+use crate::isolate::ops::{catch_panic, encode_call, encode_lookup, keep_result, CallOutcome};
+use crate::limits::{Limits, PoolConfig};
+use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult, SandboxError};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
 pub const JOBS_PER_PROCESS: usize = 64;
@@ -184,12 +185,14 @@ impl Shared {
             ipc::send(&mut w, &config)?;
         }
         let (tx, events) = mpsc::channel();
+        let cap = ipc::line_cap(&self.pool_limits);
         std::thread::Builder::new()
             .name("sandbox-process-reader".into())
             .spawn(move || {
                 let mut input = BufReader::new(stdout);
                 loop {
-                    match ipc::recv::<ToHost>(&mut input) {
+                    // An overlong line (a compromised worker) ends the process.
+                    match ipc::recv::<ToHost>(&mut input, cap) {
                         Ok(Some(msg)) => {
                             if tx.send(Event::Msg(msg)).is_err() {
                                 return;
@@ -419,7 +422,7 @@ fn run_job(
             result.stats.called_ids = result.calls.iter().map(|c| c.id.clone()).collect();
             result.stats.queue_us = queue_us;
             result.stats.run_us = started.elapsed().as_micros() as u64;
-            result.stats.engine = crate::engine::engine_name().to_owned();
+            result.stats.engine = crate::isolate::engine::engine_name().to_owned();
             (result, false)
         }
     }
@@ -525,12 +528,14 @@ fn handle_request(
                         ms: started.elapsed().as_millis() as u64,
                     });
                 }
-                let _ = write(&stdin, &ToChild::Reply { req, payload });
+                let answer = ipc::Answer::from_encoded(payload);
+                let _ = write(&stdin, &ToChild::Reply { req, answer });
             });
             return;
         }
     };
-    let _ = write(&p.stdin, &ToChild::Reply { req, payload });
+    let answer = ipc::Answer::from_encoded(payload);
+    let _ = write(&p.stdin, &ToChild::Reply { req, answer });
 }
 
 impl std::fmt::Debug for Shared {
@@ -538,5 +543,98 @@ impl std::fmt::Debug for Shared {
         f.debug_struct("Shared")
             .field("command", &self.command)
             .finish_non_exhaustive()
+    }
+}
+
+/// The process backend of a pool: driver threads, each with one worker process
+/// at a time, fed by a bounded queue.
+pub(crate) struct Processes {
+    tx: SyncSender<HostJob>,
+    shared: Arc<Shared>,
+    queue_timeout: Duration,
+}
+
+impl Processes {
+    /// Starts `cfg.workers` driver threads (processes start on first use).
+    pub(crate) fn new(cfg: &PoolConfig, command: WorkerCommand) -> Result<Processes, SandboxError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("sandbox-host-calls")
+            .enable_all()
+            .build()?;
+        let shared = Arc::new(Shared {
+            command,
+            pool_limits: cfg.limits.clone(),
+            harden: cfg.harden,
+            processes: Arc::new(AtomicUsize::new(0)),
+            drivers: Arc::new(AtomicUsize::new(0)),
+            runtime: HostCalls(Some(runtime)),
+        });
+        let (tx, rx) = mpsc::sync_channel::<HostJob>(cfg.queue);
+        let rx = Arc::new(Mutex::new(rx));
+        for index in 0..cfg.workers {
+            let (shared, rx) = (shared.clone(), rx.clone());
+            std::thread::Builder::new()
+                .name(format!("sandbox-driver-{index}"))
+                .spawn(move || drive(shared, rx))?;
+        }
+        Ok(Processes {
+            tx,
+            shared,
+            queue_timeout: cfg.queue_timeout,
+        })
+    }
+
+    pub(crate) fn stats(&self, workers: usize) -> PoolStats {
+        PoolStats {
+            workers,
+            live_isolates: 0,
+            live_threads: self.shared.drivers.load(Ordering::SeqCst),
+            live_processes: self.shared.processes.load(Ordering::SeqCst),
+            wedged_workers: 0,
+            replaced_workers: 0,
+        }
+    }
+
+    pub(crate) fn self_test(&self, what: &str, limits: &Limits) -> ExecResult {
+        self_test(&self.shared, what, limits)
+    }
+
+    /// Runs one job in a worker process. The driver answers every job it takes
+    /// within deadline + grace (it kills an overrunning process), one it takes too
+    /// late at once, and a process that will not start within its start timeout.
+    pub(crate) async fn execute(
+        &self,
+        code: &str,
+        bridge: Arc<dyn Bridge>,
+        limits: Limits,
+    ) -> ExecResult {
+        let (reply, rx) = oneshot::channel();
+        let wait = self.queue_timeout;
+        let job = HostJob {
+            code: code.to_owned(),
+            bridge,
+            limits: limits.clone(),
+            enqueued: Instant::now(),
+            queue_deadline: Instant::now() + wait,
+            reply,
+        };
+        let bound = wait + limits.deadline + limits.grace + START_TIMEOUT;
+        match self.tx.try_send(job) {
+            Ok(()) => match tokio::time::timeout(bound, rx).await {
+                Ok(Ok(res)) => res,
+                Ok(Err(_)) => {
+                    ExecResult::failed(ErrorKind::Engine, "the sandbox driver stopped unexpectedly")
+                }
+                Err(_) => ExecResult::failed(
+                    ErrorKind::Engine,
+                    "the sandbox driver did not answer in time",
+                ),
+            },
+            Err(TrySendError::Full(_)) => ExecResult::failed(ErrorKind::Limit, BUSY),
+            Err(TrySendError::Disconnected(_)) => {
+                ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
+            }
+        }
     }
 }

@@ -24,13 +24,13 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::ipc::{self, ToChild, ToHost};
+use crate::isolate::journal::Journal;
+use crate::isolate::runtime::{snapshot_timeout, JobSpec, Live, Sandbox};
+use crate::isolate::watchdog::Watchdog;
 use crate::limits::Limits;
-use crate::ops::Journal;
-use crate::proxy::{deliver, send, stdout_file, Out, ProxyBridge, Waiters};
 use crate::result::{ErrorKind, ExecResult};
-use crate::sandbox::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::sys;
-use crate::watchdog::Watchdog;
+use crate::worker::proxy::{deliver, send, stdout_file, Out, ProxyBridge, Waiters};
 
 /// The template isolate, its runtime and stdout, when this process can fork.
 fn set_up(limits: &Limits) -> Option<(Live, tokio::runtime::Runtime, Out, sys::SingleThreaded)> {
@@ -87,7 +87,7 @@ pub(crate) fn serve(
     // The OS layer: from here on no file can be opened, no socket made, no
     // program run, in this process and every child it forks.
     if harden {
-        if let Err(e) = crate::harden::lock_down(false) {
+        if let Err(e) = crate::worker::harden::lock_down(false) {
             tracing::error!("sandbox zygote: {e}");
             return Ok(std::process::ExitCode::FAILURE);
         }
@@ -101,7 +101,7 @@ pub(crate) fn serve(
         },
     );
     loop {
-        let (job, work) = match ipc::recv::<ToChild>(&mut input) {
+        let (job, work) = match ipc::recv::<ToChild>(&mut input, ipc::line_cap(limits)) {
             Ok(Some(ToChild::Job { job, code, limits })) => (job, Some((code, limits))),
             Ok(Some(ToChild::SelfTest { job, what })) => {
                 self_test_child(&out, &one, job, &what);
@@ -165,7 +165,7 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
     match sys::fork(one) {
         Ok(sys::Forked::Child) => {
             drop(answer_rd);
-            let value = crate::harden::self_test(what);
+            let value = crate::worker::harden::self_test(what);
             let done = ToHost::Done {
                 job,
                 result: Box::new(ExecResult::succeeded(value)),
@@ -268,12 +268,15 @@ fn run_child(
     {
         let (waiters, journal, answer) = (waiters.clone(), journal.clone(), answer.clone());
         let deadline = limits.deadline;
+        let cap = ipc::line_cap(&limits);
         std::thread::spawn(move || {
             while input.buffer().is_empty() && readable_before(&input, give_up)
                 || !input.buffer().is_empty()
             {
-                match ipc::recv::<ToChild>(&mut input) {
-                    Ok(Some(ToChild::Reply { req, payload })) => deliver(&waiters, req, payload),
+                match ipc::recv::<ToChild>(&mut input, cap) {
+                    Ok(Some(ToChild::Reply { req, answer })) => {
+                        deliver(&waiters, req, answer.into_encoded())
+                    }
                     Ok(Some(_)) => {}
                     Err(e) if ipc::is_malformed(&e) => {}
                     // The host closed the pipe or it broke: no more answers.
@@ -308,7 +311,7 @@ fn run_child(
                         next_req: Arc::new(AtomicU64::new(1)),
                         deadline: give_up,
                     });
-                    crate::ops::lock(&journal).started = Some(started);
+                    crate::isolate::journal::lock(&journal).started = Some(started);
                     let spec = JobSpec {
                         code: &code,
                         bridge,
