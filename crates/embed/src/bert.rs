@@ -85,75 +85,46 @@ pub(crate) struct Bert {
     vocab_size: usize,
 }
 
-/// Tensors of a safetensors file, by name (F32 only).
+/// Tensors of a safetensors file, by name (F32 only), read by the `safetensors`
+/// crate (header checked: offsets in bounds, contiguous, no overlap).
 struct Tensors<'a> {
-    header: serde_json::Map<String, Value>,
-    data: &'a [u8],
+    file: safetensors::SafeTensors<'a>,
     prefix: &'static str,
 }
 
 impl<'a> Tensors<'a> {
     fn parse(bytes: &'a [u8]) -> Result<Tensors<'a>, EmbedError> {
-        let bad = |m: &str| EmbedError::Model(format!("model.safetensors: {m}"));
-        let len = bytes
-            .get(..8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")) as usize)
-            .ok_or_else(|| bad("shorter than its header"))?;
-        let header = bytes
-            .get(8..8usize.saturating_add(len))
-            .ok_or_else(|| bad("header runs past the end"))?;
-        let header: serde_json::Map<String, Value> =
-            serde_json::from_slice(header).map_err(|e| bad(&format!("header: {e}")))?;
+        let file = safetensors::SafeTensors::deserialize(bytes)
+            .map_err(|e| EmbedError::Model(format!("model.safetensors: {e}")))?;
         // Some exports name tensors `bert.embeddings...`.
-        let prefix = if header.contains_key("bert.embeddings.word_embeddings.weight") {
+        let prefix = if file
+            .tensor("bert.embeddings.word_embeddings.weight")
+            .is_ok()
+        {
             "bert."
         } else {
             ""
         };
-        Ok(Tensors {
-            header,
-            data: &bytes[8 + len..],
-            prefix,
-        })
+        Ok(Tensors { file, prefix })
     }
 
     /// The tensor `name`, checked to have `shape`.
     fn get(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, EmbedError> {
         let full = format!("{}{name}", self.prefix);
         let bad = |m: String| EmbedError::Model(format!("model.safetensors: `{full}`: {m}"));
-        let meta = self
-            .header
-            .get(&full)
-            .ok_or_else(|| bad("missing".into()))?;
-        let dtype = meta.get("dtype").and_then(Value::as_str).unwrap_or("?");
-        if dtype != "F32" {
-            return Err(bad(format!("dtype {dtype} is not supported (F32 only)")));
+        let view = self.file.tensor(&full).map_err(|_| bad("missing".into()))?;
+        if view.dtype() != safetensors::Dtype::F32 {
+            return Err(bad(format!(
+                "dtype {:?} is not supported (F32 only)",
+                view.dtype()
+            )));
         }
-        let numbers = |key: &str| -> Vec<usize> {
-            meta.get(key)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_u64)
-                        .map(|n| n as usize)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let got = numbers("shape");
-        if got != shape {
-            return Err(bad(format!("shape {got:?}, expected {shape:?}")));
+        if view.shape() != shape {
+            return Err(bad(format!("shape {:?}, expected {shape:?}", view.shape())));
         }
-        let offsets = numbers("data_offsets");
-        let [begin, end] = offsets[..] else {
-            return Err(bad("no data_offsets".into()));
-        };
-        let raw = self
-            .data
-            .get(begin..end)
-            .filter(|r| r.len() == shape.iter().product::<usize>() * 4)
-            .ok_or_else(|| bad(format!("data_offsets {begin}..{end} do not fit the file")))?;
-        Ok(raw
+        // The data need not be 4-byte aligned: copy it out little-endian.
+        Ok(view
+            .data()
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
             .collect())
@@ -165,12 +136,11 @@ impl Bert {
         let t = Tensors::parse(safetensors)?;
         let h = cfg.hidden;
         let vocab_size = t
-            .header
-            .get(&format!("{}embeddings.word_embeddings.weight", t.prefix))
-            .and_then(|m| m.get("shape"))
-            .and_then(|s| s.get(0))
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
+            .file
+            .tensor(&format!("{}embeddings.word_embeddings.weight", t.prefix))
+            .ok()
+            .and_then(|v| v.shape().first().copied())
+            .unwrap_or(0);
         let ln = |p: &str| -> Result<(Vec<f32>, Vec<f32>), EmbedError> {
             Ok((
                 t.get(&format!("{p}.weight"), &[h])?,

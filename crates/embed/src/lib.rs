@@ -11,6 +11,7 @@ mod bert;
 mod gemm;
 mod hybrid;
 mod index;
+mod mmap;
 mod wordpiece;
 
 pub use bert::Config;
@@ -114,9 +115,13 @@ impl Embedder {
         let vocab_bytes = read(dir.join("vocab.txt"))?;
         let vocab = WordPiece::from_vocab(&String::from_utf8_lossy(&vocab_bytes))
             .map_err(EmbedError::Model)?;
-        let weights = read(dir.join("model.safetensors"))?;
-        let model_id = hex16(&Sha256::digest(&weights));
-        let bert = bert::Bert::load(cfg, &weights)?;
+        let path = dir.join("model.safetensors");
+        let weights = mmap::Mapped::open(&path).map_err(|e| EmbedError::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+        let model_id = hex16(&Sha256::digest(weights.bytes()));
+        let bert = bert::Bert::load(cfg, weights.bytes())?;
         if bert.vocab_size() != vocab.len() {
             return Err(EmbedError::Model(format!(
                 "vocab.txt has {} tokens but the model embeds {}",
