@@ -115,10 +115,27 @@ pub(crate) enum ToHost {
     Done { job: u64, result: Box<ExecResult> },
 }
 
+/// Both directions of a worker's channel to its host: where it reads the
+/// host's lines and where it writes its own. The worker process uses its stdin
+/// and stdout; the protocol's tests use an in-process pipe.
+pub(crate) trait Transport {
+    /// The host's lines.
+    type In: BufRead + Send + 'static;
+    /// Splits the channel.
+    fn into_parts(self) -> (Self::In, crate::worker::proxy::Out);
+}
+
+impl<R: BufRead + Send + 'static> Transport for (R, crate::worker::proxy::Out) {
+    type In = R;
+    fn into_parts(self) -> (R, crate::worker::proxy::Out) {
+        self
+    }
+}
+
 /// Writes one message as a single `write_all` of its whole line, and flushes: on
 /// an unbuffered pipe no reader sees half a message from a writer that stops
 /// (or is killed) between pieces.
-pub(crate) fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
+pub(crate) fn send<T: Serialize>(out: &mut (impl Write + ?Sized), msg: &T) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(msg)?;
     line.push(b'\n');
     out.write_all(&line)?;

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::ipc::{self, ToChild, ToHost};
+use crate::ipc::{self, ToChild, ToHost, Transport};
 use crate::isolate::journal::{lock, Journal};
 use crate::isolate::runtime::{JobSpec, Live, Sandbox};
 use crate::isolate::watchdog::Watchdog;
@@ -81,6 +81,21 @@ pub fn run_worker_process() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    serve_jobs((input, out), limits, harden)
+}
+
+/// Runs jobs from `transport` until it closes or the host asks to shut down:
+/// each job in a fresh isolate on one job thread, every bridge call sent back
+/// over the transport. The worker process calls it on its stdin/stdout (after
+/// the configuration message); tests call it on an in-process pipe.
+pub(crate) fn serve_jobs(
+    transport: impl Transport,
+    limits: Limits,
+    harden: bool,
+) -> std::process::ExitCode {
+    let (input, out) = transport.into_parts();
+    #[cfg(not(target_os = "linux"))]
+    let _ = harden;
     // Spawned before the OS layer goes on: the job thread's watchdog.
     let threads = Arc::new(AtomicUsize::new(0));
     let watchdog = match Watchdog::spawn("sandbox-watchdog".into(), &threads) {
@@ -233,4 +248,82 @@ pub fn run_worker_process() -> std::process::ExitCode {
     drop(jobs_tx);
     let _ = runner.join();
     std::process::ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    //! The worker's side of the protocol, in-process: a test plays the host over
+    //! two pipes, with no process spawned.
+    use super::*;
+    use crate::ipc::{Answer, BridgeOp};
+    use std::io::Write;
+
+    fn next(input: &mut impl std::io::BufRead) -> ToHost {
+        ipc::recv::<ToHost>(input, ipc::MIN_LINE_CAP)
+            .expect("a line")
+            .expect("not the end")
+    }
+
+    #[test]
+    fn a_job_its_bridge_calls_and_errors_cross_an_in_process_pipe() {
+        let (to_worker_rd, mut to_worker) = std::io::pipe().unwrap();
+        let (mut from_worker, from_worker_wr) = std::io::pipe()
+            .map(|(r, w)| (BufReader::new(r), w))
+            .unwrap();
+        let out: crate::worker::proxy::Out = Arc::new(Mutex::new(from_worker_wr));
+        let worker = std::thread::spawn(move || {
+            serve_jobs(
+                (BufReader::new(to_worker_rd), out),
+                Limits::default(),
+                false,
+            )
+        });
+        assert!(matches!(
+            next(&mut from_worker),
+            ToHost::Ready { forks: false, .. }
+        ));
+        let code = "const r = await openclaw.tools.call('t', {x: 1}); \
+                    let e = null; \
+                    try { await openclaw.tools.describe('nope'); } catch (err) { e = err.code; } \
+                    return {y: r.y + 1, e};";
+        ipc::send(
+            &mut to_worker,
+            &ToChild::Job {
+                job: 1,
+                code: code.into(),
+                limits: Limits::default(),
+            },
+        )
+        .unwrap();
+        let mut seen = Vec::new();
+        let result = loop {
+            match next(&mut from_worker) {
+                ToHost::Request { job: 1, req, op } => {
+                    let answer = match &op {
+                        BridgeOp::Call { id, args } => {
+                            assert_eq!((id.as_str(), args), ("t", &serde_json::json!({"x": 1})));
+                            Answer::from_encoded(r#"1{"y":41}"#.into())
+                        }
+                        BridgeOp::Describe { id } => {
+                            Answer::from_encoded(format!("0UNKNOWN_TOOL\nunknown tool {id}"))
+                        }
+                        other => panic!("{other:?}"),
+                    };
+                    seen.push(format!("{op:?}"));
+                    ipc::send(&mut to_worker, &ToChild::Reply { req, answer }).unwrap();
+                }
+                ToHost::Done { job: 1, result } => break result,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(result.ok, "{:?}", result.error);
+        assert_eq!(
+            result.value,
+            serde_json::json!({"y": 42, "e": "UNKNOWN_TOOL"})
+        );
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        ipc::send(&mut to_worker, &ToChild::Shutdown).unwrap();
+        to_worker.flush().unwrap();
+        assert_eq!(worker.join().unwrap(), std::process::ExitCode::SUCCESS);
+    }
 }
