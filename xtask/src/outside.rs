@@ -26,6 +26,23 @@ fn block<'a>(text: &'a str, heading: &str, lang: &str) -> Result<&'a str> {
     Ok(&section[start..start + len])
 }
 
+/// The workspace manifest's `[profile.dev]` and `[profile.dev.package.*]` tables,
+/// verbatim: the same opt-level and debug settings give the same artifacts.
+fn dev_profiles(manifest: &str) -> String {
+    let mut out = String::new();
+    let mut keep = false;
+    for line in manifest.lines() {
+        if line.starts_with('[') {
+            keep = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.package.");
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// Builds and runs the README's library example as an outside crate.
 pub fn run(root: &Path) -> Result<()> {
     let readme = std::fs::read_to_string(root.join("README.md"))?;
@@ -46,8 +63,8 @@ pub fn run(root: &Path) -> Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     let manifest = format!(
         "[package]\nname = \"outside\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n{deps}\n\
-         # CI only: the workspace's dev profile, so the engine's artifacts are reused.\n\
-         [profile.dev]\nopt-level = 1\n"
+         # CI only: the workspace's dev profiles, so the engine's artifacts are reused.\n{}",
+        dev_profiles(&std::fs::read_to_string(root.join("Cargo.toml"))?)
     );
     std::fs::write(dir.join("Cargo.toml"), manifest)?;
     std::fs::write(dir.join("src/main.rs"), main)?;
