@@ -51,8 +51,8 @@ impl Host {
         Ok(out)
     }
 
-    /// Ranks with the embedding model when it is configured and its index is ready.
-    #[cfg(feature = "semantic")]
+    /// Ranks with the embedding model when one is configured (the `semantic`
+    /// feature) and its index for this snapshot is ready; lexically otherwise.
     fn rank(
         &self,
         catalog: &toolsearch_catalog::Catalog,
@@ -60,6 +60,7 @@ impl Host {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Result<Result<SearchResult, toolsearch_catalog::CatalogError>, HostError> {
+        #[cfg(feature = "semantic")]
         if let Some((s, index)) = self
             .semantic
             .as_ref()
@@ -69,18 +70,6 @@ impl Host {
                 .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
             return Ok(hybrid.search_many(queries, opts, allow));
         }
-        Ok(catalog.search_many(queries, opts, allow))
-    }
-
-    /// Ranks lexically (built without the `semantic` feature).
-    #[cfg(not(feature = "semantic"))]
-    fn rank(
-        &self,
-        catalog: &toolsearch_catalog::Catalog,
-        queries: &[&str],
-        opts: &SearchOptions,
-        allow: &dyn Fn(&Tool) -> bool,
-    ) -> Result<Result<SearchResult, toolsearch_catalog::CatalogError>, HostError> {
         Ok(catalog.search_many(queries, opts, allow))
     }
 }
