@@ -115,6 +115,10 @@ pub(crate) enum ToHost {
     Done { job: u64, result: Box<ExecResult> },
 }
 
+/// Where a worker's messages to the host go (its stdout, or a test's pipe),
+/// written one whole message per `write`.
+pub(crate) type Out = std::sync::Arc<std::sync::Mutex<dyn Write + Send>>;
+
 /// Both directions of a worker's channel to its host: where it reads the
 /// host's lines and where it writes its own. The worker process uses its stdin
 /// and stdout; the protocol's tests use an in-process pipe.
@@ -122,12 +126,12 @@ pub(crate) trait Transport {
     /// The host's lines.
     type In: BufRead + Send + 'static;
     /// Splits the channel.
-    fn into_parts(self) -> (Self::In, crate::worker::proxy::Out);
+    fn into_parts(self) -> (Self::In, Out);
 }
 
-impl<R: BufRead + Send + 'static> Transport for (R, crate::worker::proxy::Out) {
+impl<R: BufRead + Send + 'static> Transport for (R, Out) {
     type In = R;
-    fn into_parts(self) -> (R, crate::worker::proxy::Out) {
+    fn into_parts(self) -> (R, Out) {
         self
     }
 }

@@ -21,9 +21,7 @@ pub(crate) enum Waiter {
     Async(tokio::sync::oneshot::Sender<String>),
 }
 
-/// Where messages to the host go (this process's stdout, or a test's pipe),
-/// written one whole message per `write`.
-pub(crate) type Out = Arc<Mutex<dyn std::io::Write + Send>>;
+pub(crate) use crate::ipc::Out;
 pub(crate) type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
 
 /// Stdout as a file of its own (a duplicate descriptor), unbuffered: [`send`]
