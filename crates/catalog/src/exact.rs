@@ -3,7 +3,8 @@
 //! same tool on many servers), and membership is a constant-time test.
 
 use crate::clean::{clean_line, MAX_IDENTIFIER_BYTES};
-use crate::rank::EXACT_NAME_BONUS;
+use crate::pin::EXACT_NAME_BONUS;
+use crate::rank::RuleScore;
 use crate::search::{MatchedBy, SearchOptions, SearchResult};
 use crate::tool::Tool;
 use crate::Catalog;
@@ -44,9 +45,12 @@ impl Catalog {
                         .iter()
                         .any(|h| h.id == self.tools()[doc as usize].id) =>
                 {
+                    let explain = opts
+                        .explain
+                        .then(|| vec![RuleScore::new("exact_name", None, EXACT_NAME_BONUS)]);
                     result
                         .hits
-                        .push(self.hit(doc, EXACT_NAME_BONUS, opts, None));
+                        .push(self.hit(doc, EXACT_NAME_BONUS, opts, explain));
                 }
                 Some(_) => {}
                 // The model's own text, echoed back: cleaned like anything sent.
@@ -96,16 +100,5 @@ impl Catalog {
     /// True when some tool's name, native name or id equals `s` (case-insensitive).
     pub(crate) fn has_exact(&self, s: &str) -> bool {
         self.id_doc(s).is_some() || self.inner.exact.contains_key(&s.to_lowercase())
-    }
-
-    /// True when `doc` is one of [`Catalog::exact_docs`] of `s`, in constant time.
-    pub(crate) fn is_exact(&self, doc: u32, s: &str) -> bool {
-        let t = &self.tools()[doc as usize];
-        let lower = s.to_lowercase();
-        self.id_doc(s) == Some(doc)
-            || t.name.to_lowercase() == lower
-            || t.native_name
-                .as_ref()
-                .is_some_and(|n| n.to_lowercase() == lower)
     }
 }

@@ -19,14 +19,13 @@
 //! ```
 #![deny(missing_docs)]
 
-mod baseline;
 pub mod clean;
 mod error;
-pub mod eval;
 mod exact;
 mod index;
 pub mod listing;
 pub mod load;
+mod pin;
 pub mod query;
 mod rank;
 pub mod schema;
@@ -35,10 +34,10 @@ pub mod text;
 mod tool;
 pub mod ts;
 
-pub use baseline::PlainBm25;
 pub use error::CatalogError;
 pub use listing::{Listing, ListingKind};
 pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
+pub use pin::{pin_exact, Pinned, EXACT_NAME_BONUS};
 pub use rank::{KeywordHit, RuleScore};
 pub use search::{
     clamp_limit, Hit, MatchedBy, SearchOptions, SearchResult, DEFAULT_BAND, DEFAULT_LIMIT,
@@ -330,5 +329,7 @@ fn fingerprint(tools: &[Tool]) -> String {
         .collect()
 }
 
+#[cfg(test)]
+mod ranking_tests;
 #[cfg(test)]
 mod tests;

@@ -1,15 +1,18 @@
 //! Rank: a parsed query's keywords scored over the index (BM25 per field, name
-//! tiers, synonyms, the coverage rule, the exact-name boost), the best tools
-//! kept, and the explanation of a score.
+//! tiers, synonyms, the coverage rule, the exact-name rule of [`crate::pin`]), the
+//! best tools kept, and the explanation of their scores: every contribution the
+//! scorer adds, recorded as it adds it.
 
 use crate::index::{Field, Index, FIELDS};
+use crate::pin::{pin_exact, Pinned};
 use crate::query::Keywords;
 use crate::text;
 use crate::tool::Tool;
 use crate::Catalog;
 use serde::Serialize;
 
-/// One rule's share of a hit's score, for `--explain`.
+/// One rule's share of a hit's score, for `--explain`. A hit's parts add up to its
+/// score (each is rounded to 4 decimals, like the score).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleScore {
     /// `exact_name`, `bm25:name`, `bm25:description`, `name_part_exact`, `name_prefix`, ...
@@ -19,6 +22,22 @@ pub struct RuleScore {
     pub term: Option<String>,
     /// Its contribution.
     pub score: f64,
+    /// The query–tool cosine similarity a semantic part was computed from (the
+    /// embedding fusion); not itself a share of the score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+}
+
+impl RuleScore {
+    /// A part of `score` (rounded to 4 decimals) for `rule`, per `term` when given.
+    pub fn new(rule: impl Into<String>, term: Option<&str>, score: f32) -> RuleScore {
+        RuleScore {
+            rule: rule.into(),
+            term: term.map(str::to_string),
+            score: round4(score),
+            similarity: None,
+        }
+    }
 }
 
 pub(crate) fn round4(x: f32) -> f64 {
@@ -36,8 +55,6 @@ const TIER_INFIX: f32 = 0.1;
 const TIER_HEAD: f32 = 0.2;
 /// Weight of a verb synonym's name match relative to the word itself.
 const SYNONYM_WEIGHT: f32 = 0.5;
-/// Added to a tool whose exact name or id is the query, so it ranks first.
-pub(crate) const EXACT_NAME_BONUS: f32 = 100.0;
 /// Fuzzy matches below this share of the best fuzzy score are dropped.
 const FUZZY_BAND: f32 = 0.6;
 
@@ -51,14 +68,63 @@ struct DocScore {
     strong: bool,
 }
 
+/// A name-part tier: how a term matched a part of a tool's name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tier {
+    ExactPart,
+    Prefix,
+    Infix,
+}
+
+impl Tier {
+    fn weight(self) -> f32 {
+        match self {
+            Tier::ExactPart => TIER_EXACT_PART,
+            Tier::Prefix => TIER_PREFIX,
+            Tier::Infix => TIER_INFIX,
+        }
+    }
+
+    fn rule(self) -> &'static str {
+        match self {
+            Tier::ExactPart => "name_part_exact",
+            Tier::Prefix => "name_prefix",
+            Tier::Infix => "name_infix",
+        }
+    }
+}
+
+/// The rule behind one contribution to a score.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// BM25F of the term with this id (split over the fields when explained).
+    Bm25(u32),
+    Tier(Tier),
+    /// A verb synonym's name match.
+    Synonym(&'static str),
+}
+
+/// One contribution added to a doc's score, recorded when explaining.
+#[derive(Clone, Copy)]
+struct Contribution {
+    doc: u32,
+    /// The query term's index.
+    term: u32,
+    rule: Rule,
+    score: f32,
+}
+
 /// Per-query scratch, per doc: the running score (one struct, so adding a posting
-/// touches one cache line), and the best name tier of the term being scored.
+/// touches one cache line), and the best name tier of the term being scored; when
+/// explaining, every contribution added.
 #[derive(Default)]
 struct Scores {
     docs: Vec<DocScore>,
     touched: Vec<u32>,
-    tier: Vec<f32>,
+    tier: Vec<(f32, Tier)>,
     tier_touched: Vec<u32>,
+    explain: bool,
+    log: Vec<Contribution>,
 }
 
 thread_local! {
@@ -68,58 +134,72 @@ thread_local! {
 }
 
 impl Scores {
-    /// Runs `f` with cleared scratch for `n` tools.
-    fn with<R>(n: usize, f: impl FnOnce(&mut Scores) -> R) -> R {
+    /// Runs `f` with cleared scratch for `n` tools, recording contributions when `explain`.
+    fn with<R>(n: usize, explain: bool, f: impl FnOnce(&mut Scores) -> R) -> R {
         SCRATCH.with(|cell| {
             let mut s = cell.borrow_mut();
             if s.docs.len() != n {
                 *s = Scores {
                     docs: vec![DocScore::default(); n],
-                    touched: Vec::new(),
-                    tier: vec![0.0; n],
-                    tier_touched: Vec::new(),
+                    tier: vec![(0.0, Tier::ExactPart); n],
+                    ..Scores::default()
                 };
             }
+            s.explain = explain;
             let out = f(&mut s);
-            let Scores { docs, touched, .. } = &mut *s;
+            let Scores {
+                docs, touched, log, ..
+            } = &mut *s;
             for &d in touched.iter() {
                 docs[d as usize] = DocScore::default();
             }
             touched.clear();
+            log.clear();
             out
         })
     }
 
-    fn add(&mut self, doc: u32, term_bit: u32, score: f32, strong: bool) {
+    fn add(&mut self, doc: u32, term: u32, rule: Rule, score: f32, strong: bool) {
         let d = &mut self.docs[doc as usize];
         if d.matched == 0 {
             self.touched.push(doc);
         }
         d.score += score;
-        d.matched |= term_bit;
+        d.matched |= 1 << term;
         d.strong |= strong;
+        if self.explain {
+            self.log.push(Contribution {
+                doc,
+                term,
+                rule,
+                score,
+            });
+        }
     }
 
-    /// Notes a name-tier weight of the current term for `doc`, keeping the best.
-    fn offer_tier(&mut self, doc: u32, weight: f32) {
+    /// Notes a name tier of the current term for `doc`, keeping the best (the first
+    /// of equal ones).
+    fn offer_tier(&mut self, doc: u32, weight: f32, tier: Tier) {
         let t = &mut self.tier[doc as usize];
-        if *t == 0.0 {
+        if t.0 == 0.0 {
             self.tier_touched.push(doc);
         }
-        *t = t.max(weight);
+        if weight > t.0 {
+            *t = (weight, tier);
+        }
     }
 
     /// Adds the current term's best tier per doc, with the IDF of the number of docs
     /// the tier reached, and clears the tier scratch.
-    fn add_tiers(&mut self, ix: &Index, term_bit: u32) {
+    fn add_tiers(&mut self, ix: &Index, term: u32) {
         if self.tier_touched.is_empty() {
             return;
         }
         let idf = ix.idf(self.tier_touched.len());
         let touched = std::mem::take(&mut self.tier_touched);
         for &d in &touched {
-            let w = std::mem::take(&mut self.tier[d as usize]);
-            self.add(d, term_bit, idf * w, true);
+            let (w, tier) = std::mem::replace(&mut self.tier[d as usize], (0.0, Tier::ExactPart));
+            self.add(d, term, Rule::Tier(tier), idf * w, true);
         }
         self.tier_touched = touched;
         self.tier_touched.clear();
@@ -147,62 +227,71 @@ fn synonym_idf(ix: &Index, stem: &str) -> (f32, usize) {
     (ix.idf(df), df)
 }
 
-/// Every name-part tier match of one term: `f(doc, tier weight, rule)`, a doc possibly
+/// Every name-part tier match of one term: `f(doc, tier weight, tier)`, a doc possibly
 /// more than once (a prefix and an infix part, say); the best tier per doc counts.
-fn each_tier(ix: &Index, word: &str, mut f: impl FnMut(u32, f32, &'static str)) {
+fn each_tier(ix: &Index, word: &str, mut f: impl FnMut(u32, f32, Tier)) {
     // The head (last) word of a `verb_object` name is what the tool acts on:
     // `issue` matters more in `create_issue` than in `add_issue_comment`.
-    let mut push = |pid: usize, w: f32, rule: &'static str| {
+    let mut push = |pid: usize, tier: Tier| {
         for &d in &ix.part_docs[pid] {
             let head = ix.head_part[d as usize] == pid as u32;
-            f(d, if head { w + TIER_HEAD } else { w }, rule);
+            let w = tier.weight();
+            f(d, if head { w + TIER_HEAD } else { w }, tier);
         }
     };
     if word.chars().count() < 3 {
         if let Ok(pid) = ix.parts.binary_search_by(|p| p.as_str().cmp(word)) {
-            push(pid, TIER_EXACT_PART, "name_part_exact");
+            push(pid, Tier::ExactPart);
         }
     } else {
         for pid in ix.parts_with_prefix(word) {
             let exact = ix.parts[pid] == word;
-            let (w, rule) = if exact {
-                (TIER_EXACT_PART, "name_part_exact")
-            } else {
-                (TIER_PREFIX, "name_prefix")
-            };
-            push(pid, w, rule);
+            push(pid, if exact { Tier::ExactPart } else { Tier::Prefix });
         }
         if word.chars().count() >= 4 {
             for pid in ix.parts_with_infix(word) {
-                push(pid as usize, TIER_INFIX, "name_infix");
+                push(pid as usize, Tier::Infix);
             }
         }
     }
 }
 
-/// The best name-part tier of one term for every doc it reaches: (doc, weight, rule),
-/// by doc (for `--explain`; ranking keeps the best per doc in scratch instead).
-fn tier_matches(ix: &Index, word: &str) -> Vec<(u32, f32, &'static str)> {
-    let mut out: Vec<(u32, f32, &'static str)> = Vec::new();
-    each_tier(ix, word, |d, w, rule| out.push((d, w, rule)));
-    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    out.dedup_by_key(|m| m.0);
-    out
+/// What [`Catalog::rank`] ranks for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RankOptions {
+    /// Keep tools scoring at least this share of the best other tool's score.
+    pub(crate) band: f32,
+    /// Tools returned.
+    pub(crate) limit: usize,
+    pub(crate) coverage: Coverage,
+    /// Apply the exact-name rule ([`crate::pin`]); a ranking another ranker fuses
+    /// leaves it to the fusion.
+    pub(crate) pin: bool,
+    /// Record each returned tool's parts ([`Ranked::parts`]).
+    pub(crate) explain: bool,
 }
 
 impl Catalog {
     /// The ranking of parsed keywords (see [`crate::query::parse`]) alone, `depth` deep and
-    /// without the top band, best first. For rankers that fuse it with another signal
-    /// (the embedding fusion). Tools that fail the coverage rule (one incidental prose
-    /// word of a long query) are kept but flagged: such a word is weak evidence, which
-    /// the other signal can confirm or reject, not none.
+    /// without the top band or the exact-name rule, best first: for rankers that fuse it
+    /// with another signal (the embedding fusion), which apply the exact-name rule
+    /// ([`crate::pin_exact`]) to their own result. Tools that fail the coverage rule (one
+    /// incidental prose word of a long query) are kept but flagged: such a word is weak
+    /// evidence, which the other signal can confirm or reject, not none.
     pub fn keyword_ranking(
         &self,
         kw: &Keywords,
         depth: usize,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Vec<KeywordHit> {
-        let (ranked, _) = self.rank(kw, 0.0, depth, Coverage::Flag, allow);
+        let opts = RankOptions {
+            band: 0.0,
+            limit: depth,
+            coverage: Coverage::Flag,
+            pin: false,
+            explain: false,
+        };
+        let (ranked, _) = self.rank(kw, &opts, allow);
         ranked
             .into_iter()
             .map(|r| KeywordHit {
@@ -213,44 +302,36 @@ impl Catalog {
             .collect()
     }
 
-    /// The best `limit` eligible tools (best first, ties by id) and how many tools
-    /// were eligible in all.
+    /// The best `opts.limit` eligible tools (the tools named exactly first, then best
+    /// first, ties by id) and how many tools were eligible in all.
     pub(crate) fn rank(
         &self,
         kw: &Keywords,
-        band: f32,
-        limit: usize,
-        coverage: Coverage,
+        opts: &RankOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> (Vec<Ranked>, usize) {
-        Scores::with(self.len(), |s| {
-            self.rank_with(kw, band, limit, coverage, allow, s)
+        Scores::with(self.len(), opts.explain, |s| {
+            self.score_terms(kw, s);
+            self.keep_best(kw, opts, allow, s)
         })
     }
 
-    fn rank_with(
-        &self,
-        kw: &Keywords,
-        band: f32,
-        limit: usize,
-        coverage: Coverage,
-        allow: &dyn Fn(&Tool) -> bool,
-        s: &mut Scores,
-    ) -> (Vec<Ranked>, usize) {
+    /// Adds every term's contributions to the scratch: IDF × saturated BM25F, IDF × the
+    /// best name-part tier, and the verb synonyms' name matches.
+    fn score_terms(&self, kw: &Keywords, s: &mut Scores) {
         let ix = &self.inner.index;
-        let tools = self.tools();
         for (qi, term) in kw.terms.iter().enumerate() {
-            let bit = 1u32 << qi;
+            let qi = qi as u32;
             if let Some(&tid) = ix.terms.get(&term.stem) {
                 let list = &ix.postings[tid as usize];
                 let idf = ix.idf(list.len());
                 for p in list {
                     let strong = p.tf[Field::Name as usize] > 0 || p.tf[Field::Server as usize] > 0;
-                    s.add(p.doc, bit, idf * ix.saturated_tf(p), strong);
+                    s.add(p.doc, qi, Rule::Bm25(tid), idf * ix.saturated_tf(p), strong);
                 }
             }
-            each_tier(ix, &term.word, |d, w, _| s.offer_tier(d, w));
-            s.add_tiers(ix, bit);
+            each_tier(ix, &term.word, |d, w, tier| s.offer_tier(d, w, tier));
+            s.add_tiers(ix, qi);
             // An action verb also finds tools named with its synonyms (name field only:
             // in prose these verbs are too common to mean anything).
             // The group is one concept: every member weighs as much as its most common one.
@@ -258,22 +339,31 @@ impl Catalog {
             // tools carries no intent worth its cost (its IDF is near zero anyway).
             let (group_idf, group_df) = synonym_idf(ix, &term.stem);
             let synonyms =
-                text::verb_synonyms(&term.stem).filter(|_| !too_common(group_df, tools.len()));
+                text::verb_synonyms(&term.stem).filter(|_| !too_common(group_df, self.len()));
             for syn in synonyms {
                 let Some(&tid) = ix.terms.get(syn) else {
                     continue;
                 };
                 let list = &ix.postings[tid as usize];
                 for p in list.iter().filter(|p| p.tf[Field::Name as usize] > 0) {
-                    s.add(
-                        p.doc,
-                        bit,
-                        SYNONYM_WEIGHT * group_idf * ix.saturated_tf(p),
-                        true,
-                    );
+                    let score = SYNONYM_WEIGHT * group_idf * ix.saturated_tf(p);
+                    s.add(p.doc, qi, Rule::Synonym(syn), score, true);
                 }
             }
         }
+    }
+
+    /// The eligible tools of scored scratch: required terms, the coverage rule, the
+    /// allow predicate, the exact-name rule, the top band; the best `opts.limit` sorted,
+    /// with their parts when explaining.
+    fn keep_best(
+        &self,
+        kw: &Keywords,
+        opts: &RankOptions,
+        allow: &dyn Fn(&Tool) -> bool,
+        s: &Scores,
+    ) -> (Vec<Ranked>, usize) {
+        let tools = self.tools();
         let required: u32 = kw
             .terms
             .iter()
@@ -290,69 +380,69 @@ impl Catalog {
                 let m = s.docs[d as usize];
                 let covered = m.matched.count_ones() >= need || m.strong;
                 (m.matched & required == required
-                    && (covered || coverage == Coverage::Flag)
+                    && (covered || opts.coverage == Coverage::Flag)
                     && allow(&tools[d as usize]))
-                .then_some(Ranked {
+                .then(|| Ranked {
                     doc: d,
                     score: m.score,
                     covered,
-                    exact: false,
+                    parts: Vec::new(),
                 })
             })
             .collect();
-        if !kw.exact.is_empty() {
-            // Many tools may share one name (the same tool on many servers): find each
-            // in the ranking through a map, not a scan per tool.
-            let mut at: rustc_hash::FxHashMap<u32, usize> =
-                ranked.iter().enumerate().map(|(i, r)| (r.doc, i)).collect();
-            for name in &kw.exact {
-                for doc in self.exact_docs(name) {
-                    if !allow(&tools[doc as usize]) {
-                        continue;
-                    }
-                    match at.get(&doc) {
-                        Some(&i) => ranked[i].exact = true,
-                        None => {
-                            at.insert(doc, ranked.len());
-                            ranked.push(Ranked {
-                                doc,
-                                score: 0.0,
-                                covered: true,
-                                exact: true,
-                            });
-                        }
-                    }
-                }
+        // The tools named exactly come first, whatever the words did (a tool the words
+        // dropped keeps its own score under the lift).
+        let pinned = if opts.pin {
+            let exact = self.exact_name_docs(kw, allow);
+            pin_exact(
+                &mut ranked,
+                &exact,
+                |r| r.doc as usize,
+                |r| &mut r.score,
+                |d| Ranked {
+                    doc: d as u32,
+                    score: s.docs[d].score,
+                    covered: true,
+                    parts: Vec::new(),
+                },
+            )
+        } else {
+            crate::pin::Pinned {
+                count: 0,
+                lift: 0.0,
             }
-        }
-        let top = ranked
-            .iter()
-            .filter(|r| !r.exact)
-            .map(|r| r.score)
-            .fold(0.0f32, f32::max);
-        ranked.retain(|r| r.exact || r.score >= top * band);
-        let eligible = ranked.len();
-        for r in &mut ranked {
-            if r.exact {
-                r.score += EXACT_NAME_BONUS;
-            }
-        }
+        };
+        let k = pinned.count;
+        let top = ranked[k..].iter().map(|r| r.score).fold(0.0f32, f32::max);
+        let mut rest = ranked.split_off(k);
+        rest.retain(|r| r.score >= top * opts.band);
+        let eligible = k + rest.len();
         let better = |a: &Ranked, b: &Ranked| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| self.id_rank(a.doc).cmp(&self.id_rank(b.doc)))
         };
         // Only the top `limit` are ever shown: select them, then sort them.
-        if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit - 1, better);
-            ranked.truncate(limit);
+        let room = opts.limit.saturating_sub(k);
+        if rest.len() > room {
+            if room > 0 {
+                rest.select_nth_unstable_by(room - 1, better);
+            }
+            rest.truncate(room);
         }
-        ranked.sort_by(better);
+        rest.sort_by(better);
+        ranked.truncate(opts.limit);
+        ranked.append(&mut rest);
+        if opts.explain {
+            self.attach_parts(kw, s, &mut ranked, pinned);
+        }
         (ranked, eligible)
     }
 
-    /// The score of each rule for one doc, recomputed the way [`Catalog::rank`] adds it.
-    pub(crate) fn explain(&self, doc: u32, kw: &Keywords) -> Vec<RuleScore> {
+    /// Gives each ranked tool the contributions the scorer recorded for it, in the
+    /// order they were added (per term: BM25F split over its fields, the name tier,
+    /// the synonyms), after the exact-name lift of the pinned ones.
+    fn attach_parts(&self, kw: &Keywords, s: &Scores, ranked: &mut [Ranked], pinned: Pinned) {
         const FIELD_NAMES: [&str; FIELDS] = [
             "name",
             "server",
@@ -362,59 +452,36 @@ impl Catalog {
             "param_value",
         ];
         let ix = &self.inner.index;
-        let mut out = Vec::new();
-        if kw.exact.iter().any(|e| self.is_exact(doc, e)) {
-            out.push(RuleScore {
-                rule: "exact_name".into(),
-                term: None,
-                score: f64::from(EXACT_NAME_BONUS),
-            });
+        let at: rustc_hash::FxHashMap<u32, usize> =
+            ranked.iter().enumerate().map(|(i, r)| (r.doc, i)).collect();
+        for r in ranked.iter_mut().take(pinned.count) {
+            r.parts
+                .push(RuleScore::new("exact_name", None, pinned.lift));
         }
-        for term in &kw.terms {
-            if let Some(&tid) = ix.terms.get(&term.stem) {
-                if let Some(p) = ix.posting(tid, doc) {
-                    let total = ix.idf(ix.postings[tid as usize].len()) * ix.saturated_tf(p);
+        for c in &s.log {
+            let Some(&i) = at.get(&c.doc) else {
+                continue;
+            };
+            let term = Some(kw.terms[c.term as usize].word.as_str());
+            let parts = &mut ranked[i].parts;
+            match c.rule {
+                Rule::Bm25(tid) => {
+                    // The term's BM25F score, split by each field's weighted frequency.
+                    let p = ix.posting(tid, c.doc).expect("a recorded posting");
                     let shares = ix.field_shares(p);
                     let sum: f32 = shares.iter().sum();
                     for (f, share) in shares.iter().enumerate().filter(|(_, s)| **s > 0.0) {
-                        out.push(RuleScore {
-                            rule: format!("bm25:{}", FIELD_NAMES[f]),
-                            term: Some(term.word.clone()),
-                            score: round4(total * share / sum),
-                        });
+                        let rule = format!("bm25:{}", FIELD_NAMES[f]);
+                        parts.push(RuleScore::new(rule, term, c.score * share / sum));
                     }
                 }
-            }
-            let tiers = tier_matches(ix, &term.word);
-            let idf = ix.idf(tiers.len());
-            if let Some((_, w, rule)) = tiers.iter().find(|m| m.0 == doc) {
-                out.push(RuleScore {
-                    rule: (*rule).into(),
-                    term: Some(term.word.clone()),
-                    score: round4(idf * w),
-                });
-            }
-            let (idf, df) = synonym_idf(ix, &term.stem);
-            let synonyms = text::verb_synonyms(&term.stem).filter(|_| !too_common(df, self.len()));
-            for syn in synonyms {
-                let Some(&tid) = ix.terms.get(syn) else {
-                    continue;
-                };
-                if let Some(p) = ix
-                    .posting(tid, doc)
-                    .filter(|p| p.tf[Field::Name as usize] > 0)
-                {
-                    out.push(RuleScore {
-                        rule: format!("verb_synonym:{syn}"),
-                        term: Some(term.word.clone()),
-                        score: round4(SYNONYM_WEIGHT * idf * ix.saturated_tf(p)),
-                    });
+                Rule::Tier(tier) => parts.push(RuleScore::new(tier.rule(), term, c.score)),
+                Rule::Synonym(syn) => {
+                    parts.push(RuleScore::new(format!("verb_synonym:{syn}"), term, c.score));
                 }
             }
         }
-        out
     }
-
     /// Typo-tolerant matching of the query against tool names (fzf-style, via nucleo).
     pub(crate) fn fuzzy(&self, query: &str, allow: &dyn Fn(&Tool) -> bool) -> Vec<(u32, f32)> {
         use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
@@ -471,11 +538,11 @@ pub(crate) enum Coverage {
 }
 
 /// A tool being ranked.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Ranked {
     pub(crate) doc: u32,
     pub(crate) score: f32,
     pub(crate) covered: bool,
-    /// Named exactly by the query.
-    pub(crate) exact: bool,
+    /// The score's parts, when explaining (they add up to `score`).
+    pub(crate) parts: Vec<RuleScore>,
 }

@@ -2,7 +2,7 @@
 
 use crate::listing::{self, Listing};
 use crate::query::{self, Query};
-use crate::rank::{round4, Coverage, RuleScore};
+use crate::rank::{round4, Coverage, RankOptions, RuleScore};
 use crate::tool::{Source, Tool};
 use crate::{Catalog, CatalogError};
 use serde::Serialize;
@@ -181,13 +181,21 @@ impl Catalog {
             }
             Query::Select(names) => self.select(&mut result, &names, opts, allow),
             Query::Keywords(kw) => {
-                let (ranked, eligible) = self.rank(&kw, opts.band, limit, Coverage::Enforce, allow);
+                let rank = RankOptions {
+                    band: opts.band,
+                    limit,
+                    coverage: Coverage::Enforce,
+                    pin: true,
+                    explain: opts.explain,
+                };
+                let (ranked, eligible) = self.rank(&kw, &rank, allow);
                 // A mistyped tool name (`get_forcast`): close names go before word matches.
+                // A query naming a tool exactly (`+get_file`, say) is no typo.
                 let whole = query.trim();
                 let typo = opts.fuzzy
                     && query::is_identifier_like(whole)
                     && !whole.contains(char::is_whitespace)
-                    && !self.has_exact(whole);
+                    && !kw.exact.iter().any(|e| self.has_exact(e));
                 let fuzzy = if opts.fuzzy && (ranked.is_empty() || typo) {
                     self.fuzzy(query, allow)
                 } else {
@@ -197,26 +205,33 @@ impl Catalog {
                     self.browse(&mut result, opts, allow, Some(query));
                     return result;
                 }
-                let mut hits: Vec<Hit> = Vec::new();
-                // Keep scores monotone: close names sit above the best word match.
-                let above = ranked.first().map_or(0.0, |r| r.score);
-                for &(doc, s) in fuzzy.iter().take(limit) {
-                    hits.push(self.hit(doc, above + s, opts, None));
-                }
-                for r in &ranked {
-                    if hits.len() >= limit {
-                        break;
-                    }
-                    if !fuzzy.iter().any(|f| f.0 == r.doc) {
-                        let explain = opts.explain.then(|| self.explain(r.doc, &kw));
-                        hits.push(self.hit(r.doc, r.score, opts, explain));
-                    }
-                }
                 result.total = eligible
                     + fuzzy
                         .iter()
                         .filter(|f| !ranked.iter().any(|r| r.doc == f.0))
                         .count();
+                let mut hits: Vec<Hit> = Vec::new();
+                // Keep scores monotone: close names sit above the best word match.
+                let above = ranked.first().map_or(0.0, |r| r.score);
+                for &(doc, s) in fuzzy.iter().take(limit) {
+                    let explain = opts.explain.then(|| {
+                        let mut parts = vec![RuleScore::new("fuzzy_name", None, s)];
+                        if above > 0.0 {
+                            parts.push(RuleScore::new("above_word_matches", None, above));
+                        }
+                        parts
+                    });
+                    hits.push(self.hit(doc, above + s, opts, explain));
+                }
+                for r in ranked {
+                    if hits.len() >= limit {
+                        break;
+                    }
+                    if !fuzzy.iter().any(|f| f.0 == r.doc) {
+                        let explain = opts.explain.then_some(r.parts);
+                        hits.push(self.hit(r.doc, r.score, opts, explain));
+                    }
+                }
                 if !fuzzy.is_empty() {
                     result.matched_by = MatchedBy::Fuzzy;
                     result.hint =

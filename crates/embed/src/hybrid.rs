@@ -1,13 +1,15 @@
 //! Lexical + semantic fusion. The lexical engine keeps everything that is syntax
-//! (`select:`, `server:`, exact names, `+word`, typo-tolerant names); for keyword
-//! queries its ranking (50 deep, no top band) is fused with the embedding's 50 nearest
-//! neighbours. The top band is not applied to fused scores (it cost recall on both
+//! (`select:`, `server:`, `+word`, typo-tolerant names); for keyword queries its
+//! ranking (50 deep, no top band, no exact-name rule) is fused with the embedding's 50
+//! nearest neighbours, then the tools the query names exactly are put first by the
+//! catalog's one exact-name rule ([`toolsearch_catalog::pin_exact`]), as lexical search
+//! puts them. The top band is not applied to fused scores (it cost recall on both
 //! query sets); [`DEFAULT_MIN_SIMILARITY`] keeps junk out instead.
 
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Keywords, Query};
 use toolsearch_catalog::{
-    Catalog, Hit, MatchedBy, Resolved, RuleScore, SearchOptions, SearchResult, Tool,
+    pin_exact, Catalog, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult, Tool,
 };
 
 /// How the rankings are combined.
@@ -236,22 +238,18 @@ impl<'a> Hybrid<'a> {
             |d| tools[d].id.as_str(),
         );
         let (limit, limit_note) = opts.clamp(opts.limit);
-        // An exact tool name in the query ranks that tool first, as in lexical search.
-        let pinned: Vec<usize> = kw
-            .exact
-            .iter()
-            .filter_map(|e| match self.catalog.resolve(e, allow) {
-                Resolved::One(t) => self.catalog.position(&t.id),
-                _ => None,
-            })
-            .collect();
-        let top = fused.first().map_or(0.0, |f| f.1);
-        for (i, &p) in pinned.iter().enumerate() {
-            if let Some(at) = fused.iter().position(|f| f.0 == p) {
-                let mut f = fused.remove(at);
-                f.1 = top + 1.0;
-                fused.insert(i, f);
-            }
+        // The tools the query names exactly come first, by the rule lexical search
+        // applies: every one of them, added when neither side found it.
+        let exact = self.catalog.exact_name_docs(kw, allow);
+        let pinned = pin_exact(
+            &mut fused,
+            &exact,
+            |f| f.0,
+            |f| &mut f.1,
+            |d| (d, 0.0, Vec::new()),
+        );
+        for f in fused.iter_mut().take(pinned.count) {
+            f.2.insert(0, RuleScore::new("exact_name", None, pinned.lift));
         }
         let total = fused.len();
         let hits: Vec<Hit> = fused
@@ -291,7 +289,8 @@ struct Candidates<'c> {
     retrieved: &'c [(usize, f32)],
 }
 
-/// Combined scores, best first, ties by `id`; each with its parts for `explain`.
+/// Combined scores, best first, ties by `id`; each with its parts for `explain`, which
+/// add up to the score (the semantic part also carries the similarity it came from).
 /// `similarity` gives the similarity of a lexical hit the semantic side did not list.
 fn fuse<'i>(
     fusion: Fusion,
@@ -309,11 +308,7 @@ fn fuse<'i>(
     docs.dedup();
     let lex_of = |d: usize| lex.iter().position(|c| c.0 == d).map(|r| (r, lex[r].1));
     let sem_rank = |d: usize| semantic.iter().position(|c| c.0 == d);
-    let rule = |rule: &str, score: f32| RuleScore {
-        rule: rule.into(),
-        term: None,
-        score: f64::from(score),
-    };
+    let rule = |rule: &str, score: f32| RuleScore::new(rule, None, score);
     let mut out: Vec<(usize, f32, Vec<RuleScore>)> = match fusion {
         Fusion::Rrf { k } => docs
             .into_iter()
@@ -352,11 +347,11 @@ fn fuse<'i>(
                     let sim = sem_rank(d).map_or_else(|| similarity(d), |r| semantic[r].1);
                     let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
                     let s = (1.0 - w) * sem_norm(sim);
-                    let parts = vec![
-                        rule("lexical", l),
-                        rule("semantic", s),
-                        rule("similarity", sim),
-                    ];
+                    let semantic = RuleScore {
+                        similarity: Some((f64::from(sim) * 1e4).round() / 1e4),
+                        ..rule("semantic", s)
+                    };
+                    let parts = vec![rule("lexical", l), semantic];
                     (d, l + s, parts)
                 })
                 .collect()

@@ -10,6 +10,8 @@
 mod bert;
 mod gemm;
 mod hybrid;
+#[cfg(test)]
+mod hybrid_tests;
 mod index;
 mod mmap;
 mod wordpiece;
