@@ -2,12 +2,13 @@
 //! scan baseline measured in the same run.
 
 use crate::common::{load_catalog, print_json};
+use crate::eval::baseline::PlainBm25;
+use crate::eval::harness::{percentile, round3};
 use anyhow::Result;
 use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
-use toolsearch_catalog::eval::{percentile, round3};
-use toolsearch_catalog::{PlainBm25, SearchOptions};
+use toolsearch_catalog::SearchOptions;
 
 #[derive(clap::Args)]
 pub struct Args {

@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::eval::harness::percentile;
 use anyhow::{bail, Context, Result};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use toolsearch_catalog::eval::percentile;
 use toolsearch_mcp::Config;
 
 use crate::common::print_json;

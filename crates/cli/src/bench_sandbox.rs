@@ -3,12 +3,12 @@
 //! each with and without the startup snapshot (the baseline: a cold deno_core
 //! bootstrap per runtime) in the same run.
 
+use crate::eval::harness::{percentile, round3};
 use anyhow::{ensure, Result};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
-use toolsearch_catalog::eval::{percentile, round3};
 use toolsearch_catalog::Catalog;
 use toolsearch_sandbox::{Bridge, Isolation, Pool, PoolConfig, WorkerCommand};
 

@@ -4,10 +4,11 @@
 //! `relevant_groups: [[names]]`; a group counts as found when any member is retrieved.
 //! Labels name tools by `name`, native name or id (see [`Catalog::resolve`]).
 
-use crate::{Catalog, CatalogError, Resolved, SearchOptions};
+use super::baseline::PlainBm25;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::time::Instant;
+use toolsearch_catalog::{Catalog, CatalogError, Resolved, SearchOptions};
 
 /// One labelled query.
 #[derive(Debug, Clone, Deserialize)]
@@ -111,7 +112,7 @@ pub fn evaluate(
     opts: &SearchOptions,
     index_build_ms: f64,
 ) -> EvalReport {
-    let depth = k.clamp(10, crate::MAX_LIMIT);
+    let depth = k.clamp(10, toolsearch_catalog::MAX_LIMIT);
     let opts = SearchOptions {
         limit: Some(depth),
         ..opts.clone()
@@ -128,10 +129,10 @@ pub fn evaluate(
     report
 }
 
-/// The same figures for the plain-BM25 reference ([`crate::PlainBm25`]).
+/// The same figures for the plain-BM25 reference ([`PlainBm25`]).
 pub fn evaluate_baseline(catalog: &Catalog, queries: &[LabelledQuery], k: usize) -> EvalReport {
     let start = Instant::now();
-    let plain = crate::PlainBm25::new(catalog.tools());
+    let plain = PlainBm25::new(catalog.tools());
     let build_ms = start.elapsed().as_secs_f64() * 1e3;
     let depth = k.max(10);
     let mut report = evaluate_with(catalog, queries, k, |q| {
@@ -260,7 +261,7 @@ impl EvalReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Source, Tool};
+    use toolsearch_catalog::{Source, Tool};
 
     fn catalog() -> Catalog {
         let tool = |name: &str| {

@@ -3,8 +3,8 @@
 //! --baseline`, `toolsearch bench`). Same tokenizer, stopwords and stemmer; no field
 //! weights, tiers, coverage rule or inverted index.
 
-use crate::text;
-use crate::Tool;
+use toolsearch_catalog::text;
+use toolsearch_catalog::Tool;
 
 /// A plain BM25 scorer (k1 = 1.2, b = 0.75) over each tool's whole text.
 #[derive(Debug)]

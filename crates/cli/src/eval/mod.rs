@@ -1,11 +1,14 @@
 //! `toolsearch eval`.
 
+pub mod baseline;
+pub mod harness;
+
 use crate::common::{load_catalog, print_json};
 use anyhow::{Context, Result};
+use harness::round3;
+use harness::{evaluate, parse_queries};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use toolsearch_catalog::eval::round3;
-use toolsearch_catalog::eval::{evaluate, parse_queries};
 use toolsearch_catalog::{SearchOptions, DEFAULT_BAND};
 
 #[derive(clap::Args)]
@@ -73,7 +76,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         write_misses(path, &report.misses)?;
     }
     if args.baseline {
-        let base = toolsearch_catalog::eval::evaluate_baseline(&loaded.catalog, &queries, args.k);
+        let base = harness::evaluate_baseline(&loaded.catalog, &queries, args.k);
         let ratio = |a: f64, b: f64| {
             if b > 0.0 {
                 round3(a / b)
@@ -93,7 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_misses(path: &std::path::Path, misses: &[toolsearch_catalog::eval::Miss]) -> Result<()> {
+fn write_misses(path: &std::path::Path, misses: &[harness::Miss]) -> Result<()> {
     let mut out = String::new();
     for m in misses {
         out.push_str(&m.to_json().to_string());
@@ -129,11 +132,11 @@ fn median_build_ms(loaded: &crate::common::LoadedCatalog, runs: usize) -> Result
 /// then scores the fused ranking; also returns the model's figures.
 fn evaluate_hybrid(
     catalog: &toolsearch_catalog::Catalog,
-    queries: &[toolsearch_catalog::eval::LabelledQuery],
+    queries: &[harness::LabelledQuery],
     k: usize,
     opts: &SearchOptions,
     sem: &crate::semantic::Semantic,
-) -> Result<(toolsearch_catalog::eval::EvalReport, serde_json::Value)> {
+) -> Result<(harness::EvalReport, serde_json::Value)> {
     let hybrid =
         toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
     let mut texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
@@ -147,7 +150,7 @@ fn evaluate_hybrid(
         limit: Some(k.clamp(10, toolsearch_catalog::MAX_LIMIT)),
         ..opts.clone()
     };
-    let report = toolsearch_catalog::eval::evaluate_with(catalog, queries, k, |q| {
+    let report = harness::evaluate_with(catalog, queries, k, |q| {
         let i = texts
             .binary_search_by(|t| t.as_str().cmp(q))
             .expect("embedded");
