@@ -373,7 +373,8 @@ impl Catalog {
         // Coverage: with three or more terms, a tool matching one of them only in prose
         // (an incidental word) is not a result; a name or server match is intent.
         let need = if kw.terms.len() >= 3 { 2 } else { 1 };
-        let mut ranked: Vec<Ranked> = s
+        // Candidates stay small (no parts) while thousands are filtered and selected.
+        let mut cands: Vec<Cand> = s
             .touched
             .iter()
             .filter_map(|&d| {
@@ -382,57 +383,64 @@ impl Catalog {
                 (m.matched & required == required
                     && (covered || opts.coverage == Coverage::Flag)
                     && allow(&tools[d as usize]))
-                .then(|| Ranked {
+                .then_some(Cand {
                     doc: d,
                     score: m.score,
                     covered,
-                    parts: Vec::new(),
                 })
             })
             .collect();
         // The tools named exactly come first, whatever the words did (a tool the words
         // dropped keeps its own score under the lift).
-        let pinned = if opts.pin {
-            let exact = self.exact_name_docs(kw, allow);
-            pin_exact(
-                &mut ranked,
-                &exact,
-                |r| r.doc as usize,
-                |r| &mut r.score,
-                |d| Ranked {
-                    doc: d as u32,
-                    score: s.docs[d].score,
-                    covered: true,
-                    parts: Vec::new(),
-                },
-            )
+        let exact = if opts.pin {
+            self.exact_name_docs(kw, allow)
         } else {
-            crate::pin::Pinned {
-                count: 0,
-                lift: 0.0,
-            }
+            Vec::new()
         };
+        let pinned = pin_exact(
+            &mut cands,
+            &exact,
+            |r| r.doc as usize,
+            |r| &mut r.score,
+            |d| Cand {
+                doc: d as u32,
+                score: s.docs[d].score,
+                covered: true,
+            },
+        );
         let k = pinned.count;
-        let top = ranked[k..].iter().map(|r| r.score).fold(0.0f32, f32::max);
-        let mut rest = ranked.split_off(k);
-        rest.retain(|r| r.score >= top * opts.band);
-        let eligible = k + rest.len();
-        let better = |a: &Ranked, b: &Ranked| {
+        let top = cands[k..].iter().map(|r| r.score).fold(0.0f32, f32::max);
+        // The band applies to the others only; in place, no copy of the list.
+        let mut at = 0usize;
+        cands.retain(|r| {
+            at += 1;
+            at <= k || r.score >= top * opts.band
+        });
+        let eligible = cands.len();
+        let better = |a: &Cand, b: &Cand| {
             b.score
                 .total_cmp(&a.score)
                 .then_with(|| self.id_rank(a.doc).cmp(&self.id_rank(b.doc)))
         };
         // Only the top `limit` are ever shown: select them, then sort them.
         let room = opts.limit.saturating_sub(k);
-        if rest.len() > room {
-            if room > 0 {
-                rest.select_nth_unstable_by(room - 1, better);
-            }
-            rest.truncate(room);
+        let rest = &mut cands[k..];
+        if rest.len() > room && room > 0 {
+            rest.select_nth_unstable_by(room - 1, better);
         }
-        rest.sort_by(better);
-        ranked.truncate(opts.limit);
-        ranked.append(&mut rest);
+        let keep = k.min(opts.limit) + room.min(cands.len() - k);
+        cands.truncate(keep);
+        let from = k.min(keep);
+        cands[from..].sort_by(better);
+        let mut ranked: Vec<Ranked> = cands
+            .into_iter()
+            .map(|c| Ranked {
+                doc: c.doc,
+                score: c.score,
+                covered: c.covered,
+                parts: Vec::new(),
+            })
+            .collect();
         if opts.explain {
             self.attach_parts(kw, s, &mut ranked, pinned);
         }
@@ -535,6 +543,14 @@ pub struct KeywordHit {
 pub(crate) enum Coverage {
     Enforce,
     Flag,
+}
+
+/// A candidate while the eligible tools are filtered and the best selected.
+#[derive(Debug, Clone, Copy)]
+struct Cand {
+    doc: u32,
+    score: f32,
+    covered: bool,
 }
 
 /// A tool being ranked.
