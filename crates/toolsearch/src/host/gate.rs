@@ -25,7 +25,13 @@ impl Host {
         cx: &CallContext,
     ) -> Result<(Value, Vec<String>), HostError> {
         let (args, mut notes) = repair(&tool.input_schema, args);
-        let checked = check(&tool.input_schema, &args);
+        let mut checked = check(&tool.input_schema, &args);
+        if checked.violations.is_empty() && !checked.incomplete {
+            // The keywords the subset skips (`pattern`, `oneOf` exclusivity, `not`...).
+            if let Some(full) = self.compiled.check(&tool.id, &tool.input_schema, &args) {
+                checked = full;
+            }
+        }
         if !checked.violations.is_empty() {
             return Err(HostError::new(
                 ErrorCode::InvalidArgs,

@@ -28,6 +28,7 @@ use crate::policy::Policy;
 #[cfg(feature = "semantic")]
 use crate::semantic::SemanticSearch;
 use crate::telemetry::{RecordGuard, Records};
+use crate::validate::Compiled;
 
 /// Future of an approval decision: `Err(reason)` denies.
 pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
@@ -132,6 +133,8 @@ pub struct Host {
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
     limits: SearchLimits,
+    /// Schemas compiled for the full argument check, by tool.
+    pub(crate) compiled: Compiled,
 }
 
 /// Settings of a [`Host`] (used by the builder).
@@ -197,6 +200,7 @@ impl Host {
             semantic: p.semantic,
             availability: p.availability,
             limits: p.limits,
+            compiled: Compiled::default(),
         }
     }
 

@@ -358,6 +358,104 @@ fn class10_validation_is_bounded_in_work_and_in_what_it_says() {
     });
 }
 
+/// The full check (`jsonschema`, for `pattern`, `oneOf` exclusivity, `not`...) behind
+/// the subset: fan-out, nesting, regex bombs and oversized patterns stay bounded on a
+/// 256 KiB stack, and what it finds names its path.
+#[test]
+fn class10b_the_full_check_is_bounded_too() {
+    on_small_stack(|| {
+        Box::pin(async {
+            let mut nested = json!({"type": "string", "pattern": "^ok$"});
+            for _ in 0..40 {
+                nested = json!({"type": "object", "properties": {"p": nested}});
+            }
+            let ts = facade(vec![
+                tool("oneof_30", fan_out(30, 7, "oneOf")),
+                tool("oneof_15", fan_out(15, 7, "oneOf")),
+                tool("nested", nested),
+                tool(
+                    "bomb",
+                    json!({"type": "object", "properties": {
+                    "s": {"type": "string", "pattern": "^(a+)+$"},
+                    "t": {"type": "string", "pattern": "^(a|aa)*c$"}}}),
+                ),
+                tool(
+                    "huge_pattern",
+                    json!({"type": "object", "properties": {
+                    "s": {"type": "string", "pattern": "(?:a{1000}){1000}"}}}),
+                ),
+                tool(
+                    "code",
+                    json!({"type": "object", "properties": {
+                    "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+                    "mode": {"not": {"const": "rm"}}}}),
+                ),
+            ]);
+            let ok = call(&ts, "mcp:srv:oneof_30", json!({"leaf": "x"})).await;
+            assert!(!ok.is_error, "{}", ok.content);
+            // 7^15 shapes once unrolled: past the full check's bound, the subset answers.
+            let ok = call(&ts, "mcp:srv:oneof_15", json!({"leaf": "x"})).await;
+            assert!(!ok.is_error, "{}", ok.content);
+            let bad = call(&ts, "mcp:srv:oneof_15", json!({"leaf": 1})).await;
+            assert!(
+                bad.is_error && message(&bad).contains("allowed shapes"),
+                "{}",
+                bad.content
+            );
+            // Deeper than the walk goes: left to the subset (the pattern is not checked).
+            let mut deep = json!("no");
+            for _ in 0..40 {
+                deep = json!({"p": deep});
+            }
+            let out = call(&ts, "mcp:srv:nested", deep).await;
+            assert!(!out.is_error, "{}", out.content);
+            let mut shallow = json!({"type": "object", "properties": {"p": {"type": "string", "pattern": "^ok$"}}});
+            for _ in 0..10 {
+                shallow = json!({"type": "object", "properties": {"p": shallow}});
+            }
+            let ts2 = facade(vec![tool("nested10", shallow)]);
+            let mut args = json!({"p": "no"});
+            for _ in 0..10 {
+                args = json!({"p": args});
+            }
+            let bad = call(&ts2, "mcp:srv:nested10", args).await;
+            assert!(bad.is_error, "{}", bad.content);
+            assert!(
+                message(&bad).contains(&format!("${}", ".p".repeat(11))),
+                "{}",
+                message(&bad)
+            );
+            // Patterns that backtrack exponentially elsewhere run in linear time here.
+            let long = format!("{}b", "a".repeat(100_000));
+            let bad = call(
+                &ts,
+                "mcp:srv:bomb",
+                json!({"s": long, "t": "a".repeat(50_000)}),
+            )
+            .await;
+            assert!(bad.is_error);
+            assert!(
+                message(&bad).contains("$.s") && message(&bad).contains("$.t"),
+                "{}",
+                message(&bad)
+            );
+            // A pattern too large to compile: not checked by it, the call goes ahead.
+            let ok = call(&ts, "mcp:srv:huge_pattern", json!({"s": "a"})).await;
+            assert!(!ok.is_error, "{}", ok.content);
+            // What the subset cannot see, the full check reports with its path.
+            let bad = call(&ts, "mcp:srv:code", json!({"code": "abcd", "mode": "rm"})).await;
+            let m = message(&bad);
+            assert!(
+                bad.is_error && m.contains("$.code") && m.contains("$.mode"),
+                "{m}"
+            );
+            assert!(m.contains("nothing was called"), "{m}");
+            let ok = call(&ts, "mcp:srv:code", json!({"code": "ABC", "mode": "ls"})).await;
+            assert!(!ok.is_error, "{}", ok.content);
+        })
+    });
+}
+
 // ---------------------------------------------------------------- class 11
 
 /// 100,000 tools sharing a name on the host: search (seven queries at once), select,

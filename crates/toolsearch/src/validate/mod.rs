@@ -16,6 +16,12 @@
 //! own server validates them too; the host never blocks a call on a schema it cannot
 //! read). At most [`MAX_VIOLATIONS`] violations are listed, each path and message
 //! capped; property lists and enum values are summarised, never copied whole.
+//!
+//! When the subset passes in full and the schema uses a keyword it skips, the host
+//! then checks the arguments with the `jsonschema` crate (`full.rs`: compiled lazily
+//! per tool, offline, `format` not asserted, bounded in size).
+
+mod full;
 
 use std::collections::HashMap;
 
@@ -23,6 +29,8 @@ use serde_json::{Map, Value};
 use toolsearch_catalog::clean::clean_inline;
 use toolsearch_catalog::schema::{json_preview, resolve, Budget, MAX_WALK_DEPTH};
 use toolsearch_catalog::truncate_with_ellipsis;
+
+pub(crate) use full::Compiled;
 
 /// Violations listed in full; further ones are only counted.
 pub const MAX_VIOLATIONS: usize = 20;
@@ -93,30 +101,51 @@ impl Path<'_> {
             match at {
                 Path::Root => break,
                 Path::Key(parent, key) => {
-                    segments.push(
-                        if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                            format!(".{key}")
-                        } else {
-                            format!(
-                                "[{}]",
-                                json_preview(&Value::String((*key).to_owned()), SHOWN_BYTES)
-                            )
-                        },
-                    );
+                    segments.push(Segment::Key(key));
                     at = parent;
                 }
                 Path::Index(parent, i) => {
-                    segments.push(format!("[{i}]"));
+                    segments.push(Segment::Index(*i));
                     at = parent;
                 }
             }
         }
-        let mut out = String::from("$");
-        for s in segments.iter().rev() {
-            out.push_str(s);
-        }
-        clean_inline(&out, MAX_PATH_BYTES).into_owned()
+        segments.reverse();
+        render_path(&segments)
     }
+}
+
+/// One step of a path into the arguments.
+pub(crate) enum Segment<'p> {
+    Key(&'p str),
+    Index(usize),
+}
+
+/// `$`, `$.owner`, `$.labels[2]`, `$["odd key"]`, capped at [`MAX_PATH_BYTES`].
+pub(crate) fn render_path(segments: &[Segment<'_>]) -> String {
+    let mut out = String::from("$");
+    for s in segments {
+        match s {
+            Segment::Key(key) => {
+                if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    out.push('.');
+                    out.push_str(key);
+                } else {
+                    out.push('[');
+                    out.push_str(&json_preview(
+                        &Value::String((*key).to_owned()),
+                        SHOWN_BYTES,
+                    ));
+                    out.push(']');
+                }
+            }
+            Segment::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+        if out.len() > MAX_PATH_BYTES * 2 {
+            break;
+        }
+    }
+    clean_inline(&out, MAX_PATH_BYTES).into_owned()
 }
 
 /// What is known of one (schema, value, depth) already checked.
