@@ -78,6 +78,48 @@ impl SemanticIndex {
         })
     }
 
+    /// The vectors of `combined`, a catalog holding tools of `base` (these vectors'
+    /// catalog) and others: `base`'s vectors are copied, the others embedded now (no
+    /// cache: an overlay of a few client tools). For searching a shared snapshot and a
+    /// caller's own tools as one catalog, ranked once.
+    ///
+    /// # Errors
+    /// [`EmbedError::Model`] when these vectors do not belong to `base`.
+    pub fn extended(
+        &self,
+        embedder: &Embedder,
+        base: &Catalog,
+        combined: &Catalog,
+    ) -> Result<SemanticIndex, EmbedError> {
+        if self.fingerprint != base.fingerprint() || self.len() != base.len() {
+            return Err(EmbedError::Model(
+                "the semantic index was built for another catalog snapshot".into(),
+            ));
+        }
+        let tools = combined.tools();
+        let fresh: Vec<String> = tools
+            .iter()
+            .filter(|t| base.position(&t.id).is_none())
+            .map(tool_text)
+            .collect();
+        let refs: Vec<&str> = fresh.iter().map(String::as_str).collect();
+        let mut embedded = embedder.embed_batch(&refs).into_iter();
+        let mut vectors = Vec::with_capacity(tools.len() * self.dim);
+        for t in tools {
+            match base.position(&t.id) {
+                Some(doc) => {
+                    vectors.extend_from_slice(&self.vectors[doc * self.dim..(doc + 1) * self.dim])
+                }
+                None => vectors.extend(embedded.next().unwrap_or_else(|| vec![0.0; self.dim])),
+            }
+        }
+        Ok(SemanticIndex {
+            dim: self.dim,
+            vectors,
+            fingerprint: combined.fingerprint().to_string(),
+        })
+    }
+
     /// The fingerprint of the catalog these vectors belong to.
     pub fn fingerprint(&self) -> &str {
         &self.fingerprint

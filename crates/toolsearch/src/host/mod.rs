@@ -10,6 +10,7 @@
 
 mod call;
 mod gate;
+mod overlay;
 mod resolve;
 mod search;
 
@@ -29,6 +30,7 @@ use crate::policy::Policy;
 use crate::semantic::SemanticSearch;
 use crate::telemetry::{RecordGuard, Records};
 use crate::validate::Compiled;
+use overlay::Overlays;
 
 /// Future of an approval decision: `Err(reason)` denies.
 pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
@@ -135,6 +137,8 @@ pub struct Host {
     limits: SearchLimits,
     /// Schemas compiled for the full argument check, by tool.
     pub(crate) compiled: Compiled,
+    /// The snapshot combined with callers' client tools, for search.
+    overlays: Overlays,
 }
 
 /// Settings of a [`Host`] (used by the builder).
@@ -201,6 +205,7 @@ impl Host {
             availability: p.availability,
             limits: p.limits,
             compiled: Compiled::default(),
+            overlays: Overlays::default(),
         }
     }
 

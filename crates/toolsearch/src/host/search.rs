@@ -1,8 +1,12 @@
 //! Search within a caller's scope: the shared snapshot (fused with the embedding
-//! model when one is configured) and the caller's client tools, one ranked list.
+//! model when one is configured) and the caller's client tools, ranked as one
+//! catalog (`overlay.rs`).
 
 use serde_json::Value;
-use toolsearch_catalog::{SearchOptions, SearchResult, Tool};
+#[cfg(feature = "semantic")]
+use std::sync::Arc;
+
+use toolsearch_catalog::{Catalog, SearchOptions, SearchResult, Tool};
 
 use super::{Host, Scope};
 use crate::error::{ErrorCode, HostError};
@@ -26,16 +30,28 @@ impl Host {
         let invalid = |e: toolsearch_catalog::CatalogError| {
             HostError::new(ErrorCode::InvalidArgs, e.to_string())
         };
-        let mut result = self
-            .rank(&catalog, queries, &opts, &allow)?
-            .map_err(invalid)?;
-        if let Some(client) = &scope.client {
-            let extra = client
-                .catalog
-                .search_many(queries, &opts, &allow)
-                .map_err(invalid)?;
-            result = merge(result, extra);
-        }
+        let result = match &scope.client {
+            None => self.rank(&catalog, self.vectors(&catalog), queries, &opts, &allow),
+            Some(client) => {
+                #[cfg(feature = "semantic")]
+                let vectors = |combined: &Catalog| self.overlay_vectors(&catalog, combined);
+                let overlay = self
+                    .overlays
+                    .get(
+                        &catalog,
+                        client,
+                        #[cfg(feature = "semantic")]
+                        &vectors,
+                    )
+                    .map_err(invalid)?;
+                #[cfg(feature = "semantic")]
+                let v = overlay.vectors.clone();
+                #[cfg(not(feature = "semantic"))]
+                let v = None;
+                self.rank(&overlay.catalog, v, queries, &opts, &allow)
+            }
+        }?
+        .map_err(invalid)?;
         self.telemetry(scope.session()).searched(queries.len());
         let mut out = serde_json::to_value(&result)
             .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
@@ -51,50 +67,56 @@ impl Host {
         Ok(out)
     }
 
-    /// Ranks with the embedding model when one is configured (the `semantic`
-    /// feature) and its index for this snapshot is ready; lexically otherwise.
+    /// The snapshot's vectors, when the model is on and they are ready.
+    #[cfg(feature = "semantic")]
+    fn vectors(&self, catalog: &Catalog) -> Vectors {
+        self.semantic.as_ref().and_then(|s| s.index_for(catalog))
+    }
+
+    #[cfg(not(feature = "semantic"))]
+    fn vectors(&self, _: &Catalog) -> Vectors {
+        None
+    }
+
+    /// The vectors of a combined catalog: the snapshot's, plus its client tools
+    /// embedded now; `None` until the snapshot's are ready.
+    #[cfg(feature = "semantic")]
+    fn overlay_vectors(&self, shared: &Catalog, combined: &Catalog) -> Vectors {
+        let s = self.semantic.as_ref()?;
+        let base = s.index_for(shared)?;
+        match base.extended(s.embedder(), shared, combined) {
+            Ok(v) => Some(Arc::new(v)),
+            Err(e) => {
+                tracing::warn!(error = %e, "client tools not embedded; their search is lexical");
+                None
+            }
+        }
+    }
+
+    /// Ranks with the embedding model when `vectors` (the `semantic` feature) are
+    /// given; lexically otherwise.
     fn rank(
         &self,
-        catalog: &toolsearch_catalog::Catalog,
+        catalog: &Catalog,
+        vectors: Vectors,
         queries: &[&str],
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> Result<Result<SearchResult, toolsearch_catalog::CatalogError>, HostError> {
         #[cfg(feature = "semantic")]
-        if let Some((s, index)) = self
-            .semantic
-            .as_ref()
-            .and_then(|s| Some((s, s.index_for(catalog)?)))
-        {
+        if let (Some(s), Some(index)) = (self.semantic.as_ref(), vectors) {
             let hybrid = toolsearch_embed::Hybrid::new(catalog, &index, s.embedder())
                 .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
             return Ok(hybrid.search_many(queries, opts, allow));
         }
+        #[cfg(not(feature = "semantic"))]
+        let _ = vectors;
         Ok(catalog.search_many(queries, opts, allow))
     }
 }
 
-/// Merges an overlay's search result into the shared one: hits by score (ties by id),
-/// at most the larger limit, without duplicates.
-fn merge(mut base: SearchResult, extra: SearchResult) -> SearchResult {
-    if extra.hits.is_empty() {
-        return base;
-    }
-    if base.hits.is_empty() {
-        return SearchResult {
-            total: base.total + extra.total,
-            ..extra
-        };
-    }
-    let limit = base.limit.max(extra.limit);
-    base.total += extra.total;
-    for hit in extra.hits {
-        if !base.hits.iter().any(|h| h.id == hit.id) {
-            base.hits.push(hit);
-        }
-    }
-    base.hits
-        .sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-    base.hits.truncate(limit);
-    base
-}
+/// A catalog's vectors for the fused ranking (always `None` without the model).
+#[cfg(feature = "semantic")]
+type Vectors = Option<Arc<toolsearch_embed::SemanticIndex>>;
+#[cfg(not(feature = "semantic"))]
+type Vectors = Option<std::convert::Infallible>;

@@ -534,6 +534,79 @@ async fn client_tools_join_as_an_overlay_and_calls_go_back_to_the_client() {
     assert_eq!(ts.take_record(&s).selected.last().unwrap().source, "client");
 }
 
+/// Client tools are ranked with the shared ones as one catalog (one IDF, one cutoff):
+/// a client tool matching every word of the query beats a shared tool matching one,
+/// which sorting scores from two separate indexes got wrong (a word in a one-tool
+/// index has almost no weight).
+#[tokio::test]
+async fn client_tools_rank_on_the_same_scale_as_shared_tools() {
+    let mut shared = tools(40);
+    for (name, what) in [
+        ("weather_alerts", "Lists weather alerts for a region"),
+        ("weather_stations", "Lists weather stations near a point"),
+        ("tide_tables", "Tide tables for a harbour"),
+    ] {
+        shared.push(Tool::new(
+            Source::Mcp,
+            Some("wx"),
+            name,
+            what,
+            json!({"type": "object"}),
+        ));
+    }
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(shared).unwrap())
+        .mode(Mode::Tools)
+        .build()
+        .unwrap();
+    let forecast = Tool::new(
+        Source::Client,
+        Some("app"),
+        "get_weather_forecast",
+        "Gets the weather forecast for a city",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    );
+    let client =
+        toolsearch::ClientTools::new(vec![forecast], Arc::new(toolsearch::EchoDispatcher)).unwrap();
+    let s = Session {
+        client_tools: Some(client),
+        ..Session::new("run-1")
+    };
+    for query in [
+        "weather forecast",
+        "forecast the weather for Paris",
+        "get_weather_forecast",
+    ] {
+        let found = ts
+            .handle_call(&s, "tool_search", json!({"query": query}))
+            .await;
+        assert_eq!(
+            found.content["hits"][0]["id"], "client:app:get_weather_forecast",
+            "{query}: {}",
+            found.content
+        );
+    }
+    // The shared tools are still found beside it, and the second search reuses the
+    // combined catalog (same answer).
+    let a = ts
+        .handle_call(&s, "tool_search", json!({"query": "weather"}))
+        .await;
+    let b = ts
+        .handle_call(&s, "tool_search", json!({"query": "weather"}))
+        .await;
+    assert_eq!(a.content, b.content);
+    let ids: Vec<&str> = a.content["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&"mcp:wx:weather_alerts") && ids.contains(&"client:app:get_weather_forecast"),
+        "{ids:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_direct_call_is_routed_by_the_names_definitions_sent() {
     // A never-deferred `a:read_file` next to a deferred `b:read_file`: only `a`'s is

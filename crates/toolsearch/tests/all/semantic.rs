@@ -90,3 +90,51 @@ async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
         out.content
     );
 }
+
+#[tokio::test]
+#[ignore = "needs the embedding model (`cargo xtask fetch-model`); `cargo xtask test` runs it"]
+async fn client_tools_are_found_by_meaning_with_the_shared_ones() {
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::demo())
+        .mode(Mode::Tools)
+        .semantic(model(), None)
+        .build()
+        .unwrap();
+    let semantic = ts.host().semantic().expect("configured").clone();
+    assert_eq!(
+        semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),
+        Ok(true)
+    );
+    let showtimes = Tool::new(
+        Source::Client,
+        Some("films"),
+        "showtimes",
+        "Cinema listings near you",
+        json!({"type": "object"}),
+    );
+    let client =
+        toolsearch::ClientTools::new(vec![showtimes], Arc::new(toolsearch::EchoDispatcher))
+            .unwrap();
+    let s = Session {
+        client_tools: Some(client),
+        ..Session::new("run")
+    };
+    // No word in common: only the client tool's own vector finds it, in the same
+    // fused ranking as the shared tools.
+    for query in ["which movies are playing tonight", "will it rain tomorrow"] {
+        let out = ts
+            .handle_call(&s, "tool_search", json!({"query": query}))
+            .await;
+        let ids = hit_ids(&out.content);
+        let want = if query.contains("movies") {
+            "client:films:showtimes"
+        } else {
+            "mcp:weather:"
+        };
+        assert!(
+            ids.first().is_some_and(|id| id.starts_with(want)),
+            "{query}: {}",
+            out.content
+        );
+    }
+}
