@@ -25,14 +25,12 @@ fn hit_ids(content: &serde_json::Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[tokio::test]
-#[ignore = "needs the embedding model (`cargo xtask fetch-model`); `cargo xtask test` runs it"]
-async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
-    let model = model();
+/// Tools mode on the demo catalog with the model, its vectors ready.
+fn fused_demo() -> (ToolSearch, Arc<toolsearch::SemanticSearch>) {
     let ts = ToolSearch::builder()
         .catalog(Catalog::demo())
         .mode(Mode::Tools)
-        .semantic(model, None)
+        .semantic(model(), None)
         .build()
         .unwrap();
     let semantic = ts.host().semantic().expect("configured").clone();
@@ -40,6 +38,13 @@ async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
         semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),
         Ok(true)
     );
+    (ts, semantic)
+}
+
+#[tokio::test]
+#[ignore = "needs the embedding model (`cargo xtask fetch-model`); `cargo xtask test` runs it"]
+async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
+    let (ts, semantic) = fused_demo();
     let q = json!({"query": "will it rain tomorrow"});
     let s = Session::new("s");
     let out = ts.handle_call(&s, "tool_search", q.clone()).await;
@@ -94,17 +99,7 @@ async fn structured_search_finds_tools_by_meaning_within_the_session_scope() {
 #[tokio::test]
 #[ignore = "needs the embedding model (`cargo xtask fetch-model`); `cargo xtask test` runs it"]
 async fn client_tools_are_found_by_meaning_with_the_shared_ones() {
-    let ts = ToolSearch::builder()
-        .catalog(Catalog::demo())
-        .mode(Mode::Tools)
-        .semantic(model(), None)
-        .build()
-        .unwrap();
-    let semantic = ts.host().semantic().expect("configured").clone();
-    assert_eq!(
-        semantic.wait_ready(&ts.host().catalog(), Duration::from_secs(60)),
-        Ok(true)
-    );
+    let (ts, _) = fused_demo();
     let showtimes = Tool::new(
         Source::Client,
         Some("films"),
