@@ -9,6 +9,37 @@ pub enum Mode {
     Code,
     /// `tool_search`, `tool_describe`, `tool_call` as plain tools.
     Tools,
+    /// Progressive disclosure: deferred tools as stubs (or hidden), `tool_search`
+    /// returns full schemas and reveals its matches for the session; revealed tools
+    /// are sent in full from the next turn (see [`crate::reveal`]).
+    Reveal,
+    /// The provider hosts the search: deferred tools carry `defer_loading` beside the
+    /// provider's tool-search tool (Anthropic, OpenAI Responses; see [`crate::native`]).
+    Native,
+    /// [`Mode::Native`] where the provider supports it, [`Mode::Code`] elsewhere.
+    Auto,
+}
+
+impl Mode {
+    /// The mode's name as configured (`code`, `tools`, `reveal`, `native`, `auto`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Code => "code",
+            Mode::Tools => "tools",
+            Mode::Reveal => "reveal",
+            Mode::Native => "native",
+            Mode::Auto => "auto",
+        }
+    }
+
+    /// Every mode, in documentation order.
+    pub const ALL: [Mode; 5] = [
+        Mode::Code,
+        Mode::Tools,
+        Mode::Reveal,
+        Mode::Native,
+        Mode::Auto,
+    ];
 }
 
 /// When deferral is on.

@@ -3,7 +3,7 @@
 //! with the byte counts telemetry reports.
 
 use serde_json::Value;
-use toolsearch_catalog::Tool;
+use toolsearch_catalog::{Deferrable, Tool};
 
 use crate::activation::{self, Activation, Mode};
 use crate::defs::{self, Provider};
@@ -18,6 +18,10 @@ pub struct Definitions {
     pub tools: Vec<Value>,
     /// Why deferral is on or off, and in which shape.
     pub decision: ActivationDecision,
+    /// What the caller should know about this list: schema keywords a provider does
+    /// not accept and that were dropped (Gemini), reveal mode switching to the hidden
+    /// form, a fallback from the mode asked for.
+    pub notes: Vec<String>,
 }
 
 /// What [`ToolSearch::plan`] decided for one scope.
@@ -26,7 +30,7 @@ pub(crate) struct Plan {
     pub(crate) visible: Vec<Tool>,
     /// How many of them are deferrable.
     pub(crate) deferrable: usize,
-    /// Indexes into `visible` of the tools sent directly, in order.
+    /// Indexes into `visible` of the tools sent in full up front, in order.
     pub(crate) direct: Vec<usize>,
     /// Their provider names (same order as `direct`).
     pub(crate) names: Vec<String>,
@@ -34,6 +38,23 @@ pub(crate) struct Plan {
     pub(crate) reason: String,
     pub(crate) tokens: usize,
     pub(crate) share: Option<f64>,
+}
+
+impl Plan {
+    /// Indexes into `visible` of the deferred tools, in order.
+    pub(crate) fn deferred(&self) -> Vec<usize> {
+        let direct: std::collections::HashSet<usize> = self.direct.iter().copied().collect();
+        (0..self.visible.len())
+            .filter(|i| !direct.contains(i))
+            .collect()
+    }
+
+    /// Provider names of every visible tool (index-aligned with `visible`): the names
+    /// of reveal and native modes, where deferred tools are called by name too.
+    pub(crate) fn all_names(&self) -> Vec<String> {
+        let refs: Vec<&Tool> = self.visible.iter().collect();
+        defs::provider_names(&refs)
+    }
 }
 
 impl ToolSearch {
@@ -61,7 +82,7 @@ impl ToolSearch {
             .context_window
             .filter(|&w| w > 0)
             .map(|w| tokens as f64 / w as f64);
-        let (active, reason) = activation::decide(
+        let (all, mut reason) = activation::decide(
             activation::Rule {
                 activation: self.settings.activation,
                 count_threshold: self.settings.count_threshold,
@@ -70,8 +91,22 @@ impl ToolSearch {
             deferrable.len(),
             share,
         );
+        // `Deferrable::Always`: deferred even below the threshold (not when
+        // activation is `never`, which turns deferral off altogether).
+        let always = deferrable
+            .iter()
+            .filter(|&&i| visible[i].deferrable == Deferrable::Always)
+            .count();
+        let forced = !all && always > 0 && self.settings.activation != Activation::Never;
+        if forced {
+            reason = format!("{reason}; {always} tools are always deferred");
+        }
+        let active = all || forced;
         let direct: Vec<usize> = (0..visible.len())
-            .filter(|&i| !active || self.never_deferred(&visible[i]))
+            .filter(|&i| {
+                let t = &visible[i];
+                !active || self.never_deferred(t) || (forced && t.deferrable != Deferrable::Always)
+            })
             .collect();
         let names = {
             let refs: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
@@ -89,78 +124,126 @@ impl ToolSearch {
         }
     }
 
+    /// The shape deferral takes for `provider` (when active), and why it is not the
+    /// mode asked for, if it is not.
+    pub(crate) fn shape_for(&self, provider: Provider) -> (&'static str, Option<String>) {
+        let code_or_tools = |why: String| match self.engine_ok() {
+            Ok(()) => ("code", Some(why)),
+            Err(reason) => (
+                "tools",
+                Some(format!(
+                    "{why}; code mode unavailable ({reason}): sent the structured tools"
+                )),
+            ),
+        };
+        match self.settings.mode {
+            Mode::Tools => ("tools", None),
+            Mode::Reveal => ("reveal", None),
+            Mode::Native | Mode::Auto if crate::native::supported(provider) => ("native", None),
+            Mode::Native => code_or_tools(format!(
+                "provider {} hosts no tool search: sent code mode instead of native",
+                provider.name()
+            )),
+            Mode::Auto | Mode::Code => match self.engine_ok() {
+                Ok(()) => ("code", None),
+                Err(reason) => (
+                    "tools",
+                    Some(format!(
+                        "code mode unavailable ({reason}); sent the structured tools"
+                    )),
+                ),
+            },
+        }
+    }
+
     /// The definitions to send for this session and provider. Re-evaluates activation
     /// every time, so tools added or removed mid-session cross the threshold both ways.
     pub fn definitions(&self, session: &Session, provider: Provider) -> Definitions {
         let _span = tracing::info_span!("toolsearch.definitions", session = %session.id).entered();
         let catalog = self.host.catalog();
         let scope = Self::scope(session);
-        let Plan {
-            visible,
-            deferrable,
-            direct,
-            names,
-            active,
-            reason,
-            tokens,
-            share,
-        } = self.plan(&scope, true);
+        let plan = self.plan(&scope, true);
         let s = &self.settings;
-        let mut shape = if !active {
-            "direct"
-        } else if s.mode == Mode::Code {
-            "code"
+        let (shape, fallback) = if plan.active {
+            self.shape_for(provider)
         } else {
-            "tools"
+            ("direct", None)
         };
-        let mut fallback = None;
-        if shape == "code" {
-            if let Err(reason) = self.engine_ok() {
-                shape = "tools";
-                fallback = Some(format!(
-                    "code mode unavailable ({reason}); sent the structured tools"
-                ));
-            }
-        }
-        let direct_set: Vec<&Tool> = direct.iter().map(|&i| &visible[i]).collect();
-        let mut tools: Vec<Value> = Vec::new();
+        let mut notes: Vec<String> = fallback.into_iter().collect();
         let listing = || {
             defs::listing_text(&catalog, s.listing_bytes, &|t| {
                 self.host.visible(t, &scope) && !self.never_deferred(t)
             })
         };
+        let mut tools: Vec<Value> = Vec::new();
+        let full: usize;
         match shape {
-            "code" => {
-                let (description, schema) = defs::code_tool(&listing(), s.limits());
-                tools.push(defs::definition(
-                    provider,
-                    "tool_search_code",
-                    &description,
-                    &schema,
-                ));
-            }
-            "tools" => {
-                let l = listing();
-                for (name, description, schema) in defs::structured_tools(&l, s.limits()) {
-                    tools.push(defs::definition(provider, name, &description, &schema));
+            "code" | "tools" | "direct" => {
+                if shape == "code" {
+                    let (description, schema) = defs::code_tool(&listing(), s.limits());
+                    tools.push(defs::definition(
+                        provider,
+                        "tool_search_code",
+                        &description,
+                        &schema,
+                    ));
+                } else if shape == "tools" {
+                    let l = listing();
+                    for (name, description, schema) in defs::structured_tools(&l, s.limits()) {
+                        tools.push(defs::definition(provider, name, &description, &schema));
+                    }
                 }
+                for (&i, name) in plan.direct.iter().zip(&plan.names) {
+                    let t = &plan.visible[i];
+                    tools.push(defs::definition(
+                        provider,
+                        name,
+                        &t.description,
+                        &t.input_schema,
+                    ));
+                }
+                full = plan.direct.len();
             }
-            _ => {}
+            "reveal" => {
+                let revealed = self.revealed(session);
+                let out = crate::reveal::stubs::reveal_list(
+                    &plan,
+                    &revealed,
+                    provider,
+                    &s.reveal,
+                    s.limits(),
+                );
+                tools = out.tools;
+                full = out.full;
+                notes.extend(out.notes);
+            }
+            _ => {
+                let out = crate::native::native_list(&plan, provider, &s.native, s.limits());
+                tools = out.tools;
+                full = out.full;
+            }
         }
-        for (tool, name) in direct_set.iter().zip(&names) {
-            tools.push(defs::definition(
-                provider,
-                name,
-                &tool.description,
-                &tool.input_schema,
-            ));
+        if provider == Provider::Gemini {
+            let revealed: std::collections::HashSet<String> = if shape == "reveal" {
+                self.revealed(session).into_iter().collect()
+            } else {
+                Default::default()
+            };
+            let direct: std::collections::HashSet<usize> = plan.direct.iter().copied().collect();
+            let sent = plan
+                .visible
+                .iter()
+                .enumerate()
+                .filter(|(i, t)| direct.contains(i) || revealed.contains(&t.id))
+                .map(|(_, t)| (t.name.as_str(), &t.input_schema));
+            notes.extend(crate::gemini::dropped_notes(sent));
         }
         let sent: usize = tools.iter().map(|t| t.to_string().len()).sum();
         // In direct mode what was sent is the direct exposure: do not build it twice.
-        let direct_bytes: usize = if !active {
+        let direct_bytes: usize = if !plan.active {
             sent
         } else {
-            let all: Vec<&Tool> = visible.iter().collect();
+            let all: Vec<&Tool> = plan.visible.iter().collect();
             let all_names = defs::provider_names(&all);
             all.iter()
                 .zip(&all_names)
@@ -173,31 +256,44 @@ impl ToolSearch {
         };
         let decision = ActivationDecision {
             shape,
-            active,
+            active: plan.active,
             activation: s.activation.name(),
-            deferrable_tools: deferrable,
+            deferrable_tools: plan.deferrable,
             count_threshold: s.count_threshold,
-            deferrable_tokens: tokens,
-            context_share: share,
+            deferrable_tokens: plan.tokens,
+            context_share: plan.share,
             share_threshold: s.share_threshold,
-            reason,
+            reason: plan.reason.clone(),
         };
         let mut t = self.host.telemetry(&session.id);
         t.turn.activation = Some(decision.clone());
         t.turn.catalog_by_source.clear();
-        for tool in &visible {
+        for tool in &plan.visible {
             *t.turn
                 .catalog_by_source
                 .entry(tool.source.as_str())
                 .or_insert(0) += 1;
         }
         t.turn.tool_bytes_sent = sent;
-        t.turn.schemas_sent = direct_set.len();
+        t.turn.schemas_sent = full;
         t.turn.tool_bytes_direct = direct_bytes;
-        tracing::info!(shape, active, deferrable, bytes = sent, "tool definitions");
-        if let Some(f) = fallback {
-            t.turn.fallbacks.push(f);
+        tracing::info!(
+            shape,
+            active = plan.active,
+            deferrable = plan.deferrable,
+            bytes = sent,
+            "tool definitions"
+        );
+        t.turn.fallbacks.extend(
+            notes
+                .iter()
+                .filter(|n| n.contains("instead") || n.contains("unavailable"))
+                .cloned(),
+        );
+        Definitions {
+            tools,
+            decision,
+            notes,
         }
-        Definitions { tools, decision }
     }
 }

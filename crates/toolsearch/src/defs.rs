@@ -15,6 +15,39 @@ pub enum Provider {
     Anthropic,
     /// MCP `tools/list`: `{name, description, inputSchema}`.
     Mcp,
+    /// Gemini function declarations: `{name, description, parameters}` with the
+    /// parameters in Gemini's schema subset (see [`crate::gemini`]); the caller wraps
+    /// them in `{"functionDeclarations": [...]}`.
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider shape.
+    pub const ALL: [Provider; 5] = [
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+        Provider::Anthropic,
+        Provider::Mcp,
+        Provider::Gemini,
+    ];
+
+    /// The provider's name as configured (`openai_chat`, `openai_responses`,
+    /// `anthropic`, `mcp`, `gemini`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAiChat => "openai_chat",
+            Provider::OpenAiResponses => "openai_responses",
+            Provider::Anthropic => "anthropic",
+            Provider::Mcp => "mcp",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The provider named `name` (as [`Provider::name`] gives it; `-` accepted for `_`).
+    pub fn from_name(name: &str) -> Option<Provider> {
+        let n = name.replace('-', "_");
+        Provider::ALL.into_iter().find(|p| p.name() == n)
+    }
 }
 
 /// Longest tool name every provider accepts.
@@ -33,7 +66,14 @@ pub fn definition(provider: Provider, name: &str, description: &str, schema: &Va
             json!({"name": name, "description": description, "input_schema": schema})
         }
         Provider::Mcp => json!({"name": name, "description": description, "inputSchema": schema}),
+        Provider::Gemini => crate::gemini::declaration(name, description, schema),
     }
+}
+
+/// `name` with every character a provider does not accept in a name replaced by `_`
+/// (at most [`MAX_NAME`] bytes).
+pub fn provider_safe(name: &str) -> String {
+    toolsearch_catalog::truncate_at_boundary(&sanitize(name), MAX_NAME).to_owned()
 }
 
 fn sanitize(name: &str) -> String {

@@ -2,7 +2,6 @@
 //! definitions are built, whether tools are deferred, sends them in the
 //! provider's shape, and handles the model's calls.
 
-use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -47,6 +46,18 @@ pub struct Settings {
     pub search_default_limit: usize,
     /// Most hits per search and most `select:` names (1 to 50). Default 20.
     pub max_search_limit: usize,
+    /// Reveal mode's stubs, hidden form and reminder.
+    pub reveal: crate::reveal::RevealSettings,
+    /// Native mode's search (ours answering, or the provider's hosted one).
+    pub native: crate::native::NativeSettings,
+    /// The provider definitions are built for, when known: [`Mode::Native`] needs one
+    /// that hosts tool search (Anthropic, OpenAI Responses) and fails at build
+    /// otherwise; [`Mode::Auto`] picks native for it. Default none.
+    pub provider: Option<defs::Provider>,
+    /// Built-in tools (source `builtin`) are deferred like the others. Default off:
+    /// built-in tools are never deferred unless a tool says `Deferrable::Always`
+    /// (Hermes' default; MCP and client tools are deferrable).
+    pub defer_builtins: bool,
 }
 
 impl Settings {
@@ -111,6 +122,43 @@ impl Settings {
                 format!("{bad:?} is not a tool name"),
             ));
         }
+        if self.mode == Mode::Native {
+            match self.provider {
+                None => {
+                    return Err(BuildError::new(
+                        "mode",
+                        "native needs the provider (Anthropic or OpenAI Responses) set",
+                    ))
+                }
+                Some(p) if !crate::native::supported(p) => {
+                    return Err(BuildError::new(
+                        "mode",
+                        format!(
+                            "provider {} hosts no tool search; native needs Anthropic or \
+                             OpenAI Responses (use auto to fall back to code)",
+                            p.name()
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let r = &self.reveal;
+        if !(16..=4096).contains(&r.stub_description_bytes) {
+            return Err(BuildError::new(
+                "reveal.stub_description_bytes",
+                format!("{} is out of range 16..=4096", r.stub_description_bytes),
+            ));
+        }
+        if !(MIN_LISTING_BYTES..=64 * 1024).contains(&r.reminder_bytes) {
+            return Err(BuildError::new(
+                "reveal.reminder_bytes",
+                format!(
+                    "{} is out of range {MIN_LISTING_BYTES}..=65536",
+                    r.reminder_bytes
+                ),
+            ));
+        }
         if self.mode == Mode::Code && !cfg!(feature = "code") {
             return Err(BuildError::new(
                 "mode",
@@ -169,6 +217,10 @@ impl Default for Settings {
             max_sessions: DEFAULT_MAX_SESSIONS,
             search_default_limit: toolsearch_catalog::DEFAULT_LIMIT,
             max_search_limit: toolsearch_catalog::MAX_LIMIT,
+            reveal: crate::reveal::RevealSettings::default(),
+            native: crate::native::NativeSettings::default(),
+            provider: None,
+            defer_builtins: false,
         }
     }
 }
@@ -275,6 +327,11 @@ impl Builder {
         self.settings.activation = activation;
         self
     }
+    /// The provider definitions are built for (needed by [`Mode::Native`]).
+    pub fn provider(mut self, provider: defs::Provider) -> Self {
+        self.settings.provider = Some(provider);
+        self
+    }
     /// All settings at once.
     pub fn settings(mut self, settings: Settings) -> Self {
         self.settings = settings;
@@ -354,16 +411,9 @@ impl Builder {
             pool: Mutex::new(self.pool),
             #[cfg(feature = "code")]
             engine: Mutex::new(None),
-            reveals: Mutex::new(Reveals::default()),
+            reveals: Mutex::new(crate::reveal::Store::default()),
         })
     }
-}
-
-/// Tools each session has described, for the oldest-first eviction.
-#[derive(Default)]
-struct Reveals {
-    order: VecDeque<String>,
-    by_session: HashMap<String, HashSet<String>>,
 }
 
 /// The embeddable facade. Share it behind an `Arc`.
@@ -386,7 +436,7 @@ pub struct ToolSearch {
     /// The engine probe's answer, once made (`Err` holds the reason).
     #[cfg(feature = "code")]
     pub(crate) engine: Mutex<Option<Result<(), String>>>,
-    reveals: Mutex<Reveals>,
+    reveals: Mutex<crate::reveal::Store>,
 }
 
 impl ToolSearch {
@@ -415,6 +465,9 @@ impl ToolSearch {
         self.host.set_catalog(catalog);
     }
 
+    /// True when `tool` is always sent in full: its own policy says never, a
+    /// `never_defer` entry names it, or it is built in and built-ins are not deferred
+    /// (unless the tool itself says `Deferrable::Always`).
     pub(crate) fn never_deferred(&self, tool: &Tool) -> bool {
         tool.deferrable == Deferrable::Never
             || self
@@ -422,6 +475,9 @@ impl ToolSearch {
                 .never_defer
                 .iter()
                 .any(|n| n == &tool.name || n == &tool.id || Some(n) == tool.native_name.as_ref())
+            || (tool.source == toolsearch_catalog::Source::Builtin
+                && !self.settings.defer_builtins
+                && tool.deferrable != Deferrable::Always)
     }
 
     pub(crate) fn scope(session: &Session) -> Scope {
@@ -444,32 +500,49 @@ impl ToolSearch {
         self.host.take_record(&session.id)
     }
 
+    /// Records `ids` as revealed for the session (new ones after the earlier ones).
     pub(crate) fn remember(&self, session: &Session, ids: &[String]) {
-        let mut r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
-        if !r.by_session.contains_key(&session.id) {
-            r.order.push_back(session.id.clone());
-            while r.order.len() > self.settings.max_sessions.max(1) {
-                if let Some(old) = r.order.pop_front() {
-                    r.by_session.remove(&old);
-                }
-            }
+        if ids.is_empty() {
+            return;
         }
-        r.by_session
-            .entry(session.id.clone())
-            .or_default()
-            .extend(ids.iter().cloned());
+        self.reveals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .reveal(&session.id, ids, self.settings.max_sessions);
     }
 
-    /// Tools this session has described (bounded; evicted sessions start empty).
+    /// Tools this session has revealed (searched in reveal mode, or described), in
+    /// reveal order; tools that left the catalog are dropped. Bounded: the least
+    /// recently used session is evicted past `max_sessions`, and starts empty (or is
+    /// rebuilt from its messages by [`ToolSearch::restore_reveals`]).
     pub fn revealed(&self, session: &Session) -> Vec<String> {
-        let r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
-        let mut ids: Vec<String> = r
-            .by_session
-            .get(&session.id)
-            .map(|s| s.iter().cloned().collect())
-            .unwrap_or_default();
-        ids.sort();
+        let catalog = self.host.catalog();
+        let mut r = self.reveals.lock().unwrap_or_else(|p| p.into_inner());
+        let ids = r.get(&session.id);
+        let client = session.client_tools.as_ref();
+        let present = |id: &str| {
+            catalog.get(id).is_some()
+                || client.is_some_and(|c| c.tools().iter().any(|t| t.id == id))
+        };
+        if ids.iter().any(|id| !present(id)) {
+            r.retain(&|id| catalog.get(id).is_some() || id.starts_with("client:"));
+            return ids.into_iter().filter(|id| present(id)).collect();
+        }
         ids
+    }
+
+    /// Rebuilds the session's reveals from its conversation: the earlier `tool_search`
+    /// results in `messages` (OpenAI Chat messages, OpenAI Responses items or
+    /// Anthropic messages) name what they revealed. Returns how many tools are now
+    /// revealed. Tools no longer visible to the session are skipped.
+    pub fn restore_reveals(&self, session: &Session, messages: &[Value]) -> usize {
+        let scope = Self::scope(session);
+        let ids: Vec<String> = crate::reveal::restore::revealed_ids(messages, "tool_search")
+            .into_iter()
+            .filter(|id| self.host.resolve(id, &scope).is_ok())
+            .collect();
+        self.remember(session, &ids);
+        self.revealed(session).len()
     }
 
     pub(crate) fn context(&self, session: &Session, opts: &CallOptions) -> CallContext {

@@ -37,10 +37,13 @@ mod defs;
 mod dispatch;
 mod error;
 mod facade;
+pub mod gemini;
 mod host;
+pub mod native;
 pub mod outcome;
 mod policy;
 mod repair;
+pub mod reveal;
 mod routing;
 #[cfg(feature = "semantic")]
 mod semantic;

@@ -47,10 +47,43 @@ impl Host {
                         "the tool catalog changed since this id was found; search again",
                     ))
                 } else {
-                    Err(HostError::unknown_tool(name_or_id))
+                    Err(self.unknown(name_or_id, scope))
                 }
             }
         }
+    }
+
+    /// "Unknown tool; use search", with the closest names the caller may see (never a
+    /// hidden one, so an unknown and a denied id read the same).
+    pub(crate) fn unknown(&self, name_or_id: &str, scope: &Scope) -> HostError {
+        let mut e = HostError::unknown_tool(name_or_id);
+        // The tool's own name (after any `source:server:`), as a search query.
+        let query = name_or_id.rsplit(':').next().unwrap_or(name_or_id);
+        if query.trim().is_empty() || query.len() > 128 {
+            return e;
+        }
+        let opts = toolsearch_catalog::SearchOptions {
+            limit: Some(3),
+            ..Default::default()
+        };
+        let allow = |t: &Tool| self.visible(t, scope);
+        let mut close: Vec<String> = Vec::new();
+        if let Some(client) = &scope.client {
+            let r = client.catalog.search_scoped(query, &opts, &allow);
+            if r.matched_by != toolsearch_catalog::MatchedBy::Listing {
+                close.extend(r.hits.into_iter().map(|h| h.id));
+            }
+        }
+        let r = self.catalog().search_scoped(query, &opts, &allow);
+        if r.matched_by != toolsearch_catalog::MatchedBy::Listing {
+            close.extend(r.hits.into_iter().map(|h| h.id));
+        }
+        close.truncate(3);
+        if !close.is_empty() {
+            let list: Vec<String> = close.iter().map(|id| format!("`{id}`")).collect();
+            e.message = format!("{}; closest: {}", e.message, list.join(", "));
+        }
+        e
     }
 
     /// The full record and TypeScript declaration of one visible tool.

@@ -67,9 +67,10 @@ fn unknown_and_denied_ids_are_indistinguishable_and_denied_tools_are_never_liste
         const hits = await openclaw.tools.search("refund a payment with stripe", {limit: 20});
         const listing = await openclaw.tools.search("server:stripe");
         return {
-            callMissing: await err(() => openclaw.tools.call("mcp:nope:nothing", {})),
+            // Same tool name, so the same closest names are suggested: only visible ones.
+            callMissing: await err(() => openclaw.tools.call("mcp:nope:create_refund", {})),
             callDenied: await err(() => openclaw.tools.call("mcp:stripe:create_refund", {})),
-            describeMissing: await err(() => openclaw.tools.describe("mcp:nope:nothing")),
+            describeMissing: await err(() => openclaw.tools.describe("mcp:nope:create_refund")),
             describeDenied: await err(() => openclaw.tools.describe("mcp:stripe:create_refund")),
             listed: hits.map(h => h.id).filter(id => id.includes("stripe")),
             listing: JSON.stringify(listing.listing || {}).includes("create_refund"),
@@ -82,6 +83,9 @@ fn unknown_and_denied_ids_are_indistinguishable_and_denied_tools_are_never_liste
     assert_eq!(v["callMissing"], v["callDenied"]);
     assert_eq!(v["describeMissing"], v["describeDenied"]);
     assert_eq!(v["callMissing"][0], json!("UNKNOWN_TOOL"));
+    let message = v["callDenied"][1].as_str().unwrap();
+    assert!(message.contains("closest: `mcp:"), "{message}");
+    assert!(!message.contains("stripe"), "{message}");
     assert_eq!(v["listed"], json!([]));
     assert_eq!(v["listing"], json!(false));
     Ok(())

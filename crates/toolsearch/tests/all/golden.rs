@@ -21,6 +21,7 @@ fn definitions_match_the_golden_files() {
         ("openai_responses", Provider::OpenAiResponses),
         ("anthropic", Provider::Anthropic),
         ("mcp", Provider::Mcp),
+        ("gemini", Provider::Gemini),
     ];
     for (shape, mode, activation) in shapes {
         let ts = ToolSearch::builder()
@@ -48,5 +49,155 @@ fn definitions_match_the_golden_files() {
     assert!(
         changed.is_empty(),
         "definitions changed: {changed:?}; review the diff of a run with UPDATE_GOLDEN=1"
+    );
+}
+
+/// One scripted session per mode and provider shape, frozen turn by turn
+/// (`tests/golden/session-<mode>-<provider>.json`): turn 1; a search that reveals two
+/// tools (`select:send_message,create_issue`) and its answer; turn 2; a catalog
+/// change that removes one of them (turn 3); then the session evicted by another
+/// (`max_sessions` 1) and its turn 4. Beside the files, the properties that matter
+/// are asserted: the same turn twice is byte-identical, and in reveal mode turn 2
+/// keeps turn 1's list in order (minus the two stubs) with the two tools appended.
+#[tokio::test]
+async fn scripted_sessions_match_the_golden_files() {
+    use serde_json::{json, Value};
+    use toolsearch::reveal::RevealSettings;
+    use toolsearch::Settings;
+
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut changed = Vec::new();
+    let providers = [
+        ("openai_chat", Provider::OpenAiChat),
+        ("openai_responses", Provider::OpenAiResponses),
+        ("anthropic", Provider::Anthropic),
+        ("mcp", Provider::Mcp),
+        ("gemini", Provider::Gemini),
+    ];
+    let modes = [
+        "direct",
+        "code",
+        "tools",
+        "reveal",
+        "reveal_hidden",
+        "native",
+    ];
+    for mode_name in modes {
+        for (pname, provider) in providers {
+            if mode_name == "native" && !toolsearch::native::supported(provider) {
+                continue;
+            }
+            let (mode, activation) = match mode_name {
+                "direct" => (Mode::Tools, Activation::Never),
+                "code" => (Mode::Code, Activation::Always),
+                "tools" => (Mode::Tools, Activation::Always),
+                "native" => (Mode::Native, Activation::Always),
+                _ => (Mode::Reveal, Activation::Always),
+            };
+            let settings = Settings {
+                mode,
+                activation,
+                max_sessions: 1,
+                provider: Some(provider),
+                reveal: RevealSettings {
+                    hidden: mode_name == "reveal_hidden",
+                    ..RevealSettings::default()
+                },
+                ..Settings::default()
+            };
+            let ts = ToolSearch::builder()
+                .catalog(Catalog::demo())
+                .settings(settings)
+                .build()
+                .unwrap();
+            let s = Session::new("golden");
+            let turn = |ts: &ToolSearch| {
+                let d = ts.definitions(&s, provider);
+                json!({"shape": d.decision.shape, "tools": d.tools, "notes": d.notes,
+                       "reminder": ts.reminder(&s, provider)})
+            };
+            let turn1 = turn(&ts);
+            assert_eq!(
+                turn1,
+                turn(&ts),
+                "{mode_name}/{pname}: turn 1 is not byte-stable"
+            );
+            let search = ts
+                .handle_call(
+                    &s,
+                    "tool_search",
+                    json!({"query": "select:send_message,create_issue"}),
+                )
+                .await;
+            assert!(!search.is_error, "{}", search.content);
+            let turn2 = turn(&ts);
+            if mode_name == "reveal" {
+                let (t1, t2) = (
+                    turn1["tools"].as_array().unwrap(),
+                    turn2["tools"].as_array().unwrap(),
+                );
+                let name = |d: &Value| {
+                    d["name"]
+                        .as_str()
+                        .or(d["function"]["name"].as_str())
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                let kept: Vec<&Value> = t1
+                    .iter()
+                    .filter(|d| !["send_message", "create_issue"].contains(&name(d).as_str()))
+                    .collect();
+                assert_eq!(t2.len(), kept.len() + 2, "{mode_name}/{pname}");
+                assert!(
+                    kept.iter().zip(t2).all(|(a, b)| *a == b),
+                    "{mode_name}/{pname}: prefix moved"
+                );
+                let tail: Vec<String> = t2[kept.len()..].iter().map(name).collect();
+                assert_eq!(
+                    tail,
+                    ["send_message", "create_issue"],
+                    "{mode_name}/{pname}"
+                );
+            }
+            let tools: Vec<_> = Catalog::demo()
+                .tools()
+                .iter()
+                .filter(|t| t.name != "create_issue")
+                .cloned()
+                .collect();
+            ts.set_catalog(Catalog::new(tools).unwrap());
+            let turn3 = turn(&ts);
+            let other = Session::new("other");
+            ts.handle_call(
+                &other,
+                "tool_search",
+                json!({"query": "select:get_forecast"}),
+            )
+            .await;
+            let turn4 = turn(&ts);
+            let text = serde_json::to_string_pretty(&json!({
+                "turn1": turn1,
+                "search": search.content,
+                "turn2": turn2,
+                "turn3_catalog_changed": turn3,
+                "turn4_evicted": turn4,
+            }))
+            .unwrap()
+                + "\n";
+            let path = format!("{DIR}/session-{mode_name}-{pname}.json");
+            if update {
+                std::fs::write(&path, &text).unwrap();
+                continue;
+            }
+            let want = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{path}: {e}; run with UPDATE_GOLDEN=1"));
+            if want != text {
+                changed.push(path);
+            }
+        }
+    }
+    assert!(
+        changed.is_empty(),
+        "sessions changed: {changed:?}; review the diff of a run with UPDATE_GOLDEN=1"
     );
 }

@@ -1,0 +1,252 @@
+//! Native mode: the provider hosts tool search. Deferred tools are sent in full with
+//! `defer_loading: true` beside the provider's search tool, and the provider keeps
+//! them out of the prompt until a search loads them.
+//!
+//! - **Anthropic** (beta header [`ANTHROPIC_BETA`]): the hosted
+//!   `tool_search_tool_bm25_20251119` / `tool_search_tool_regex_20251119`, or (the
+//!   default) our own `tool_search` as a client tool whose answer is
+//!   `tool_reference` blocks: our ranking, policy and telemetry pick what loads.
+//! - **OpenAI Responses**: `{"type": "tool_search"}`, hosted or (the default)
+//!   `execution: "client"`, with deferred functions grouped into namespaces by
+//!   server (at most [`NAMESPACE_SIZE`] functions each, as the provider advises);
+//!   a `tool_search_call` item is answered by [`ToolSearch::answer_tool_search`]
+//!   with a `tool_search_output` carrying the matched functions.
+//!
+//! Other providers host no search: `native` there is refused at build, and `auto`
+//! sends code mode.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::definitions::Plan;
+use crate::defs::{self, Provider, SearchLimits};
+use crate::facade::{Session, ToolSearch};
+use crate::host::Scope;
+
+/// The Anthropic beta header the tool-search tool launched behind.
+pub const ANTHROPIC_BETA: &str = "advanced-tool-use-2025-11-20";
+/// Most functions per OpenAI namespace (the provider advises fewer than 10).
+pub const NAMESPACE_SIZE: usize = 9;
+
+/// Who runs the search in native mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NativeSearch {
+    /// Our ranking answers (Anthropic `tool_reference` blocks, OpenAI
+    /// `tool_search_output`): the default.
+    #[default]
+    Client,
+    /// The provider's own search (Anthropic BM25, OpenAI hosted).
+    Hosted,
+    /// Anthropic's regex variant (the model writes patterns); OpenAI: as `Hosted`.
+    HostedRegex,
+}
+
+/// Settings of [`crate::Mode::Native`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct NativeSettings {
+    /// Who runs the search. Default [`NativeSearch::Client`].
+    pub search: NativeSearch,
+}
+
+/// True when `provider` hosts tool search with deferred loading.
+pub fn supported(provider: Provider) -> bool {
+    matches!(provider, Provider::Anthropic | Provider::OpenAiResponses)
+}
+
+/// What native mode sends.
+pub(crate) struct NativeList {
+    pub tools: Vec<Value>,
+    /// Definitions the model sees in full up front (the deferred ones are loaded
+    /// by the provider on search).
+    pub full: usize,
+}
+
+const SEARCH_DESCRIPTION: &str = "Search the deferred tools by task or by exact name; the \
+matching tools are loaded and can then be called directly.";
+
+fn search_schema(limits: SearchLimits) -> Value {
+    json!({"type": "object", "properties": {
+        "query": {"type": "string", "description": "The task, or a tool's exact name"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": limits.max}
+    }, "required": ["query"]})
+}
+
+/// The list of one turn in native mode: the tools sent in full, the search tool,
+/// then the deferred tools (stable order, so the prompt cache holds).
+pub(crate) fn native_list(
+    plan: &Plan,
+    provider: Provider,
+    settings: &NativeSettings,
+    limits: SearchLimits,
+) -> NativeList {
+    let names = plan.all_names();
+    let mut tools = Vec::new();
+    for &i in &plan.direct {
+        let t = &plan.visible[i];
+        tools.push(defs::definition(
+            provider,
+            &names[i],
+            &t.description,
+            &t.input_schema,
+        ));
+    }
+    let deferred = plan.deferred();
+    match provider {
+        Provider::OpenAiResponses => {
+            tools.push(match settings.search {
+                NativeSearch::Client => json!({
+                    "type": "tool_search",
+                    "execution": "client",
+                    "description": SEARCH_DESCRIPTION,
+                    "parameters": search_schema(limits),
+                }),
+                NativeSearch::Hosted | NativeSearch::HostedRegex => json!({"type": "tool_search"}),
+            });
+            tools.extend(namespaces(plan, &names, &deferred, true));
+        }
+        _ => {
+            tools.push(match settings.search {
+                NativeSearch::Client => {
+                    defs::definition(provider, "tool_search", SEARCH_DESCRIPTION, &search_schema(limits))
+                }
+                NativeSearch::Hosted => {
+                    json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
+                }
+                NativeSearch::HostedRegex => {
+                    json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+                }
+            });
+            for &i in &deferred {
+                let t = &plan.visible[i];
+                let mut d = defs::definition(provider, &names[i], &t.description, &t.input_schema);
+                d["defer_loading"] = Value::Bool(true);
+                tools.push(d);
+            }
+        }
+    }
+    NativeList {
+        tools,
+        full: plan.direct.len(),
+    }
+}
+
+/// OpenAI namespaces of the tools at `which` (indexes into `plan.visible`): one per
+/// server, split in parts of at most [`NAMESPACE_SIZE`]; functions marked
+/// `defer_loading` when `deferred`.
+fn namespaces(plan: &Plan, names: &[String], which: &[usize], deferred: bool) -> Vec<Value> {
+    let mut by_server: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for &i in which {
+        let server = plan.visible[i].server.as_deref().unwrap_or("tools");
+        by_server.entry(server).or_default().push(i);
+    }
+    let mut out = Vec::new();
+    for (server, tools) in by_server {
+        let parts = tools.chunks(NAMESPACE_SIZE).count();
+        for (k, chunk) in tools.chunks(NAMESPACE_SIZE).enumerate() {
+            let name = if k == 0 {
+                server.to_owned()
+            } else {
+                format!("{server}_{}", k + 1)
+            };
+            let functions: Vec<Value> = chunk
+                .iter()
+                .map(|&i| {
+                    let t = &plan.visible[i];
+                    let mut f = defs::definition(
+                        Provider::OpenAiResponses,
+                        &names[i],
+                        &t.description,
+                        &t.input_schema,
+                    );
+                    if deferred {
+                        f["defer_loading"] = Value::Bool(true);
+                    }
+                    f
+                })
+                .collect();
+            let description = if parts > 1 {
+                format!("Tools of `{server}` (part {} of {parts})", k + 1)
+            } else {
+                format!("Tools of `{server}`")
+            };
+            out.push(json!({
+                "type": "namespace",
+                "name": defs::provider_safe(&name),
+                "description": description,
+                "tools": functions,
+            }));
+        }
+    }
+    out
+}
+
+/// The answer of our `tool_search` in native mode for `provider`: Anthropic's
+/// `tool_reference` blocks (a `tool_result` content). `None` for providers whose
+/// search does not come as a function call.
+pub(crate) fn search_answer(
+    ts: &ToolSearch,
+    scope: &Scope,
+    provider: Provider,
+    ids: &[String],
+) -> Option<Value> {
+    if provider != Provider::Anthropic {
+        return None;
+    }
+    let plan = ts.plan(scope, false);
+    let names = plan.all_names();
+    let blocks: Vec<Value> = ids
+        .iter()
+        .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
+        .map(|i| json!({"type": "tool_reference", "tool_name": names[i]}))
+        .collect();
+    Some(if blocks.is_empty() {
+        json!([{"type": "text", "text": "No tool matched; try other words or a tool's exact name."}])
+    } else {
+        Value::Array(blocks)
+    })
+}
+
+impl ToolSearch {
+    /// Answers an OpenAI Responses `tool_search_call` item (client execution) with the
+    /// `tool_search_output` item to send back: the matched functions, in their
+    /// namespaces, ranked by our search within the session's scope.
+    pub fn answer_tool_search(&self, session: &Session, call: &Value) -> Value {
+        let args = match &call["arguments"] {
+            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+            v => v.clone(),
+        };
+        let query = args["query"]
+            .as_str()
+            .or(args["goal"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        let limit = args["limit"].as_u64().map(|l| l as usize);
+        let scope = Self::scope(session);
+        let ids: Vec<String> = self
+            .host
+            .search(&[query.as_str()], limit, &scope)
+            .ok()
+            .and_then(|v| {
+                v["hits"].as_array().map(|hits| {
+                    hits.iter()
+                        .filter_map(|h| h["id"].as_str().map(String::from))
+                        .collect()
+                })
+            })
+            .unwrap_or_default();
+        let plan = self.plan(&scope, false);
+        let names = plan.all_names();
+        let found: Vec<usize> = ids
+            .iter()
+            .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
+            .collect();
+        json!({
+            "type": "tool_search_output",
+            "call_id": call["call_id"],
+            "execution": "client",
+            "status": "completed",
+            "tools": namespaces(&plan, &names, &found, false),
+        })
+    }
+}
