@@ -95,7 +95,9 @@ impl Bridge for FakeBridge {
                 });
                 Box::pin(std::future::pending())
             }
-            "big" => Box::pin(async move { Ok(json!({"data": "x".repeat(50 << 20)})) }),
+            // 8× the 1 MiB result cap: enough to cross it, small enough to build well
+            // within the 300 ms test deadline on a loaded machine.
+            "big" => Box::pin(async move { Ok(json!({"data": "x".repeat(8 << 20)})) }),
             "fail" => Box::pin(async move {
                 Err(BridgeError::new(
                     BridgeErrorCode::ToolError,
