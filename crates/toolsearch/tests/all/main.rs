@@ -5,4 +5,5 @@ mod facade;
 mod golden;
 mod hostile_defs;
 mod hostile_props;
+mod modes;
 mod semantic;
