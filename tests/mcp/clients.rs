@@ -46,6 +46,36 @@ fn python_sdk_over_stdio() {
     ]));
 }
 
+/// Reveal mode through the gateway with the Python SDK: `echo` starts as a stub, the
+/// search reveals it, this session hears `tools/list_changed`, and its next
+/// `tools/list` carries echo's full schema, callable by name.
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn python_sdk_hears_list_changed_when_reveal_mode_reveals() {
+    python_module_ok("mcp");
+    let cfg = config("activation = \"always\"\nmode = \"reveal\"");
+    let bin = binary();
+    let v = py_client(&["reveal", bin.to_str().unwrap(), cfg.to_str().unwrap()]);
+    assert!(v["before"]["properties"].is_null(), "{v}");
+    assert!(
+        v["before"]["description"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("tool_search"),
+        "{v}"
+    );
+    assert_eq!(v["search"]["hits"][0]["id"], "mcp:everything:echo", "{v}");
+    assert_eq!(v["notified"], json!(true), "{v}");
+    assert!(v["after"]["properties"]["message"].is_object(), "{v}");
+    assert!(
+        v["called"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("revealed"),
+        "{v}"
+    );
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -33,6 +33,13 @@ pub enum ModeName {
     Code,
     /// `tool_search`, `tool_describe`, `tool_call`.
     Tools,
+    /// Progressive disclosure: stubs, and `tool_search` reveals full schemas to the
+    /// session (which hears `notifications/tools/list_changed`).
+    Reveal,
+    /// Provider-hosted search: MCP has none, so the gateway refuses it at start.
+    Native,
+    /// Native where the provider hosts search, code elsewhere (code over MCP).
+    Auto,
 }
 
 /// `activation`: when deferral is on.

@@ -130,7 +130,12 @@ pub fn settings(cfg: &Config) -> Settings {
         mode: match cfg.mode {
             ModeName::Code => Mode::Code,
             ModeName::Tools => Mode::Tools,
+            ModeName::Reveal => Mode::Reveal,
+            ModeName::Native => Mode::Native,
+            ModeName::Auto => Mode::Auto,
         },
+        // What the gateway serves: MCP's shape (native mode is refused for it).
+        provider: Some(Provider::Mcp),
         activation: match cfg.activation() {
             ActivationName::Auto => Activation::Auto,
             ActivationName::Always => Activation::Always,
@@ -467,11 +472,18 @@ impl ServerHandler for GatewaySession {
             }))),
         };
         let started = std::time::Instant::now();
+        // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
+        // session's list, so this session's client is told.
+        let reveal = self.gw.ts.settings().mode == Mode::Reveal;
+        let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
         let out = self
             .gw
             .ts
             .handle_call_with(&self.session, &name, args, &opts)
             .await;
+        if reveal && Some(self.gw.ts.revealed(&self.session).len()) != revealed {
+            let _ = cx.peer.notify_tool_list_changed().await;
+        }
         let record = self.gw.ts.take_record(&self.session);
         let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
         tracing::info!(

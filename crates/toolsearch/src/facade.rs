@@ -454,6 +454,11 @@ impl ToolSearch {
         }
     }
 
+    /// The settings it was built with.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
     /// The shared core (search, describe, call).
     pub fn host(&self) -> &Arc<Host> {
         &self.host
