@@ -60,7 +60,8 @@ declare const openclaw: {
      * Finds tools. `query` is words (`+word` requires one), `select:a,b` (exact
      * names or ids), or `server:NAME`. `limit` defaults to 8, at most 20 (the
      * gateway's `search_default_limit` / `max_search_limit`). The array also
-     * carries `hint` when the search was adjusted.
+     * carries `hint` when the search was adjusted; when nothing matched, returning
+     * or logging it shows `{hits: [], hint, listing}` (what to try next).
      */
     search(query: string, options?: { limit?: number }): Promise<ToolHit[]>;
     /** The full schema and a TypeScript declaration of one tool. */
@@ -72,6 +73,8 @@ declare const openclaw: {
      * (images, audio, resources, several items). A result with `isError`
      * rejects with a `ToolError` of code TOOL_ERROR carrying `content` and
      * `structuredContent`. Other tools resolve to what their dispatcher returned.
+     * Lazy: the call starts when awaited (or `then` is called), so a call nobody
+     * awaits never runs; `Promise.all` of calls runs them concurrently.
      */
     call(id: string, args: Record<string, unknown>): Promise<unknown>;
   };

@@ -54,6 +54,7 @@ const EvalErrorCtor = EvalError;
 const InternalErrorPrototype =
   typeof InternalError === "function" ? InternalError.prototype : null;
 const PromiseCtor = Promise;
+const PromisePrototypeThen = uncurry(Promise.prototype.then);
 const globalObject = globalThis;
 
 const MAX_MESSAGE = 2000;
@@ -290,6 +291,21 @@ function asHits(v) {
       });
     }
   }
+  // Nothing matched: serialised (returned, logged) the result is the whole answer,
+  // `{hits: [], hint, listing, ...}`, not a bare `[]` that hides what to do next.
+  if (hits.length === 0) {
+    const whole = { hits: [] };
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== "hits" && keys[i] !== "then") whole[keys[i]] = v[keys[i]];
+    }
+    ObjectDefineProperty(hits, "toJSON", {
+      __proto__: null,
+      value: () => whole,
+      writable: false,
+      enumerable: false,
+      configurable: false,
+    });
+  }
   return hits;
 }
 
@@ -298,7 +314,7 @@ async function describe(id) {
   return decode(opDescribe(id));
 }
 
-async function call(id, args) {
+async function callNow(id, args) {
   checkId(id, "call(id, args)");
   if (args === undefined) args = {};
   let json;
@@ -315,6 +331,43 @@ async function call(id, args) {
     throw rejectArg("call: arguments are larger than " + argCap + " bytes of JSON");
   }
   return decode(await opCall(id, json));
+}
+
+// A call starts only when something awaits it (or calls `then`): a call nobody
+// awaits never runs, so a forgotten `await` cannot cause a side effect the model
+// never sees. `Promise.all([call(a), call(b)])` still runs both at once (it calls
+// `then` on each), and awaiting the same call twice runs it once.
+function call(id, args) {
+  let started = null;
+  const start = () => {
+    if (started === null) started = callNow(id, args);
+    return started;
+  };
+  return ObjectFreeze({
+    __proto__: null,
+    then(onFulfilled, onRejected) {
+      return PromisePrototypeThen(start(), onFulfilled, onRejected);
+    },
+    catch(onRejected) {
+      return PromisePrototypeThen(start(), undefined, onRejected);
+    },
+    finally(onFinally) {
+      const run = () => {
+        if (typeof onFinally === "function") onFinally();
+      };
+      return PromisePrototypeThen(
+        start(),
+        (v) => {
+          run();
+          return v;
+        },
+        (e) => {
+          run();
+          throw e;
+        },
+      );
+    },
+  });
 }
 
 for (const f of [search, describe, call]) ObjectFreeze(f);

@@ -84,8 +84,11 @@ fn bridge_errors_carry_codes_and_map_to_kinds() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Calls are lazy (OpenClaw's choice): one nobody awaits never starts, so it can
+/// have no side effect the model never sees. (Before: it started and was abandoned
+/// at return, cancelled half way; this test was `unawaited_calls_are_abandoned_and_reported`.)
 #[test]
-fn unawaited_calls_are_abandoned_and_reported() -> anyhow::Result<()> {
+fn unawaited_calls_never_start() -> anyhow::Result<()> {
     let bridge = FakeBridge::new();
     let r = run_with(
         r#"openclaw.tools.call("hang", {}); openclaw.tools.call("echo", {}); return "done""#,
@@ -93,6 +96,14 @@ fn unawaited_calls_are_abandoned_and_reported() -> anyhow::Result<()> {
     );
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value, json!("done"));
+    assert!(r.calls.is_empty(), "{:?}", r.calls);
+    assert_eq!(bridge.total_runs(), 0);
+    // Started but not awaited at return: abandoned and cancelled, as before.
+    let r = run_with(
+        r#"openclaw.tools.call("hang", {}).then(() => {}); return "done""#,
+        bridge.clone(),
+    );
+    assert!(r.ok, "{:?}", r.error);
     assert!(
         r.calls
             .iter()
@@ -104,6 +115,22 @@ fn unawaited_calls_are_abandoned_and_reported() -> anyhow::Result<()> {
         .cancelled
         .load(std::sync::atomic::Ordering::SeqCst)
         == 1));
+    // The pending call is a frozen thenable without a prototype to tamper with.
+    let r = run(r#"const p = openclaw.tools.call("echo", {});
+           let threw = null; try { p.then = null; } catch (e) { threw = e.name; }
+           return [Object.isFrozen(p), Object.getPrototypeOf(p), typeof p.then, threw]"#);
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.value, json!([true, null, "function", "TypeError"]));
+    // Awaited twice: one call. Promise.all: both run.
+    let r = run_with(
+        r#"const p = openclaw.tools.call("echo", {n: 1}); const a = await p; const b = await p;
+           const both = await Promise.all([openclaw.tools.call("echo", {n: 2}), openclaw.tools.call("echo", {n: 3})]);
+           return [a, b, both.length]"#,
+        bridge.clone(),
+    );
+    assert!(r.ok, "{:?}", r.error);
+    assert_eq!(r.calls.len(), 3, "{:?}", r.calls);
+    assert_eq!(r.value[2], json!(2));
     Ok(())
 }
 

@@ -676,8 +676,12 @@ fn r28_call_budget_caps_unawaited_calls() {
             assert_eq!(r.value[0], json!(limits.max_calls));
             assert_eq!(r.value[1], json!(100_000 - limits.max_calls));
         }
-        // 1e5 promises may not all settle within 300 ms on a slow machine.
-        Some(e) => assert_eq!(e.kind, ErrorKind::Timeout, "{e:?}"),
+        // 1e5 pending calls may not all settle within 300 ms on a slow machine, or
+        // fit in the 64 MiB heap: either way no more than the budget ran.
+        Some(e) => assert!(
+            matches!(e.kind, ErrorKind::Timeout | ErrorKind::Memory),
+            "{e:?}"
+        ),
     }
     assert!(
         bridge.runs("echo") <= limits.max_calls as usize,

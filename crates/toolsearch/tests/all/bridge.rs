@@ -91,6 +91,39 @@ fn unknown_and_denied_ids_are_indistinguishable_and_denied_tools_are_never_liste
     Ok(())
 }
 
+/// Nothing matched: what a snippet returns or logs of the result shows the hint and
+/// the listing, while `length`, indexing and `map` still work on the array.
+#[test]
+fn an_empty_search_result_serialises_with_its_hint_and_listing() -> anyhow::Result<()> {
+    let r = pool().execute_blocking(
+        r#"const h = await openclaw.tools.search("");
+           console.log(h);
+           return {h, n: h.length, mapped: h.map(x => x.id), first: h[0] === undefined}"#,
+        bridge(Policy::default()),
+    );
+    assert!(r.ok, "{:?}", r.error);
+    let h = &r.value["h"];
+    assert!(
+        h["hits"].as_array().is_some_and(Vec::is_empty),
+        "{}",
+        r.value
+    );
+    assert!(
+        h["listing"].is_object() || h["hint"].is_string(),
+        "{}",
+        r.value
+    );
+    assert_eq!(r.value["n"], json!(0));
+    assert_eq!(r.value["mapped"], json!([]));
+    assert_eq!(r.value["first"], json!(true));
+    assert!(
+        r.logs.iter().any(|l| l.text.contains("\"hits\":[]")),
+        "{:?}",
+        r.logs
+    );
+    Ok(())
+}
+
 #[test]
 fn a_narrowed_sub_agent_cannot_find_or_call_other_servers() -> anyhow::Result<()> {
     let shared = Policy::default();
