@@ -9,7 +9,7 @@ use toolsearch_catalog::{listing, Catalog, Tool};
 pub enum Provider {
     /// OpenAI Chat Completions: `{"type": "function", "function": {name, description, parameters}}`.
     OpenAiChat,
-    /// OpenAI Responses: `{"type": "function", name, description, parameters}`.
+    /// OpenAI Responses: `{"type": "function", name, description, parameters, "strict": false}`.
     OpenAiResponses,
     /// Anthropic Messages: `{name, description, input_schema}`.
     Anthropic,
@@ -59,8 +59,11 @@ pub fn definition(provider: Provider, name: &str, description: &str, schema: &Va
         Provider::OpenAiChat => {
             json!({"type": "function", "function": {"name": name, "description": description, "parameters": schema}})
         }
+        // `strict` is required by the API's types and defaults to true there, which
+        // would demand every property be required and no others allowed: tool schemas
+        // in the wild are not written that way.
         Provider::OpenAiResponses => {
-            json!({"type": "function", "name": name, "description": description, "parameters": schema})
+            json!({"type": "function", "name": name, "description": description, "parameters": schema, "strict": false})
         }
         Provider::Anthropic => {
             json!({"name": name, "description": description, "input_schema": schema})

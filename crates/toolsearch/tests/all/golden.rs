@@ -201,3 +201,54 @@ async fn scripted_sessions_match_the_golden_files() {
         "sessions changed: {changed:?}; review the diff of a run with UPDATE_GOLDEN=1"
     );
 }
+
+/// What the golden files freeze is what the providers accept: every tool list, the
+/// Anthropic `tool_reference` answer and an OpenAI `tool_search_output` are checked
+/// against the pinned `anthropic` and `openai` SDKs' request types (unknown keys
+/// rejected too), by `tests/fixtures/validate_shapes.py`.
+#[test]
+#[ignore = "needs python3 with the pinned SDKs (`cargo xtask fixtures`); `cargo xtask test` runs it"]
+fn golden_shapes_are_what_the_provider_sdks_accept() {
+    use std::io::Write;
+    use toolsearch::Settings;
+
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::demo())
+        .settings(Settings {
+            mode: Mode::Native,
+            activation: Activation::Always,
+            provider: Some(Provider::OpenAiResponses),
+            ..Settings::default()
+        })
+        .build()
+        .unwrap();
+    let output = ts.answer_tool_search(
+        &Session::new("s"),
+        &serde_json::json!({"type": "tool_search_call", "call_id": "call_1",
+                            "execution": "client", "arguments": {"query": "weather"}}),
+    );
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/validate_shapes.py"
+    );
+    let mut child = std::process::Command::new("python3")
+        .arg(script)
+        .arg(DIR)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(output.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("ok tool_search_output") && text.contains("definitions valid"),
+        "{text}"
+    );
+}
