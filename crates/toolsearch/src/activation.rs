@@ -11,10 +11,10 @@ pub enum Mode {
     Tools,
     /// Progressive disclosure: deferred tools as stubs (or hidden), `tool_search`
     /// returns full schemas and reveals its matches for the session; revealed tools
-    /// are sent in full from the next turn (see [`crate::reveal`]).
+    /// are sent in full from the next turn (see the `reveal` module).
     Reveal,
     /// The provider hosts the search: deferred tools carry `defer_loading` beside the
-    /// provider's tool-search tool (Anthropic, OpenAI Responses; see [`crate::native`]).
+    /// provider's tool-search tool (Anthropic, OpenAI Responses; see the `native` module).
     Native,
     /// [`Mode::Native`] where the provider supports it, [`Mode::Code`] elsewhere.
     Auto,

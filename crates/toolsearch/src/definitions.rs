@@ -9,6 +9,7 @@ use crate::activation::{self, Activation, Mode};
 use crate::defs::{self, Provider};
 use crate::facade::{Session, ToolSearch};
 use crate::host::Scope;
+use crate::plan::Plan;
 use crate::telemetry::ActivationDecision;
 
 /// Definitions to send to the model.
@@ -22,39 +23,6 @@ pub struct Definitions {
     /// not accept and that were dropped (Gemini), reveal mode switching to the hidden
     /// form, a fallback from the mode asked for.
     pub notes: Vec<String>,
-}
-
-/// What [`ToolSearch::plan`] decided for one scope.
-pub(crate) struct Plan {
-    /// Every tool the scope sees.
-    pub(crate) visible: Vec<Tool>,
-    /// How many of them are deferrable.
-    pub(crate) deferrable: usize,
-    /// Indexes into `visible` of the tools sent in full up front, in order.
-    pub(crate) direct: Vec<usize>,
-    /// Their provider names (same order as `direct`).
-    pub(crate) names: Vec<String>,
-    pub(crate) active: bool,
-    pub(crate) reason: String,
-    pub(crate) tokens: usize,
-    pub(crate) share: Option<f64>,
-}
-
-impl Plan {
-    /// Indexes into `visible` of the deferred tools, in order.
-    pub(crate) fn deferred(&self) -> Vec<usize> {
-        let direct: std::collections::HashSet<usize> = self.direct.iter().copied().collect();
-        (0..self.visible.len())
-            .filter(|i| !direct.contains(i))
-            .collect()
-    }
-
-    /// Provider names of every visible tool (index-aligned with `visible`): the names
-    /// of reveal and native modes, where deferred tools are called by name too.
-    pub(crate) fn all_names(&self) -> Vec<String> {
-        let refs: Vec<&Tool> = self.visible.iter().collect();
-        defs::provider_names(&refs)
-    }
 }
 
 impl ToolSearch {

@@ -47,9 +47,9 @@ pub struct Settings {
     /// Most hits per search and most `select:` names (1 to 50). Default 20.
     pub max_search_limit: usize,
     /// Reveal mode's stubs, hidden form and reminder.
-    pub reveal: crate::reveal::RevealSettings,
+    pub reveal: crate::modes::RevealSettings,
     /// Native mode's search (ours answering, or the provider's hosted one).
-    pub native: crate::native::NativeSettings,
+    pub native: crate::modes::NativeSettings,
     /// The provider definitions are built for, when known: [`Mode::Native`] needs one
     /// that hosts tool search (Anthropic, OpenAI Responses) and fails at build
     /// otherwise; [`Mode::Auto`] picks native for it. Default none.
@@ -130,7 +130,7 @@ impl Settings {
                         "native needs the provider (Anthropic or OpenAI Responses) set",
                     ))
                 }
-                Some(p) if !crate::native::supported(p) => {
+                Some(p) if !crate::modes::hosts_search(p) => {
                     return Err(BuildError::new(
                         "mode",
                         format!(
@@ -217,8 +217,8 @@ impl Default for Settings {
             max_sessions: DEFAULT_MAX_SESSIONS,
             search_default_limit: toolsearch_catalog::DEFAULT_LIMIT,
             max_search_limit: toolsearch_catalog::MAX_LIMIT,
-            reveal: crate::reveal::RevealSettings::default(),
-            native: crate::native::NativeSettings::default(),
+            reveal: crate::modes::RevealSettings::default(),
+            native: crate::modes::NativeSettings::default(),
             provider: None,
             defer_builtins: false,
         }
@@ -411,7 +411,7 @@ impl Builder {
             pool: Mutex::new(self.pool),
             #[cfg(feature = "code")]
             engine: Mutex::new(None),
-            reveals: Mutex::new(crate::reveal::Store::default()),
+            reveals: Mutex::new(crate::modes::Store::default()),
         })
     }
 }
@@ -436,7 +436,7 @@ pub struct ToolSearch {
     /// The engine probe's answer, once made (`Err` holds the reason).
     #[cfg(feature = "code")]
     pub(crate) engine: Mutex<Option<Result<(), String>>>,
-    reveals: Mutex<crate::reveal::Store>,
+    reveals: Mutex<crate::modes::Store>,
 }
 
 impl ToolSearch {

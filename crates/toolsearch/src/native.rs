@@ -19,40 +19,17 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::definitions::Plan;
 use crate::defs::{self, Provider, SearchLimits};
 use crate::facade::{Session, ToolSearch};
 use crate::host::Scope;
+use crate::plan::Plan;
 
 /// The Anthropic beta header the tool-search tool launched behind.
 pub const ANTHROPIC_BETA: &str = "advanced-tool-use-2025-11-20";
 /// Most functions per OpenAI namespace (the provider advises fewer than 10).
 pub const NAMESPACE_SIZE: usize = 9;
 
-/// Who runs the search in native mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NativeSearch {
-    /// Our ranking answers (Anthropic `tool_reference` blocks, OpenAI
-    /// `tool_search_output`): the default.
-    #[default]
-    Client,
-    /// The provider's own search (Anthropic BM25, OpenAI hosted).
-    Hosted,
-    /// Anthropic's regex variant (the model writes patterns); OpenAI: as `Hosted`.
-    HostedRegex,
-}
-
-/// Settings of [`crate::Mode::Native`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct NativeSettings {
-    /// Who runs the search. Default [`NativeSearch::Client`].
-    pub search: NativeSearch,
-}
-
-/// True when `provider` hosts tool search with deferred loading.
-pub fn supported(provider: Provider) -> bool {
-    matches!(provider, Provider::Anthropic | Provider::OpenAiResponses)
-}
+pub use crate::modes::{hosts_search as supported, NativeSearch, NativeSettings};
 
 /// What native mode sends.
 pub(crate) struct NativeList {

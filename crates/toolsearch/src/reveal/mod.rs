@@ -3,8 +3,9 @@
 //! revealed for the session, and from the next turn on the revealed tools are sent
 //! with their full schema, after the stable part of the list.
 //!
-//! - `store.rs`-like state lives here: the reveals of each session, in reveal order,
-//!   bounded (least recently used session evicted), never shared across sessions;
+//! - the reveals of each session (in `modes.rs`, which the facade holds): in reveal
+//!   order, bounded (least recently used session evicted), never shared across
+//!   sessions;
 //! - `stubs.rs`: the stub of a deferred tool, the hidden form's reminder block, the
 //!   guidance note for the system prompt;
 //! - `restore.rs`: the reveals rebuilt from a provider's message list (stateless:
@@ -13,108 +14,7 @@
 pub mod restore;
 pub mod stubs;
 
-use std::collections::HashMap;
-
-/// Settings of [`crate::Mode::Reveal`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevealSettings {
-    /// Send no stubs: deferred tools are hidden until searched, and
-    /// [`crate::ToolSearch::insert_reminder`] lists their names once. Default off.
-    pub hidden: bool,
-    /// Longest stub description, in bytes (a summary of the tool's own). Default 160.
-    pub stub_description_bytes: usize,
-    /// Above this many bytes of stubs the hidden form is used instead. Default 32 KiB.
-    pub max_stub_bytes: usize,
-    /// Budget of the `<available-deferred-tools>` reminder, in bytes. Default 4 KiB.
-    pub reminder_bytes: usize,
-}
-
-impl Default for RevealSettings {
-    fn default() -> Self {
-        RevealSettings {
-            hidden: false,
-            stub_description_bytes: 160,
-            max_stub_bytes: 32 * 1024,
-            reminder_bytes: 4 * 1024,
-        }
-    }
-}
-
-/// Most tools one session keeps revealed (a search reveals at most 20).
-pub const MAX_REVEALED: usize = 256;
-
-/// The reveals of each session, least recently used session evicted.
-#[derive(Default)]
-pub(crate) struct Store {
-    sessions: HashMap<String, Entry>,
-    tick: u64,
-}
-
-#[derive(Default)]
-struct Entry {
-    /// Tool ids in the order they were first revealed.
-    ids: Vec<String>,
-    used: u64,
-}
-
-impl Store {
-    /// Adds `ids` to the session's reveals (new ones at the end); evicts the least
-    /// recently used session beyond `max_sessions`.
-    pub(crate) fn reveal(&mut self, session: &str, ids: &[String], max_sessions: usize) {
-        self.tick += 1;
-        let tick = self.tick;
-        if !self.sessions.contains_key(session) {
-            while self.sessions.len() >= max_sessions.max(1) {
-                let Some(oldest) = self
-                    .sessions
-                    .iter()
-                    .min_by_key(|(_, e)| e.used)
-                    .map(|(k, _)| k.clone())
-                else {
-                    break;
-                };
-                self.sessions.remove(&oldest);
-            }
-        }
-        let e = self.sessions.entry(session.to_owned()).or_default();
-        e.used = tick;
-        for id in ids {
-            if !e.ids.contains(id) {
-                e.ids.push(id.clone());
-            }
-        }
-        // The oldest reveals go first past the cap.
-        if e.ids.len() > MAX_REVEALED {
-            let extra = e.ids.len() - MAX_REVEALED;
-            e.ids.drain(..extra);
-        }
-    }
-
-    /// The session's reveals in reveal order (and marks it used).
-    pub(crate) fn get(&mut self, session: &str) -> Vec<String> {
-        self.tick += 1;
-        let tick = self.tick;
-        match self.sessions.get_mut(session) {
-            Some(e) => {
-                e.used = tick;
-                e.ids.clone()
-            }
-            None => Vec::new(),
-        }
-    }
-
-    /// Drops ids no longer in the catalog from every session.
-    pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
-        for e in self.sessions.values_mut() {
-            e.ids.retain(|id| keep(id));
-        }
-    }
-
-    #[cfg(test)]
-    fn len(&self) -> usize {
-        self.sessions.len()
-    }
-}
+pub use crate::modes::{RevealSettings, MAX_REVEALED};
 
 impl crate::ToolSearch {
     /// In reveal mode's hidden form (set, or chosen because the stubs were over
@@ -169,50 +69,5 @@ impl crate::ToolSearch {
     /// The guidance note for the system prompt in reveal mode.
     pub fn guidance(&self) -> Option<&'static str> {
         (self.settings.mode == crate::Mode::Reveal).then(stubs::guidance)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ids(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn reveals_keep_their_order_and_never_cross_sessions() {
-        let mut s = Store::default();
-        s.reveal("a", &ids(&["x", "y"]), 8);
-        s.reveal("a", &ids(&["y", "z"]), 8);
-        s.reveal("b", &ids(&["q"]), 8);
-        assert_eq!(s.get("a"), ids(&["x", "y", "z"]));
-        assert_eq!(s.get("b"), ids(&["q"]));
-        assert!(s.get("c").is_empty());
-    }
-
-    #[test]
-    fn the_least_recently_used_session_is_evicted() {
-        let mut s = Store::default();
-        s.reveal("a", &ids(&["x"]), 2);
-        s.reveal("b", &ids(&["y"]), 2);
-        // `a` is used again: `b` is now the least recently used.
-        assert_eq!(s.get("a"), ids(&["x"]));
-        s.reveal("c", &ids(&["z"]), 2);
-        assert_eq!(s.len(), 2);
-        assert!(s.get("b").is_empty());
-        assert_eq!(s.get("a"), ids(&["x"]));
-    }
-
-    #[test]
-    fn tools_that_leave_the_catalog_are_dropped_and_reveals_are_capped() {
-        let mut s = Store::default();
-        let many: Vec<String> = (0..MAX_REVEALED + 5).map(|i| format!("t{i}")).collect();
-        s.reveal("a", &many, 2);
-        let got = s.get("a");
-        assert_eq!(got.len(), MAX_REVEALED);
-        assert_eq!(got[0], "t5");
-        s.retain(&|id| id != "t6");
-        assert!(!s.get("a").contains(&"t6".to_string()));
     }
 }

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use toolsearch_catalog::{truncate_at_boundary, Tool};
 
 use super::RevealSettings;
-use crate::definitions::Plan;
 use crate::defs::{self, Provider, SearchLimits};
+use crate::plan::Plan;
 
 /// Marks the reminder block, so inserting it again replaces it (idempotent).
 pub const REMINDER_TAG: &str = "available-deferred-tools";
