@@ -76,9 +76,15 @@ fn prompt_size_is_pinned_on_the_demo_catalog() {
     assert_eq!(code, 0);
     assert_eq!(v["token_estimate"], "bytes / 4");
     // Regression guard: exact bytes (definitions are deterministic). Update on purpose.
+    // (Issue 17: the demo's built-in tools are no longer deferred by default, so code
+    // and tools mode send them in full: 2,530 → 4,407 and 2,698 → 4,575.)
     assert_eq!(modes(&v, "direct"), (14509, 9018));
-    assert_eq!(modes(&v, "code"), (2530, 884));
-    assert_eq!(modes(&v, "tools"), (2698, 1201));
+    assert_eq!(modes(&v, "code"), (4407, 1971));
+    assert_eq!(modes(&v, "tools"), (4575, 2288));
+    assert_eq!(modes(&v, "reveal"), (12239, 6485));
+    assert_eq!(modes(&v, "reveal_hidden"), (4206, 2029));
+    // OpenAI Chat hosts no search: native is reported as unsupported.
+    assert_eq!(v["modes"]["native"]["supported"], false);
 }
 
 #[test]

@@ -58,16 +58,7 @@ pub(crate) fn native_list(
     limits: SearchLimits,
 ) -> NativeList {
     let names = plan.all_names();
-    let mut tools = Vec::new();
-    for &i in &plan.direct {
-        let t = &plan.visible[i];
-        tools.push(defs::definition(
-            provider,
-            &names[i],
-            &t.description,
-            &t.input_schema,
-        ));
-    }
+    let mut tools = plan.full(provider, &names, &plan.direct);
     let deferred = plan.deferred();
     match provider {
         Provider::OpenAiResponses => {

@@ -4,7 +4,9 @@
 
 use toolsearch_catalog::Tool;
 
-use crate::defs;
+use serde_json::Value;
+
+use crate::defs::{self, Provider};
 
 /// What `ToolSearch::plan` decided for one scope.
 pub(crate) struct Plan {
@@ -36,5 +38,17 @@ impl Plan {
     pub(crate) fn all_names(&self) -> Vec<String> {
         let refs: Vec<&Tool> = self.visible.iter().collect();
         defs::provider_names(&refs)
+    }
+
+    /// The full definitions of the tools at `which` (indexes into `visible`), under
+    /// `names` (from [`Plan::all_names`]).
+    pub(crate) fn full(&self, provider: Provider, names: &[String], which: &[usize]) -> Vec<Value> {
+        which
+            .iter()
+            .map(|&i| {
+                let t = &self.visible[i];
+                defs::definition(provider, &names[i], &t.description, &t.input_schema)
+            })
+            .collect()
     }
 }

@@ -60,16 +60,7 @@ pub(crate) fn reveal_list(
 ) -> RevealList {
     let names = plan.all_names();
     let deferred = plan.deferred();
-    let mut tools = Vec::new();
-    for &i in &plan.direct {
-        let t = &plan.visible[i];
-        tools.push(defs::definition(
-            provider,
-            &names[i],
-            &t.description,
-            &t.input_schema,
-        ));
-    }
+    let mut tools = plan.full(provider, &names, &plan.direct);
     let (description, schema) = reveal_search_tool(limits);
     tools.push(defs::definition(
         provider,
@@ -107,15 +98,7 @@ pub(crate) fn reveal_list(
     } else {
         tools.extend(stubs);
     }
-    for &i in &shown {
-        let t = &plan.visible[i];
-        tools.push(defs::definition(
-            provider,
-            &names[i],
-            &t.description,
-            &t.input_schema,
-        ));
-    }
+    tools.extend(plan.full(provider, &names, &shown));
     RevealList {
         tools,
         full: plan.direct.len() + shown.len(),
