@@ -278,11 +278,52 @@ pub struct GatewaySession {
 }
 
 /// Forwards a running call's progress, logs and its server's requests (sampling,
-/// elicitation) to the gateway's client.
+/// elicitation) to the gateway's client. Progress and logs go through one queue per
+/// call, sent in order by one task, so none can overtake another or the call's
+/// response (the call waits for the queue to drain: [`flush`]).
 struct ToClient {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
     session: String,
+    notes: tokio::sync::mpsc::UnboundedSender<Note>,
+}
+
+/// A notification to the client, in the order the call produced it.
+enum Note {
+    Progress(ProgressNotificationParam),
+    Log(LoggingMessageNotificationParam),
+    /// Answered once everything queued before it was sent.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+/// The queue of one call's notifications and the task that sends them in order.
+fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::UnboundedSender<Note> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Note>();
+    tokio::spawn(async move {
+        while let Some(note) = rx.recv().await {
+            match note {
+                Note::Progress(p) => {
+                    let _ = peer.notify_progress(p).await;
+                }
+                Note::Log(p) => {
+                    #[allow(deprecated)]
+                    let _ = peer.notify_logging_message(p).await;
+                }
+                Note::Flush(done) => {
+                    let _ = done.send(());
+                }
+            }
+        }
+    });
+    tx
+}
+
+/// Waits (at most 5 s) until the notifications queued so far have been sent.
+async fn flush(notes: &tokio::sync::mpsc::UnboundedSender<Note>) {
+    let (done, sent) = tokio::sync::oneshot::channel();
+    if notes.send(Note::Flush(done)).is_ok() {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sent).await;
+    }
 }
 
 fn ask_error(code: i32, message: impl Into<String>) -> AskError {
@@ -304,26 +345,18 @@ impl Notify for ToClient {
         let Some(token) = self.progress_token.clone() else {
             return;
         };
-        let peer = self.peer.clone();
-        tokio::spawn(async move {
-            let mut p = ProgressNotificationParam::new(token, progress);
-            p.total = total;
-            p.message = message;
-            let _ = peer.notify_progress(p).await;
-        });
+        let mut p = ProgressNotificationParam::new(token, progress);
+        p.total = total;
+        p.message = message;
+        let _ = self.notes.send(Note::Progress(p));
     }
 
     fn log(&self, level: &str, logger: Option<&str>, data: Value) {
-        let peer = self.peer.clone();
         let level: LoggingLevel =
             serde_json::from_value(Value::String(level.into())).unwrap_or(LoggingLevel::Info);
-        let logger = logger.map(str::to_string);
-        tokio::spawn(async move {
-            let mut p = LoggingMessageNotificationParam::new(level, data);
-            p.logger = logger;
-            #[allow(deprecated)]
-            let _ = peer.notify_logging_message(p).await;
-        });
+        let mut p = LoggingMessageNotificationParam::new(level, data);
+        p.logger = logger.map(str::to_string);
+        let _ = self.notes.send(Note::Log(p));
     }
 
     fn caller(&self) -> Option<&str> {
@@ -463,12 +496,14 @@ impl ServerHandler for GatewaySession {
         } else {
             None
         };
+        let notes = note_queue(cx.peer.clone());
         let opts = CallOptions {
             cancel: cx.ct.clone(),
             notify: Some(Notifier(Arc::new(ToClient {
                 peer: cx.peer.clone(),
                 progress_token: cx.meta.get_progress_token(),
                 session: self.session.id.to_string(),
+                notes: notes.clone(),
             }))),
         };
         let started = std::time::Instant::now();
@@ -481,6 +516,9 @@ impl ServerHandler for GatewaySession {
             .ts
             .handle_call_with(&self.session, &name, args, &opts)
             .await;
+        // Every progress and log message of the call reaches the client before its
+        // result (under load, separately spawned sends could be overtaken).
+        flush(&notes).await;
         if reveal && Some(self.gw.ts.revealed(&self.session).len()) != revealed {
             let _ = cx.peer.notify_tool_list_changed().await;
         }
