@@ -118,6 +118,28 @@ pub struct SearchResult {
     /// How to refine.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// How a fused search combined its rankers (with `explain` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fusion: Option<FusionDecision>,
+}
+
+/// The per-query decisions of a search fused with an embedding model, as `explain`
+/// shows them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FusionDecision {
+    /// Weight of the lexical side, 0..=1.
+    pub lexical_weight: f32,
+    /// Share of the query's characters that are argument values (quoted text, URLs,
+    /// paths, selectors, numbers and codes).
+    pub value_share: f32,
+    /// The text that was embedded: the query, or the query without its values when
+    /// they are most of it.
+    pub embedded: String,
+    /// The lexical ranking's best tool, which fusion keeps in the first places.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lexical_top: Option<String>,
+    /// Whether that tool was lifted to stay there.
+    pub lexical_top_lifted: bool,
 }
 
 /// Clamps a requested limit to the default bounds; see [`SearchOptions::clamp`].
@@ -172,6 +194,7 @@ impl Catalog {
             not_found: Vec::new(),
             listing: None,
             hint: None,
+            fusion: None,
         };
         match query::parse(query) {
             Query::Empty => self.browse(&mut result, opts, allow, None),

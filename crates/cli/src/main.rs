@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Version of every JSON document this binary prints; bump on breaking changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Parser)]
 #[command(

@@ -14,11 +14,13 @@ mod hybrid;
 mod hybrid_tests;
 mod index;
 mod mmap;
+mod values;
 mod wordpiece;
 
 pub use bert::Config;
-pub use hybrid::{Fusion, Hybrid};
+pub use hybrid::{Fusion, Hybrid, LEXICAL_TOP_PLACE};
 pub use index::{embed_cached, tool_text, SemanticIndex};
+pub use values::{embedded_text, split_values, VALUE_SHARE_MASKED};
 pub use wordpiece::WordPiece;
 
 use sha2::{Digest, Sha256};

@@ -1,6 +1,7 @@
 //! `toolsearch eval`.
 
 pub mod baseline;
+mod dump;
 pub mod harness;
 
 use crate::common::{load_catalog, print_json};
@@ -35,8 +36,21 @@ pub struct Args {
     /// Also score the plain-BM25 reference on the same queries and print the ratios.
     #[arg(long)]
     baseline: bool,
+    /// Write each query's lexical candidates to FILE (JSONL, for studying fusion
+    /// rules offline with `eval/fusion_study.py`).
+    #[arg(long, value_name = "FILE", hide = true)]
+    dump_candidates: Option<PathBuf>,
     #[command(flatten)]
     semantic: crate::semantic::SemanticArgs,
+    /// Print every ranker run (plain BM25 with `--baseline`, lexical, and fused with
+    /// `--embed-model`) side by side: `{"rankers": {"lexical": {...}, "hybrid": {...}}}`.
+    #[arg(long)]
+    compare: bool,
+    /// Write each query's fusion decision (lexical weight, share of argument values,
+    /// the text embedded, whether the lexical best was lifted) and its top k to FILE
+    /// (JSONL); needs `--embed-model`.
+    #[arg(long, value_name = "FILE")]
+    explain: Option<PathBuf>,
     /// Print JSON (the only output format; accepted for scripts that pass it).
     #[arg(long)]
     json: bool,
@@ -56,16 +70,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
         band: args.band,
         ..Default::default()
     };
+    if let Some(path) = &args.dump_candidates {
+        let texts: Vec<&str> = queries.iter().map(|q| q.query.as_str()).collect();
+        dump::write(path, &loaded.catalog, &texts, &opts)?;
+    }
     let builds = median_build_ms(&loaded, BUILD_RUNS)?;
     let mut report = evaluate(&loaded.catalog, &queries, args.k, &opts, builds.0);
     let mut value = report.to_json();
+    value["ranker"] = "lexical".into();
     value["index_build_ms_runs"] = serde_json::json!(builds.1);
-    if let Some(sem) = args.semantic.load(&loaded.catalog)? {
+    let sem = args.semantic.load(&loaded.catalog)?;
+    anyhow::ensure!(
+        sem.is_some() || args.explain.is_none(),
+        "--explain writes the fusion's decisions: it needs --embed-model"
+    );
+    if let Some(sem) = sem {
         let lexical = report.clone();
         let semantic;
-        (report, semantic) = evaluate_hybrid(&loaded.catalog, &queries, args.k, &opts, &sem)?;
+        (report, semantic) = evaluate_hybrid(
+            &loaded.catalog,
+            &queries,
+            args.k,
+            &opts,
+            &sem,
+            args.explain.as_deref(),
+        )?;
         report.index_build_ms = lexical.index_build_ms;
         let mut fused = report.to_json();
+        fused["ranker"] = "hybrid".into();
         fused["semantic"] = semantic;
         fused["lexical_only"] = lexical.to_json();
         fused["index_build_ms_runs"] = std::mem::take(&mut value["index_build_ms_runs"]);
@@ -91,9 +123,51 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "search_p50": ratio(report.search_p50_us, base.search_p50_us),
         });
     }
+    if args.compare {
+        value = compare(value);
+    }
     print_json(value)?;
     let _ = args.json;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `{"rankers": {"plain_bm25"?, "lexical", "hybrid"?}, ...}`: every ranker's figures on
+/// the same queries side by side (`--compare`), the rest of the report beside them.
+fn compare(mut value: serde_json::Value) -> serde_json::Value {
+    let mut rankers = serde_json::Map::new();
+    if let Some(base) = value.get_mut("baseline_plain_bm25").map(std::mem::take) {
+        rankers.insert("plain_bm25".into(), base);
+    }
+    let fused = value["ranker"] == "hybrid";
+    if let Some(lexical) = value.get_mut("lexical_only").map(std::mem::take) {
+        rankers.insert("lexical".into(), lexical);
+    }
+    let figures = [
+        "queries",
+        "skipped",
+        "ndcg@10",
+        "mrr",
+        "search_p50_us",
+        "search_p95_us",
+        "index_build_ms",
+    ];
+    let mut own = serde_json::Map::new();
+    if let Some(map) = value.as_object_mut() {
+        map.remove("ranker");
+        let keys: Vec<String> = map
+            .keys()
+            .filter(|k| figures.contains(&k.as_str()) || k.starts_with("recall@"))
+            .cloned()
+            .collect();
+        for key in keys {
+            if let Some(v) = map.remove(&key) {
+                own.insert(key, v);
+            }
+        }
+    }
+    rankers.insert(if fused { "hybrid" } else { "lexical" }.into(), own.into());
+    value["rankers"] = rankers.into();
+    value
 }
 
 fn write_misses(path: &std::path::Path, misses: &[harness::Miss]) -> Result<()> {
@@ -136,10 +210,14 @@ fn evaluate_hybrid(
     k: usize,
     opts: &SearchOptions,
     sem: &crate::semantic::Semantic,
+    explain: Option<&std::path::Path>,
 ) -> Result<(harness::EvalReport, serde_json::Value)> {
     let hybrid =
         toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
-    let mut texts: Vec<String> = queries.iter().map(|q| q.query.clone()).collect();
+    // What the fused search embeds for each query (without its values when they are
+    // most of it).
+    let embedded = |q: &str| toolsearch_embed::embedded_text(q).0.into_owned();
+    let mut texts: Vec<String> = queries.iter().map(|q| embedded(&q.query)).collect();
     texts.sort();
     texts.dedup();
     let start = std::time::Instant::now();
@@ -150,17 +228,29 @@ fn evaluate_hybrid(
         limit: Some(k.clamp(10, toolsearch_catalog::MAX_LIMIT)),
         ..opts.clone()
     };
+    let opts = SearchOptions {
+        explain: explain.is_some(),
+        ..opts
+    };
+    let mut decisions = String::new();
     let report = harness::evaluate_with(catalog, queries, k, |q| {
+        let text = embedded(q);
         let i = texts
-            .binary_search_by(|t| t.as_str().cmp(q))
+            .binary_search_by(|t| t.as_str().cmp(&text))
             .expect("embedded");
-        hybrid
-            .search_with_vector(q, &vectors[i * dim..(i + 1) * dim], &opts, &|_| true)
-            .hits
-            .into_iter()
-            .map(|h| h.id)
-            .collect()
+        let result =
+            hybrid.search_with_vector(q, &vectors[i * dim..(i + 1) * dim], &opts, &|_| true);
+        if explain.is_some() {
+            let top: Vec<&str> = result.hits.iter().take(k).map(|h| h.id.as_str()).collect();
+            let line = serde_json::json!({"query": q, "fusion": result.fusion, "top": top});
+            decisions.push_str(&line.to_string());
+            decisions.push('\n');
+        }
+        result.hits.into_iter().map(|h| h.id).collect()
     });
+    if let Some(path) = explain {
+        std::fs::write(path, decisions).with_context(|| format!("writing {}", path.display()))?;
+    }
     let mut report_json = sem.report.clone();
     report_json["distinct_queries"] = serde_json::json!(texts.len());
     report_json["query_embeddings_ms"] = serde_json::json!(crate::semantic::r1(embed_ms));
