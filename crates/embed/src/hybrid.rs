@@ -424,7 +424,42 @@ fn fuse<'i>(
 
 #[cfg(test)]
 mod tests {
-    use super::{distribution_norm, fuse, Candidates, Fusion};
+    use super::{distribution_norm, fuse, keep_near_top, Candidates, Fusion, LEXICAL_TOP_PLACE};
+    use toolsearch_catalog::RuleScore;
+
+    #[test]
+    fn the_lexical_best_is_lifted_to_its_place_with_parts_that_add_up() {
+        let list = || -> Vec<(usize, f32, Vec<RuleScore>)> {
+            (0..6)
+                .map(|d| {
+                    let s = 1.0 - 0.1 * d as f32;
+                    (d, s, vec![RuleScore::new("lexical", None, s)])
+                })
+                .collect()
+        };
+        // Ranked fifth: lifted to the third place, with the displaced tool's score.
+        let mut fused = list();
+        assert!(keep_near_top(&mut fused, 4, 0));
+        assert_eq!(fused[LEXICAL_TOP_PLACE].0, 4);
+        let order: Vec<usize> = fused.iter().map(|f| f.0).collect();
+        assert_eq!(order, [0, 1, 4, 2, 3, 5]);
+        assert!(
+            fused.windows(2).all(|w| w[0].1 >= w[1].1),
+            "scores stay in order"
+        );
+        for (d, score, parts) in &fused {
+            let sum: f64 = parts.iter().map(|p| p.score).sum();
+            assert!((sum - f64::from(*score)).abs() < 1e-6, "doc {d}: {parts:?}");
+        }
+        // Already within the first three, or after three exact names: not moved.
+        let mut fused = list();
+        assert!(!keep_near_top(&mut fused, 2, 0));
+        assert!(!keep_near_top(&mut fused, 3, 3));
+        assert!(keep_near_top(&mut fused, 5, 3));
+        assert_eq!(fused[3].0, 5);
+        // A tool not in the list: nothing happens.
+        assert!(!keep_near_top(&mut fused, 9, 0));
+    }
 
     #[test]
     fn distribution_norm_centres_the_mean_and_clamps_outliers() {
