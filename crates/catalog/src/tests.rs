@@ -192,6 +192,45 @@ fn top_band_cuts_weak_tail_and_is_configurable() {
 }
 
 #[test]
+fn a_long_request_gets_a_looser_band_than_a_short_query() {
+    assert_eq!(band_for(0.5, 1), 0.5);
+    assert_eq!(band_for(0.5, BAND_FULL_TERMS), 0.5);
+    assert!((band_for(0.5, 6) - 0.25).abs() < 1e-6);
+    assert_eq!(band_for(0.0, 10), 0.0);
+    // The second step's tool matches two of the request's eight words and scores
+    // well under the first step's, which matches four: the full band drops it, the
+    // request's band keeps it.
+    let c = Catalog::new(vec![
+        tool(
+            None,
+            "repo_stage_commit",
+            "Stage and commit all changes in a git repository branch",
+        ),
+        tool(None, "history", "Recent history"),
+        tool(None, "unrelated", "Translate text between languages"),
+    ])
+    .unwrap();
+    let request = "stage commit all changes git repository branch then show history";
+    let all = c.search(
+        request,
+        &SearchOptions {
+            band: 0.0,
+            ..opts()
+        },
+    );
+    let (top, second) = (all.hits[0].score, all.hits[1].score);
+    assert_eq!(ids(&all)[..2], ["mcp::repo_stage_commit", "mcp::history"]);
+    assert!(
+        second < top * 0.5 && second >= top * f64::from(band_for(0.5, 7)),
+        "{top} {second}"
+    );
+    assert_eq!(ids(&c.search(request, &opts()))[..2], ids(&all)[..2]);
+    // A short query keeps the full band.
+    let short = c.search("stage commit", &opts());
+    assert_eq!(ids(&short), ["mcp::repo_stage_commit"]);
+}
+
+#[test]
 fn word_in_every_tool_still_ranks_by_other_words() {
     let c = Catalog::new(vec![
         tool(

@@ -24,6 +24,10 @@ pub struct Args {
     /// Only the search figures.
     #[arg(long)]
     search_only: bool,
+    /// With a model: the fused search's figures too (query embedding, similarity
+    /// scan, fused search with the query cache off and on).
+    #[command(flatten)]
+    semantic: crate::semantic::SemanticArgs,
 }
 
 /// Task-style queries of varied length and shape (keywords, names, syntax).
@@ -73,6 +77,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     base.sort_by(f64::total_cmp);
     let (p50, p95) = (percentile(&ours, 0.5), percentile(&ours, 0.95));
     let base_p50 = percentile(&base, 0.5);
+    let fused = match args.semantic.load(catalog)? {
+        Some(sem) => crate::bench_fused::run(catalog, sem, QUERIES, args.rounds)?,
+        None => serde_json::Value::Null,
+    };
     let sandbox = if args.search_only {
         serde_json::Value::Null
     } else {
@@ -93,6 +101,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "search_p95_us": round3(percentile(&base, 0.95)),
         },
         "speedup_p50": round3(base_p50 / p50.max(1e-9)),
+        "fused": fused,
         "hits_seen": hits,
     }))?;
     Ok(ExitCode::SUCCESS)

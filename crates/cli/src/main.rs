@@ -1,6 +1,7 @@
 //! `toolsearch`: search, evaluate and run tool catalogs from the command line.
 
 mod bench;
+mod bench_fused;
 mod bench_gateway;
 mod bench_sandbox;
 mod common;

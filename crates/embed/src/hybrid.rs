@@ -9,6 +9,7 @@
 use crate::values::embedded_text;
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Keywords, Query};
+use toolsearch_catalog::steps;
 use toolsearch_catalog::{
     pin_exact, Catalog, FusionDecision, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult,
     Tool,
@@ -163,30 +164,43 @@ impl<'a> Hybrid<'a> {
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
-        match query::parse(query) {
-            Query::Keywords(kw) => {
-                let (text, _) = embedded_text(query);
-                let v = self.embedder.embed(&text);
-                self.fused(query, &kw, &v, opts, allow)
-            }
-            _ => self.catalog.search_scoped(query, opts, allow),
-        }
+        self.search_embedded(query, opts, allow, &|text| self.embedder.embed_query(text))
     }
 
-    /// As [`Hybrid::search_scoped`], with the embedding of the query's
-    /// [`embedded_text`] already computed (batch evaluation embeds all queries first,
-    /// on every core).
-    pub fn search_with_vector(
+    /// As [`Hybrid::search_scoped`], with the embedding of each text to embed (the
+    /// request's [`embedded_text`], and each of its steps') given by `vector_of`
+    /// (batch evaluation embeds all queries first, on every core). A request of
+    /// several steps is searched step by step too, the results interleaved
+    /// ([`toolsearch_catalog::steps`]).
+    pub fn search_embedded(
         &self,
         query: &str,
-        vector: &[f32],
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
+        vector_of: &dyn Fn(&str) -> std::sync::Arc<[f32]>,
     ) -> SearchResult {
-        match query::parse(query) {
-            Query::Keywords(kw) => self.fused(query, &kw, vector, opts, allow),
-            _ => self.catalog.search_scoped(query, opts, allow),
+        steps::by_steps(query, opts, |q| match query::parse(q) {
+            Query::Keywords(kw) => {
+                let v = vector_of(&embedded_text(q).0);
+                self.fused(q, &kw, &v, opts, allow)
+            }
+            _ => self.catalog.search_scoped(q, opts, allow),
+        })
+    }
+
+    /// The texts [`Hybrid::search_embedded`] embeds for `query` with `opts`: its
+    /// [`embedded_text`], and its steps' when [`SearchOptions::steps`] is on.
+    pub fn texts_to_embed(query: &str, opts: &SearchOptions) -> Vec<String> {
+        let mut texts = vec![embedded_text(query).0.into_owned()];
+        let steps = if opts.steps {
+            steps::split_steps(query)
+        } else {
+            Vec::new()
+        };
+        for step in steps {
+            texts.push(embedded_text(&step).0.into_owned());
         }
+        texts
     }
 
     /// The fused ranking of a keyword query.

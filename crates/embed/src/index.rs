@@ -2,6 +2,7 @@
 //! the texts embedded (embedding 10k tools takes minutes on 2 cores; loading them back
 //! takes milliseconds).
 
+use crate::scan::Quantized;
 use crate::{dot, EmbedError, Embedder};
 use sha2::{Digest, Sha256};
 use std::io::Write;
@@ -56,6 +57,8 @@ fn split_identifier(name: &str) -> String {
 pub struct SemanticIndex {
     dim: usize,
     vectors: Vec<f32>,
+    /// int8 copies for the scan ([`crate::scan`]).
+    q8: Quantized,
     fingerprint: String,
 }
 
@@ -71,11 +74,20 @@ impl SemanticIndex {
         cache: Option<&Path>,
     ) -> Result<SemanticIndex, EmbedError> {
         let texts: Vec<String> = catalog.tools().iter().map(tool_text).collect();
-        Ok(SemanticIndex {
-            dim: embedder.dim(),
-            vectors: embed_cached(embedder, &texts, cache)?,
-            fingerprint: catalog.fingerprint().to_string(),
-        })
+        Ok(SemanticIndex::from_vectors(
+            embedder.dim(),
+            embed_cached(embedder, &texts, cache)?,
+            catalog.fingerprint().to_string(),
+        ))
+    }
+
+    fn from_vectors(dim: usize, vectors: Vec<f32>, fingerprint: String) -> SemanticIndex {
+        SemanticIndex {
+            q8: Quantized::new(&vectors, dim),
+            dim,
+            vectors,
+            fingerprint,
+        }
     }
 
     /// The vectors of `combined`, a catalog holding tools of `base` (these vectors'
@@ -113,11 +125,11 @@ impl SemanticIndex {
                 None => vectors.extend(embedded.next().unwrap_or_else(|| vec![0.0; self.dim])),
             }
         }
-        Ok(SemanticIndex {
-            dim: self.dim,
+        Ok(SemanticIndex::from_vectors(
+            self.dim,
             vectors,
-            fingerprint: combined.fingerprint().to_string(),
-        })
+            combined.fingerprint().to_string(),
+        ))
     }
 
     /// The fingerprint of the catalog these vectors belong to.
@@ -135,23 +147,44 @@ impl SemanticIndex {
         self.len() == 0
     }
 
+    /// Tool `doc`'s unit vector.
+    pub fn vector(&self, doc: usize) -> &[f32] {
+        &self.vectors[doc * self.dim..(doc + 1) * self.dim]
+    }
+
     /// Cosine similarity of tool `doc` to the unit vector `query`.
     pub fn similarity(&self, doc: usize, query: &[f32]) -> f32 {
         dot(&self.vectors[doc * self.dim..(doc + 1) * self.dim], query)
     }
 
     /// The `k` tools most similar to `query` among those `allow` admits, best first
-    /// (ties by catalog position).
+    /// (ties by catalog position). Scans the int8 copies and re-scores in f32 only the
+    /// tools that can be among the `k` ([`crate::scan`]): the answer is
+    /// [`SemanticIndex::nearest_f32`]'s.
     pub fn nearest(
         &self,
         query: &[f32],
         k: usize,
         allow: &dyn Fn(usize) -> bool,
     ) -> Vec<(usize, f32)> {
-        let mut all: Vec<(usize, f32)> = (0..self.len())
-            .filter(|&d| allow(d))
-            .map(|d| (d, self.similarity(d, query)))
-            .collect();
+        let q = self.q8.query(query);
+        let candidates = self.q8.candidates(&q, k, allow);
+        self.top(candidates.into_iter(), query, k)
+    }
+
+    /// [`SemanticIndex::nearest`] by scanning every f32 vector (the reference the
+    /// bench compares the int8 scan with).
+    pub fn nearest_f32(
+        &self,
+        query: &[f32],
+        k: usize,
+        allow: &dyn Fn(usize) -> bool,
+    ) -> Vec<(usize, f32)> {
+        self.top((0..self.len()).filter(|&d| allow(d)), query, k)
+    }
+
+    fn top(&self, docs: impl Iterator<Item = usize>, query: &[f32], k: usize) -> Vec<(usize, f32)> {
+        let mut all: Vec<(usize, f32)> = docs.map(|d| (d, self.similarity(d, query))).collect();
         let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if all.len() > k && k > 0 {
             all.select_nth_unstable_by(k - 1, by_score);
@@ -272,11 +305,7 @@ mod tests {
 
     #[test]
     fn nearest_ranks_by_similarity_and_respects_allow() {
-        let ix = SemanticIndex {
-            dim: 2,
-            vectors: vec![1.0, 0.0, 0.0, 1.0, 0.6, 0.8],
-            fingerprint: String::new(),
-        };
+        let ix = SemanticIndex::from_vectors(2, vec![1.0, 0.0, 0.0, 1.0, 0.6, 0.8], String::new());
         let near = ix.nearest(&[0.0, 1.0], 2, &|_| true);
         assert_eq!(near.iter().map(|n| n.0).collect::<Vec<_>>(), [1, 2]);
         let near = ix.nearest(&[0.0, 1.0], 5, &|d| d != 1);

@@ -14,12 +14,15 @@ mod hybrid;
 mod hybrid_tests;
 mod index;
 mod mmap;
+mod query_cache;
+mod scan;
 mod values;
 mod wordpiece;
 
 pub use bert::Config;
 pub use hybrid::{Fusion, Hybrid, LEXICAL_TOP_PLACE};
 pub use index::{embed_cached, tool_text, SemanticIndex};
+pub use query_cache::{QueryCacheStats, DEFAULT_QUERY_CACHE};
 pub use values::{embedded_text, split_values, VALUE_SHARE_MASKED};
 pub use wordpiece::WordPiece;
 
@@ -86,6 +89,7 @@ pub struct Embedder {
     pooling: Pooling,
     max_tokens: usize,
     model_id: String,
+    queries: query_cache::QueryCache,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -151,7 +155,26 @@ impl Embedder {
             pooling,
             max_tokens,
             model_id,
+            queries: query_cache::QueryCache::new(DEFAULT_QUERY_CACHE),
         })
+    }
+
+    /// Keeps the last `capacity` query vectors ([`Embedder::embed_query`]); 0 turns
+    /// the cache off. Default [`DEFAULT_QUERY_CACHE`].
+    pub fn with_query_cache(mut self, capacity: usize) -> Embedder {
+        self.queries = query_cache::QueryCache::new(capacity);
+        self
+    }
+
+    /// The embedding of a search query: [`Embedder::embed`], answered from the cache
+    /// of recent queries when the same text was embedded lately.
+    pub fn embed_query(&self, text: &str) -> std::sync::Arc<[f32]> {
+        self.queries.get_or(text, || self.embed(text))
+    }
+
+    /// Hits and misses of the query cache since the model was loaded.
+    pub fn query_cache_stats(&self) -> QueryCacheStats {
+        self.queries.stats()
     }
 
     /// Vector width.

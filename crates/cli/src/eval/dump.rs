@@ -53,3 +53,44 @@ pub fn write(
     out.flush()
         .with_context(|| format!("writing {}", path.display()))
 }
+
+/// Writes what training a query adapter needs (`eval/train_adapter.py`) to `dir`:
+/// `tools.f32` (each catalog tool's vector, catalog order), `queries.f32` (each
+/// query's vector, of the text the fused search embeds) and `labels.jsonl` (per
+/// query, its relevant groups as catalog positions), all little-endian.
+pub fn write_vectors(
+    dir: &std::path::Path,
+    catalog: &Catalog,
+    queries: &[super::harness::LabelledQuery],
+    index: &toolsearch_embed::SemanticIndex,
+    vector_of: &dyn Fn(&str) -> std::sync::Arc<[f32]>,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let floats =
+        |vs: &mut dyn Iterator<Item = f32>| -> Vec<u8> { vs.flat_map(f32::to_le_bytes).collect() };
+    let tools = floats(&mut (0..catalog.len()).flat_map(|d| index.vector(d).to_vec()));
+    std::fs::write(dir.join("tools.f32"), tools)?;
+    let mut qv = Vec::new();
+    let mut labels = String::new();
+    for q in queries {
+        let text = toolsearch_embed::embedded_text(&q.query).0.into_owned();
+        qv.extend(vector_of(&text).iter().copied());
+        let groups: Vec<Vec<usize>> = q
+            .groups()
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|name| match catalog.resolve(name, &|_| true) {
+                        toolsearch_catalog::Resolved::One(t) => catalog.position(&t.id),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        labels.push_str(&json!({"id": q.id, "groups": groups}).to_string());
+        labels.push('\n');
+    }
+    std::fs::write(dir.join("queries.f32"), floats(&mut qv.into_iter()))?;
+    std::fs::write(dir.join("labels.jsonl"), labels)?;
+    Ok(())
+}

@@ -27,7 +27,7 @@ pub struct LabelledQuery {
 }
 
 impl LabelledQuery {
-    fn groups(&self) -> Vec<Vec<String>> {
+    pub fn groups(&self) -> Vec<Vec<String>> {
         match &self.relevant_groups {
             Some(g) if !g.is_empty() => g.clone(),
             _ => self.relevant.iter().map(|r| vec![r.clone()]).collect(),

@@ -51,6 +51,14 @@ pub struct Args {
     /// (JSONL); needs `--embed-model`.
     #[arg(long, value_name = "FILE")]
     explain: Option<PathBuf>,
+    /// Write the tool and query vectors and the labels to DIR, for training a query
+    /// adapter (`eval/train_adapter.py`); needs `--embed-model`.
+    #[arg(long, value_name = "DIR", hide = true)]
+    dump_vectors: Option<PathBuf>,
+    /// Search a request of several steps step by step too, the results interleaved
+    /// (off by default: it cost recall on every public set).
+    #[arg(long)]
+    steps: bool,
     /// Print JSON (the only output format; accepted for scripts that pass it).
     #[arg(long)]
     json: bool,
@@ -68,6 +76,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let opts = SearchOptions {
         band: args.band,
+        steps: args.steps,
         ..Default::default()
     };
     if let Some(path) = &args.dump_candidates {
@@ -94,6 +103,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             &opts,
             &sem,
             args.explain.as_deref(),
+            args.dump_vectors.as_deref(),
         )?;
         report.index_build_ms = lexical.index_build_ms;
         let mut fused = report.to_json();
@@ -211,13 +221,16 @@ fn evaluate_hybrid(
     opts: &SearchOptions,
     sem: &crate::semantic::Semantic,
     explain: Option<&std::path::Path>,
+    dump_vectors: Option<&std::path::Path>,
 ) -> Result<(harness::EvalReport, serde_json::Value)> {
     let hybrid =
         toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
     // What the fused search embeds for each query (without its values when they are
-    // most of it).
-    let embedded = |q: &str| toolsearch_embed::embedded_text(q).0.into_owned();
-    let mut texts: Vec<String> = queries.iter().map(|q| embedded(&q.query)).collect();
+    // most of it), and for each step of a request of several.
+    let mut texts: Vec<String> = queries
+        .iter()
+        .flat_map(|q| toolsearch_embed::Hybrid::texts_to_embed(&q.query, opts))
+        .collect();
     texts.sort();
     texts.dedup();
     let start = std::time::Instant::now();
@@ -232,14 +245,18 @@ fn evaluate_hybrid(
         explain: explain.is_some(),
         ..opts
     };
+    let vector_of = |text: &str| -> std::sync::Arc<[f32]> {
+        let i = texts
+            .binary_search_by(|t| t.as_str().cmp(text))
+            .expect("every text embedded");
+        vectors[i * dim..(i + 1) * dim].into()
+    };
+    if let Some(dir) = dump_vectors {
+        dump::write_vectors(dir, catalog, queries, &sem.index, &vector_of)?;
+    }
     let mut decisions = String::new();
     let report = harness::evaluate_with(catalog, queries, k, |q| {
-        let text = embedded(q);
-        let i = texts
-            .binary_search_by(|t| t.as_str().cmp(&text))
-            .expect("embedded");
-        let result =
-            hybrid.search_with_vector(q, &vectors[i * dim..(i + 1) * dim], &opts, &|_| true);
+        let result = hybrid.search_embedded(q, &opts, &|_| true, &vector_of);
         if explain.is_some() {
             let top: Vec<&str> = result.hits.iter().take(k).map(|h| h.id.as_str()).collect();
             let line = serde_json::json!({"query": q, "fusion": result.fusion, "top": top});
