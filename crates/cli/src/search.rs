@@ -38,7 +38,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ..Default::default()
     };
     let queries: Vec<&str> = args.query.iter().map(String::as_str).collect();
-    let result = match args.semantic.load(&loaded.catalog)? {
+    let sem = args.semantic.load_default(&loaded.catalog)?;
+    let ranker = if sem.is_some() { "hybrid" } else { "lexical" };
+    let result = match sem {
         None => loaded.catalog.search_many(&queries, &opts, &|_| true)?,
         Some(sem) => toolsearch_embed::Hybrid::new(&loaded.catalog, &sem.index, &sem.embedder)?
             .with_fusion(sem.fusion)
@@ -46,6 +48,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let mut value = serde_json::to_value(&result)?;
     value["queries"] = serde_json::json!(queries);
+    value["ranker"] = serde_json::json!(ranker);
     value["catalog"] = serde_json::json!({"tools": loaded.catalog.len(), "fingerprint": loaded.catalog.fingerprint()});
     print_json(value)?;
     Ok(ExitCode::SUCCESS)

@@ -25,6 +25,9 @@ pub struct SemanticArgs {
     /// Weight of the lexical score in `distribution` and `convex` fusion, 0..=1.
     #[arg(long, default_value_t = 0.5)]
     lexical_weight: f32,
+    /// Search without the embedding model, even where one is installed.
+    #[arg(long, conflicts_with = "embed_model")]
+    lexical: bool,
 }
 
 /// A loaded model and the catalog's embeddings.
@@ -37,6 +40,26 @@ pub struct Semantic {
 }
 
 impl SemanticArgs {
+    /// As [`SemanticArgs::load`], with the installed model when none is named (the
+    /// default ranking of `search`: fused wherever `cargo xtask fetch-model` ran),
+    /// unless `--lexical`.
+    pub fn load_default(&self, catalog: &Catalog) -> Result<Option<Semantic>> {
+        if self.lexical {
+            return Ok(None);
+        }
+        if self.embed_model.is_some() {
+            return self.load(catalog);
+        }
+        let Some(dir) = toolsearch_embed::default_model_dir() else {
+            return Ok(None);
+        };
+        let named = SemanticArgs {
+            embed_model: Some(dir),
+            ..self.clone()
+        };
+        named.load(catalog)
+    }
+
     /// Loads the model and embeds the catalog (or reads the cache); `None` without a model.
     pub fn load(&self, catalog: &Catalog) -> Result<Option<Semantic>> {
         let Some(dir) = &self.embed_model else {
@@ -59,7 +82,10 @@ impl SemanticArgs {
         let embedder = Embedder::load(dir)
             .with_context(|| format!("loading the embedding model in {}", dir.display()))?;
         let load_ms = start.elapsed().as_secs_f64() * 1e3;
-        let cache = self.embed_cache.clone().or_else(default_cache);
+        let cache = self
+            .embed_cache
+            .clone()
+            .or_else(toolsearch_embed::default_cache_dir);
         let start = Instant::now();
         let index = SemanticIndex::build(&embedder, catalog, cache.as_deref())?;
         let index_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -79,13 +105,6 @@ impl SemanticArgs {
             report,
         }))
     }
-}
-
-fn default_cache() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("toolsearch").join("embeddings"))
 }
 
 pub fn r1(x: f64) -> f64 {

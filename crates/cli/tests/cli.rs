@@ -131,11 +131,18 @@ fn search_with_the_embedding_model_finds_tools_by_meaning() {
     let cache = std::env::temp_dir().join(format!("ts-cli-embed-{}", std::process::id()));
     let cache = cache.to_str().unwrap();
     let q = "will it rain tomorrow";
-    let (code, lexical, _) = toolsearch(&["search", q]);
+    let (code, lexical, _) = toolsearch(&["search", "--lexical", q]);
     assert_eq!(code, 0);
+    assert_eq!(lexical["ranker"], "lexical");
     let (code, fused, err) =
         toolsearch(&["search", "--embed-model", &model, "--embed-cache", cache, q]);
     assert_eq!(code, 0, "{err}");
+    assert_eq!(fused["ranker"], "hybrid");
+    // The installed model is the default: the same ranking without naming it.
+    let (code, default, err) = toolsearch(&["search", "--embed-cache", cache, q]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(default["ranker"], "hybrid");
+    assert_eq!(default["hits"], fused["hits"]);
     let first = fused["hits"][0]["id"].as_str().unwrap_or_default();
     assert!(first.starts_with("mcp:weather:"), "{fused}");
     assert_eq!(

@@ -184,3 +184,47 @@ fn fused_parts_add_up_to_the_score() {
         }
     }
 }
+
+#[test]
+fn a_repeated_query_is_embedded_once_and_answers_the_same() {
+    let catalog = shared_name_catalog();
+    let model = tiny_model();
+    let index = SemanticIndex::build(&model, &catalog, None).unwrap();
+    let hybrid = Hybrid::new(&catalog, &index, &model).unwrap();
+    let first = hybrid.search("weather forecast for a city", &SearchOptions::default());
+    let again = hybrid.search("weather forecast for a city", &SearchOptions::default());
+    assert_eq!(first, again);
+    let stats = model.query_cache_stats();
+    assert_eq!((stats.hits, stats.misses), (1, 1), "{stats:?}");
+    // With the cache off every search embeds.
+    let model = tiny_model().with_query_cache(0);
+    let hybrid = Hybrid::new(&catalog, &index, &model).unwrap();
+    let off = hybrid.search("weather forecast for a city", &SearchOptions::default());
+    assert_eq!(ids(&off), ids(&first));
+    hybrid.search("weather forecast for a city", &SearchOptions::default());
+    assert_eq!(model.query_cache_stats().misses, 2);
+}
+
+#[test]
+fn the_int8_scan_answers_as_the_f32_scan_does() {
+    let catalog = Catalog::demo();
+    let model = tiny_model();
+    let index = SemanticIndex::build(&model, &catalog, None).unwrap();
+    for q in [
+        "weather",
+        "create a github issue",
+        "send a message",
+        "read a file",
+    ] {
+        let v = model.embed(q);
+        for k in [1, 5, 50] {
+            assert_eq!(
+                index.nearest(&v, k, &|_| true),
+                index.nearest_f32(&v, k, &|_| true),
+                "{q} k={k}"
+            );
+        }
+        let odd = |d: usize| d % 2 == 1;
+        assert_eq!(index.nearest(&v, 5, &odd), index.nearest_f32(&v, 5, &odd));
+    }
+}

@@ -57,6 +57,23 @@ pub fn installed_model_dir() -> Result<PathBuf, String> {
     }
 }
 
+/// The model search uses when none is named: `TOOLSEARCH_EMBED_MODEL` when set, else
+/// the one `cargo xtask fetch-model` installed (part of the README's set-up), else
+/// none (search stays lexical). How the CLI's `search` and the gateway pick their
+/// default ranking.
+pub fn default_model_dir() -> Option<PathBuf> {
+    installed_model_dir().ok()
+}
+
+/// Where tool vectors are cached by default: `$XDG_CACHE_HOME/toolsearch/embeddings`,
+/// else `~/.cache/toolsearch/embeddings`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("toolsearch").join("embeddings"))
+}
+
 /// What can go wrong loading or running a model.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbedError {

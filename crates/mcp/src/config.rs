@@ -223,6 +223,12 @@ pub struct Config {
     /// `[[servers]]`.
     #[serde(default)]
     pub servers: Vec<ServerConfig>,
+    /// The embedding model fused with search (a sentence-transformers directory).
+    /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `cargo xtask fetch-model`
+    /// installed, else none (lexical search).
+    pub embed_model: Option<PathBuf>,
+    /// `false`: lexical search only, even where a model is installed. Default true.
+    pub semantic: Option<bool>,
 }
 
 impl Config {
@@ -241,6 +247,7 @@ impl Config {
                 *p = base.join(&*p);
             }
         };
+        rebase(&mut cfg.embed_model);
         rebase(&mut cfg.http.tls_cert);
         rebase(&mut cfg.http.tls_key);
         for s in &mut cfg.servers {

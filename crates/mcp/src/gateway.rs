@@ -153,6 +153,33 @@ pub fn settings(cfg: &Config) -> Settings {
     }
 }
 
+/// The embedding model the gateway fuses with search: the configured one (an error
+/// when it cannot be loaded), else the installed default (a warning and lexical
+/// search when it cannot), none with `semantic = false`.
+fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
+    if cfg.semantic == Some(false) {
+        return Ok(None);
+    }
+    if let Some(dir) = &cfg.embed_model {
+        let model = toolsearch::Embedder::load(dir)
+            .map_err(|e| anyhow::anyhow!("embed_model {}: {e}", dir.display()))?;
+        return Ok(Some(Arc::new(model)));
+    }
+    let Some(dir) = toolsearch_embed::default_model_dir() else {
+        return Ok(None);
+    };
+    match toolsearch::Embedder::load(&dir) {
+        Ok(model) => {
+            tracing::info!(model = %dir.display(), "search fuses the installed embedding model");
+            Ok(Some(Arc::new(model)))
+        }
+        Err(e) => {
+            tracing::warn!(model = %dir.display(), error = %e, "installed embedding model not loaded; search stays lexical");
+            Ok(None)
+        }
+    }
+}
+
 impl Gateway {
     /// Starts the fleet of `cfg` (waiting at most the startup timeout for each
     /// server's first attempt) and builds the facade in front of it. `pool` runs
@@ -176,6 +203,9 @@ impl Gateway {
             .approve_destructive(cfg.destructive != Destructive::Allow);
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);
+        }
+        if let Some(embedder) = embedder(cfg)? {
+            builder = builder.semantic(embedder, toolsearch_embed::default_cache_dir());
         }
         let peers: Peers = Arc::default();
         if cfg.destructive == Destructive::Elicit {
@@ -535,5 +565,26 @@ impl ServerHandler for GatewaySession {
             "turn"
         );
         Ok(CallToolResponse::Complete(to_result(out)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::embedder;
+    use crate::config::Config;
+
+    #[test]
+    fn the_model_is_the_named_one_the_installed_one_or_none() {
+        let off = Config::parse("semantic = false\n").unwrap();
+        assert!(embedder(&off).unwrap().is_none());
+        let missing = Config::parse("embed_model = \"/nonexistent-model\"\n").unwrap();
+        let err = embedder(&missing).unwrap_err().to_string();
+        assert!(err.contains("/nonexistent-model"), "{err}");
+        // Nothing named: the installed model when there is one (never an error).
+        let default = Config::parse("").unwrap();
+        assert_eq!(
+            embedder(&default).unwrap().is_some(),
+            toolsearch_embed::default_model_dir().is_some()
+        );
     }
 }
