@@ -41,8 +41,9 @@ pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
 pub use pin::{pin_exact, Pinned, EXACT_NAME_BONUS};
 pub use rank::{KeywordHit, RuleScore};
 pub use search::{
-    band_for, clamp_limit, FusionDecision, Hit, MatchedBy, SearchOptions, SearchResult,
-    BAND_FULL_TERMS, DEFAULT_BAND, DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT, MAX_QUERIES,
+    band_for, by_steps, clamp_limit, interleave, FusionDecision, Hit, MatchedBy, SearchOptions,
+    SearchResult, BAND_FULL_TERMS, DEFAULT_BAND, DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT,
+    MAX_QUERIES,
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,

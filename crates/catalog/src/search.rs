@@ -203,15 +203,15 @@ impl Catalog {
 
     /// Searches the tools `allow` admits; the others are invisible (never listed, never
     /// counted in `not_found` differently from missing tools).
-    /// A request of several steps is searched step by step too, the results
-    /// interleaved ([`crate::steps`]).
+    /// A request of several steps is searched step by step too when
+    /// [`SearchOptions::steps`] is on ([`by_steps`]).
     pub fn search_scoped(
         &self,
         query: &str,
         opts: &SearchOptions,
         allow: &dyn Fn(&Tool) -> bool,
     ) -> SearchResult {
-        crate::steps::by_steps(query, opts, |q| self.search_one(q, opts, allow))
+        by_steps(query, opts, |q| self.search_one(q, opts, allow))
     }
 
     /// One query's search.
@@ -408,4 +408,61 @@ impl Catalog {
                 .into(),
         });
     }
+}
+
+/// `search` of the request, and when it has several steps ([`crate::steps::split_steps`]), of each
+/// step too, interleaved ([`interleave`]), unless `opts.steps` is off.
+pub fn by_steps(
+    request: &str,
+    opts: &SearchOptions,
+    mut search: impl FnMut(&str) -> SearchResult,
+) -> SearchResult {
+    let whole = search(request);
+    if !opts.steps || whole.matched_by != MatchedBy::Lexical || whole.hits.is_empty() {
+        return whole;
+    }
+    let (limit, _) = opts.clamp(opts.limit);
+    let steps = crate::steps::split_steps(request);
+    if steps.is_empty() {
+        return whole;
+    }
+    let results: Vec<SearchResult> = steps
+        .iter()
+        .map(|s| search(s))
+        .filter(|r| r.matched_by == MatchedBy::Lexical)
+        .collect();
+    interleave(whole, results, limit)
+}
+
+/// The whole request's result with each step's best tools interleaved into it:
+/// the request's first hit, then each step's first, then the request's second, each
+/// step's second, and so on, without repeats, up to `limit`. Scores are made
+/// monotone (a hit placed above a better-scoring one takes the score above it, and
+/// its explanation says so with an `interleave` part), so the order is the scores'.
+pub fn interleave(whole: SearchResult, steps: Vec<SearchResult>, limit: usize) -> SearchResult {
+    let mut out = SearchResult {
+        hits: Vec::new(),
+        ..whole.clone()
+    };
+    let mut lists = vec![whole.hits];
+    for s in steps {
+        out.total = out.total.max(s.total);
+        lists.push(s.hits);
+    }
+    let mut hits = crate::steps::take_turns(lists, limit, |a: &Hit, b: &Hit| a.id == b.id);
+    let mut above = f64::INFINITY;
+    for hit in &mut hits {
+        if hit.score > above {
+            if let Some(parts) = &mut hit.explain {
+                parts.push(RuleScore {
+                    score: ((above - hit.score) * 1e4).round() / 1e4,
+                    ..RuleScore::new("interleave", None, 0.0)
+                });
+            }
+            hit.score = above;
+        }
+        above = hit.score;
+    }
+    out.hits = hits;
+    out
 }

@@ -6,16 +6,15 @@
 //! [`split_steps`] cuts a request at clause boundaries (a sentence end, `;`, `then`,
 //! `, and`, `also`), outside quoted text, keeping only pieces of at least
 //! [`MIN_STEP_TERMS`] search terms (a shorter piece joins the one before it);
-//! [`interleave`] merges the whole request's ranking with each step's.
+//! [`take_turns`] interleaves the whole request's ranking with each step's
+//! ([`crate::by_steps`]).
 //!
-//! Off by default ([`SearchOptions::steps`]): on every public set it cost recall@5,
+//! Off by default ([`crate::SearchOptions::steps`]): on every public set it cost recall@5,
 //! lexical and fused (`eval/README.md`), because the requests it splits are mostly
 //! one step written in several sentences, and the whole request's second to fifth
 //! hits are what a step's first hit displaces.
 
 use crate::query::{self, Query};
-use crate::rank::RuleScore;
-use crate::search::{Hit, SearchOptions, SearchResult};
 
 /// Most steps a request is split into (the rest stays in the last one).
 pub const MAX_STEPS: usize = 4;
@@ -124,57 +123,22 @@ pub fn split_steps(request: &str) -> Vec<String> {
     steps
 }
 
-/// `search` of the request, and when it has several steps ([`split_steps`]), of each
-/// step too, interleaved ([`interleave`]), unless `opts.steps` is off.
-pub fn by_steps(
-    request: &str,
-    opts: &SearchOptions,
-    mut search: impl FnMut(&str) -> SearchResult,
-) -> SearchResult {
-    let whole = search(request);
-    if !opts.steps || whole.matched_by != crate::MatchedBy::Lexical || whole.hits.is_empty() {
-        return whole;
-    }
-    let (limit, _) = opts.clamp(opts.limit);
-    let steps = split_steps(request);
-    if steps.is_empty() {
-        return whole;
-    }
-    let results: Vec<SearchResult> = steps
-        .iter()
-        .map(|s| search(s))
-        .filter(|r| r.matched_by == crate::MatchedBy::Lexical)
-        .collect();
-    interleave(whole, results, limit)
-}
-
-/// The whole request's result with each step's best tools interleaved into it:
-/// the request's first hit, then each step's first, then the request's second, each
-/// step's second, and so on, without repeats, up to `limit`. Scores are made
-/// monotone (a hit placed above a better-scoring one takes the score above it, and
-/// its explanation says so with an `interleave` part), so the order is the scores'.
-pub fn interleave(whole: SearchResult, steps: Vec<SearchResult>, limit: usize) -> SearchResult {
-    let mut lists: Vec<std::vec::IntoIter<Hit>> = Vec::with_capacity(steps.len() + 1);
-    let mut out = SearchResult {
-        hits: Vec::new(),
-        ..whole.clone()
-    };
-    lists.push(whole.hits.into_iter());
-    for s in steps {
-        out.total = out.total.max(s.total);
-        lists.push(s.hits.into_iter());
-    }
-    let mut hits: Vec<Hit> = Vec::with_capacity(limit);
+/// Takes turns over `lists`: the first's first item, the second's first, ..., then
+/// the first's second, and so on, skipping items `same` as one already taken, up to
+/// `limit` items.
+pub fn take_turns<T>(lists: Vec<Vec<T>>, limit: usize, same: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut lists: Vec<std::vec::IntoIter<T>> = lists.into_iter().map(Vec::into_iter).collect();
+    let mut out: Vec<T> = Vec::with_capacity(limit);
     'fill: loop {
         let mut any = false;
         for list in lists.iter_mut() {
-            for hit in list.by_ref() {
+            for item in list.by_ref() {
                 any = true;
-                if hits.iter().any(|h| h.id == hit.id) {
+                if out.iter().any(|o| same(o, &item)) {
                     continue;
                 }
-                hits.push(hit);
-                if hits.len() >= limit {
+                out.push(item);
+                if out.len() >= limit {
                     break 'fill;
                 }
                 break;
@@ -184,20 +148,6 @@ pub fn interleave(whole: SearchResult, steps: Vec<SearchResult>, limit: usize) -
             break;
         }
     }
-    let mut above = f64::INFINITY;
-    for hit in &mut hits {
-        if hit.score > above {
-            if let Some(parts) = &mut hit.explain {
-                parts.push(RuleScore {
-                    score: ((above - hit.score) * 1e4).round() / 1e4,
-                    ..RuleScore::new("interleave", None, 0.0)
-                });
-            }
-            hit.score = above;
-        }
-        above = hit.score;
-    }
-    out.hits = hits;
     out
 }
 
@@ -244,34 +194,14 @@ mod tests {
     }
 
     #[test]
-    fn interleaving_takes_turns_without_repeats_and_keeps_scores_in_order() {
-        let c = crate::Catalog::demo();
-        let opts = SearchOptions {
-            explain: true,
-            ..SearchOptions::default()
-        };
-        let whole = c.search("create a github issue", &opts);
-        let step = c.search("send a slack message", &opts);
-        let first_step_hit = step.hits[0].id.clone();
-        let merged = interleave(whole.clone(), vec![step, whole.clone()], 5);
-        let ids: Vec<&str> = merged.hits.iter().map(|h| h.id.as_str()).collect();
-        assert_eq!(ids.len(), 5);
-        assert_eq!(ids[0], whole.hits[0].id);
-        assert_eq!(ids[1], first_step_hit);
-        let mut seen = ids.clone();
-        seen.sort_unstable();
-        seen.dedup();
-        assert_eq!(seen.len(), ids.len(), "no repeats: {ids:?}");
-        assert!(merged.hits.windows(2).all(|w| w[0].score >= w[1].score));
-        for h in &merged.hits {
-            let parts: f64 = h.explain.as_ref().unwrap().iter().map(|p| p.score).sum();
-            assert!(
-                (parts - h.score).abs() < 1e-3,
-                "{}: {parts} vs {}",
-                h.id,
-                h.score
-            );
-        }
+    fn turns_skip_repeats_and_stop_at_the_limit() {
+        let lists = vec![vec![1, 2, 3], vec![2, 4], vec![], vec![5, 1, 6]];
+        assert_eq!(
+            take_turns(lists.clone(), 10, |a, b| a == b),
+            [1, 2, 5, 3, 4, 6]
+        );
+        assert_eq!(take_turns(lists, 3, |a, b| a == b), [1, 2, 5]);
+        assert!(take_turns(Vec::<Vec<u8>>::new(), 3, |a, b| a == b).is_empty());
     }
 
     #[test]

@@ -337,22 +337,7 @@ fn linear_direct(x: &[f32], t: usize, input: usize, w: &[f32], b: &[f32], y: &mu
     let out = b.len();
     for (j, (wr, bias)) in w.chunks_exact(input).zip(b).enumerate().take(out) {
         for r in 0..t {
-            let xr = &x[r * input..(r + 1) * input];
-            // Sixteen partial sums: one AVX-512 or two AVX2 registers.
-            let mut acc = [0.0f32; 16];
-            let (cx, cw) = (xr.chunks_exact(16), wr.chunks_exact(16));
-            let tail: f32 = cx
-                .remainder()
-                .iter()
-                .zip(cw.remainder())
-                .map(|(a, b)| a * b)
-                .sum();
-            for (a, b) in cx.zip(cw) {
-                for i in 0..16 {
-                    acc[i] += a[i] * b[i];
-                }
-            }
-            y[r * out + j] = acc.iter().sum::<f32>() + tail + bias;
+            y[r * out + j] = crate::dot(&x[r * input..(r + 1) * input], wr) + bias;
         }
     }
 }

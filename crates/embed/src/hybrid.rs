@@ -171,7 +171,7 @@ impl<'a> Hybrid<'a> {
     /// request's [`embedded_text`], and each of its steps') given by `vector_of`
     /// (batch evaluation embeds all queries first, on every core). A request of
     /// several steps is searched step by step too, the results interleaved
-    /// ([`toolsearch_catalog::steps`]).
+    /// ([`toolsearch_catalog::by_steps`]).
     pub fn search_embedded(
         &self,
         query: &str,
@@ -179,7 +179,7 @@ impl<'a> Hybrid<'a> {
         allow: &dyn Fn(&Tool) -> bool,
         vector_of: &dyn Fn(&str) -> std::sync::Arc<[f32]>,
     ) -> SearchResult {
-        steps::by_steps(query, opts, |q| match query::parse(q) {
+        toolsearch_catalog::by_steps(query, opts, |q| match query::parse(q) {
             Query::Keywords(kw) => {
                 let v = vector_of(&embedded_text(q).0);
                 self.fused(q, &kw, &v, opts, allow)

@@ -294,11 +294,14 @@ fn hex16(digest: &[u8]) -> String {
     digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Dot product (cosine, for unit vectors). Eight independent partial sums let the
-/// compiler use SIMD (a single running f32 sum must stay sequential).
+/// Dot product (cosine, for unit vectors). Sixteen independent partial sums (one
+/// AVX-512 or two AVX2 registers) let the compiler use SIMD (a single running f32
+/// sum must stay sequential). Inlined, so a caller compiled for AVX2 or AVX-512
+/// (`bert::linear_direct`) gets it in those instructions.
+#[inline(always)]
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let mut acc = [0.0f32; 16];
+    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
     let tail: f32 = ca
         .remainder()
         .iter()
@@ -306,7 +309,7 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
         .map(|(x, y)| x * y)
         .sum();
     for (x, y) in ca.zip(cb) {
-        for i in 0..8 {
+        for i in 0..16 {
             acc[i] += x[i] * y[i];
         }
     }

@@ -76,16 +76,9 @@ pub fn write_vectors(
         let text = toolsearch_embed::embedded_text(&q.query).0.into_owned();
         qv.extend(vector_of(&text).iter().copied());
         let groups: Vec<Vec<usize>> = q
-            .groups()
+            .resolved_groups(catalog)
             .iter()
-            .map(|g| {
-                g.iter()
-                    .filter_map(|name| match catalog.resolve(name, &|_| true) {
-                        toolsearch_catalog::Resolved::One(t) => catalog.position(&t.id),
-                        _ => None,
-                    })
-                    .collect()
-            })
+            .map(|g| g.iter().filter_map(|id| catalog.position(id)).collect())
             .collect();
         labels.push_str(&json!({"id": q.id, "groups": groups}).to_string());
         labels.push('\n');

@@ -27,7 +27,24 @@ pub struct LabelledQuery {
 }
 
 impl LabelledQuery {
-    pub fn groups(&self) -> Vec<Vec<String>> {
+    /// Each relevant group as the ids of its members present in `catalog`; groups
+    /// with none are left out.
+    pub fn resolved_groups(&self, catalog: &Catalog) -> Vec<Vec<String>> {
+        self.groups()
+            .iter()
+            .map(|g| {
+                g.iter()
+                    .filter_map(|name| match catalog.resolve(name, &|_| true) {
+                        Resolved::One(t) => Some(t.id.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|g| !g.is_empty())
+            .collect()
+    }
+
+    fn groups(&self) -> Vec<Vec<String>> {
         match &self.relevant_groups {
             Some(g) if !g.is_empty() => g.clone(),
             _ => self.relevant.iter().map(|r| vec![r.clone()]).collect(),
@@ -172,20 +189,7 @@ pub fn evaluate_with(
     let (mut scored, mut skipped) = (0usize, 0usize);
     let mut misses = Vec::new();
     for q in queries {
-        // Map each group to the ids of its members present in the catalog.
-        let groups: Vec<Vec<String>> = q
-            .groups()
-            .iter()
-            .map(|g| {
-                g.iter()
-                    .filter_map(|name| match catalog.resolve(name, &|_| true) {
-                        Resolved::One(t) => Some(t.id.clone()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .filter(|g| !g.is_empty())
-            .collect();
+        let groups = q.resolved_groups(catalog);
         if groups.is_empty() {
             skipped += 1;
             continue;
