@@ -74,6 +74,10 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Scheduler turns a finished call gives the notification tasks spawned before its
+/// response (see [`call`]).
+const STRAGGLER_YIELDS: usize = 8;
+
 async fn call(
     upstream: &Arc<Upstream>,
     peer: Peer<RoleClient>,
@@ -115,6 +119,17 @@ async fn call(
         }
     };
     guard.peer = None;
+    if cx.notify.is_some() {
+        // rmcp hands each notification to a task of its own and the response to this
+        // future directly: a log or progress message the server sent just before its
+        // result may still be waiting to run. Letting those tasks run before the call
+        // stops listening keeps them (and sends them before the result); without it,
+        // on a loaded machine the last log line was lost (conformance
+        // `tools-call-with-logging` under two busy cores: 1 run in 3).
+        for _ in 0..STRAGGLER_YIELDS {
+            tokio::task::yield_now().await;
+        }
+    }
     drop(guard);
     match answer {
         Ok(ServerResult::CallToolResult(result)) => {

@@ -155,9 +155,10 @@ pub fn settings(cfg: &Config) -> Settings {
 
 /// The embedding model the gateway fuses with search: the configured one (an error
 /// when it cannot be loaded), else the installed default (a warning and lexical
-/// search when it cannot), none with `semantic = false`.
+/// search when it cannot); none with `semantic = false`, and none for a plain
+/// aggregator (`activation = "never"`), which serves no search to fuse it with.
 fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
-    if cfg.semantic == Some(false) {
+    if cfg.semantic == Some(false) || cfg.activation() == ActivationName::Never {
         return Ok(None);
     }
     if let Some(dir) = &cfg.embed_model {
@@ -577,6 +578,9 @@ mod tests {
     fn the_model_is_the_named_one_the_installed_one_or_none() {
         let off = Config::parse("semantic = false\n").unwrap();
         assert!(embedder(&off).unwrap().is_none());
+        // A plain aggregator serves no search: no model, even a named one.
+        let plain = Config::parse("activation = \"never\"\nembed_model = \"/x\"\n").unwrap();
+        assert!(embedder(&plain).unwrap().is_none());
         let missing = Config::parse("embed_model = \"/nonexistent-model\"\n").unwrap();
         let err = embedder(&missing).unwrap_err().to_string();
         assert!(err.contains("/nonexistent-model"), "{err}");
