@@ -440,11 +440,8 @@ pub fn by_steps(
 /// monotone (a hit placed above a better-scoring one takes the score above it, and
 /// its explanation says so with an `interleave` part), so the order is the scores'.
 pub fn interleave(whole: SearchResult, steps: Vec<SearchResult>, limit: usize) -> SearchResult {
-    let mut out = SearchResult {
-        hits: Vec::new(),
-        ..whole.clone()
-    };
-    let mut lists = vec![whole.hits];
+    let mut out = whole;
+    let mut lists = vec![std::mem::take(&mut out.hits)];
     for s in steps {
         out.total = out.total.max(s.total);
         lists.push(s.hits);

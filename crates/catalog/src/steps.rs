@@ -96,7 +96,8 @@ pub fn split_steps(request: &str) -> Vec<String> {
         i += 1;
     }
     cut(&mut current, &mut pieces);
-    // Pieces too short to search on their own join the previous one.
+    // Pieces too short to search on their own join the previous one (a short first
+    // piece takes the next one in, so no short step is left unless it is alone).
     let mut steps: Vec<String> = Vec::new();
     for piece in pieces {
         match steps.last_mut() {
@@ -106,10 +107,6 @@ pub fn split_steps(request: &str) -> Vec<String> {
             }
             _ => steps.push(piece),
         }
-    }
-    if steps.first().is_some_and(|s| terms(s) < MIN_STEP_TERMS) && steps.len() > 1 {
-        let first = steps.remove(0);
-        steps[0] = format!("{first} {}", steps[0]);
     }
     while steps.len() > MAX_STEPS {
         let last = steps.pop().expect("more than one");

@@ -54,7 +54,7 @@ pub fn run(
     let (mut embed, mut scan8, mut scan32, mut fused, mut lexical) =
         (vec![], vec![], vec![], vec![], vec![]);
     let mut same = true;
-    for (i, _) in stream.iter().enumerate() {
+    for i in 0..stream.len() {
         let j = i % queries.len();
         embed.push(timed(|| drop(embedder.embed(&texts[j]))));
         let mut a = Vec::new();

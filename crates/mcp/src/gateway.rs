@@ -192,6 +192,8 @@ impl Gateway {
     ) -> anyhow::Result<Arc<Gateway>> {
         // Settings out of range fail before any server is started.
         settings(cfg).validate()?;
+        // So is a named embedding model that does not load.
+        let embedder = embedder(cfg)?;
         let fleet = Fleet::new(cfg);
         let events = fleet.start().await;
         let mut builder = ToolSearch::builder()
@@ -205,7 +207,7 @@ impl Gateway {
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);
         }
-        if let Some(embedder) = embedder(cfg)? {
+        if let Some(embedder) = embedder {
             builder = builder.semantic(embedder, toolsearch_embed::default_cache_dir());
         }
         let peers: Peers = Arc::default();
