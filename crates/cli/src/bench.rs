@@ -24,6 +24,16 @@ pub struct Args {
     /// Only the search figures.
     #[arg(long)]
     search_only: bool,
+    /// Jobs of the sandbox memory run, per backend (PSS sampled every 100).
+    #[arg(long, default_value_t = 10_000)]
+    memory_jobs: usize,
+    /// Seconds the idle pools are watched for CPU use.
+    #[arg(long, default_value_t = 10)]
+    idle_secs: u64,
+    /// Also write `benchmarks.md` and `sandbox-latency.svg` (the latency
+    /// distributions) into this directory: `cargo xtask bench --docs docs`.
+    #[arg(long, value_name = "DIR")]
+    docs: Option<std::path::PathBuf>,
     /// With a model: the fused search's figures too (query embedding, similarity
     /// scan, fused search with the query cache off and on).
     #[command(flatten)]
@@ -81,12 +91,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(sem) => crate::bench_fused::run(catalog, sem, QUERIES, args.rounds)?,
         None => serde_json::Value::Null,
     };
-    let sandbox = if args.search_only {
-        serde_json::Value::Null
+    anyhow::ensure!(
+        !(args.search_only && args.docs.is_some()),
+        "--docs writes the sandbox figures: drop --search-only"
+    );
+    let (sandbox, samples) = if args.search_only {
+        (serde_json::Value::Null, Vec::new())
     } else {
-        crate::bench_sandbox::run(args.sandbox_runs)?
+        crate::bench_sandbox::run(&crate::bench_sandbox::Plan {
+            runs: args.sandbox_runs,
+            memory_jobs: args.memory_jobs,
+            idle_secs: args.idle_secs,
+        })?
     };
-    print_json(json!({
+    let report = json!({
         "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         "sandbox": sandbox,
         "catalog_tools": catalog.len(),
@@ -103,6 +121,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "speedup_p50": round3(base_p50 / p50.max(1e-9)),
         "fused": fused,
         "hits_seen": hits,
-    }))?;
+    });
+    if let Some(dir) = &args.docs {
+        crate::bench_docs::write(dir, &report, &samples)?;
+    }
+    print_json(report)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,11 @@
 //! `toolsearch`: search, evaluate and run tool catalogs from the command line.
 
 mod bench;
+mod bench_docs;
 mod bench_fused;
 mod bench_gateway;
+mod bench_node;
+mod bench_os;
 mod bench_sandbox;
 mod common;
 mod demo;
