@@ -30,6 +30,10 @@ pub struct Args {
     /// Seconds the idle pools are watched for CPU use.
     #[arg(long, default_value_t = 10)]
     idle_secs: u64,
+    /// Only the memory run of one sandbox backend (`threads` or `processes`), in
+    /// this process; `bench` runs each so in a fresh process of its own.
+    #[arg(long, hide = true)]
+    memory_only: Option<String>,
     /// Also write `benchmarks.md` and `sandbox-latency.svg` (the latency
     /// distributions) into this directory: `cargo xtask bench --docs docs`.
     #[arg(long, value_name = "DIR")]
@@ -61,6 +65,10 @@ const QUERIES: &[&str] = &[
 ];
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if let Some(backend) = &args.memory_only {
+        print_json(crate::bench_sandbox::memory_only(backend, args.memory_jobs)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
     let catalog = &loaded.catalog;
     let opts = SearchOptions::default();

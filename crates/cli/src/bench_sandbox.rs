@@ -167,8 +167,58 @@ fn memory(
         "pss_last_1000_jobs_mib": round3(last / 1024.0),
         "pss_max_mib": round3(samples.iter().copied().fold(0.0, f64::max) / 1024.0),
         "last_vs_first": round3(last / first.max(1.0)),
+        "growth_kib_per_job": round3((last - first) / (done.saturating_sub(1000)).max(1) as f64),
         "processes_measured": crate::bench_os::descendants(std::process::id()).len() + 1,
     }))
+}
+
+/// Runs `toolsearch bench --memory-only <backend>` and reads its figures.
+fn memory_in_child(backend: &str, jobs: usize) -> Result<Value> {
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .args(["bench", "--memory-only", backend, "--memory-jobs"])
+        .arg(jobs.to_string())
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    ensure!(out.status.success(), "the {backend} memory run failed: {}", out.status);
+    let mut value: Value = serde_json::from_slice(&out.stdout)?;
+    if let Some(map) = value.as_object_mut() {
+        map.remove("schema_version");
+    }
+    Ok(value)
+}
+
+/// `toolsearch bench --memory-only threads|processes`: [`memory`] of one backend
+/// (one worker per core) in this process.
+pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let bridge: Arc<dyn Bridge> = Arc::new(CatalogBridge::new(
+        Catalog::demo(),
+        Arc::new(Policy::default()),
+        Arc::new(EchoDispatcher),
+        CallContext::default(),
+    ));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()?;
+    let pool = match backend {
+        "threads" => pool(cores, true, true)?,
+        "processes" => {
+            let pool = Pool::new(PoolConfig {
+                workers: cores,
+                queue: 4096,
+                isolation: Isolation::Process(WorkerCommand {
+                    program: std::env::current_exe()?,
+                    args: vec!["sandbox-worker".into()],
+                }),
+                ..PoolConfig::default()
+            })?;
+            pool.probe()?;
+            pool
+        }
+        other => anyhow::bail!("--memory-only takes threads or processes, not {other:?}"),
+    };
+    memory(&rt, &pool, &bridge, jobs)
 }
 
 /// What `toolsearch bench` asks of the sandbox figures.
@@ -202,7 +252,7 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
         "engine": Pool::engine_name(),
         "cores": cores,
         "snippet": "search -> describe -> call (demo catalog, echo dispatcher)",
-        "default_backend": "thread pool (Isolation::Thread), startup snapshot on",
+        "default_backend": "forking worker processes (Isolation::Process, OS layer on): what the gateway, `exec`, `demo` and code mode run; the in-process thread pool (Isolation::Thread, the library's PoolConfig default) is for trusted code",
     });
     for (label, snapshot) in [("snapshot", true), ("no_snapshot_baseline", false)] {
         let warm_pool = pool(1, true, snapshot)?;
@@ -236,8 +286,8 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
             "warm_p50_ms": round3(percentile(&warm.ms, 0.5)),
         });
         if snapshot {
-            samples.push(("toolsearch warm", warm.ms));
-            samples.push(("toolsearch cold", cold.ms));
+            samples.push(("in-process warm (40 ms pause)", warm.ms));
+            samples.push(("in-process cold", cold.ms));
         }
     }
     // Worker processes that fork a copy of one template isolate per job (the
@@ -265,16 +315,25 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
     ] {
         let one = forking(1, harden)?;
         let fork = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
+        let mut by_pause = serde_json::Map::new();
+        if harden {
+            for pause_ms in PAUSES_MS {
+                let n = runs.min((20_000 / pause_ms.max(1)) as usize).max(10);
+                let fig = latency(&rt, &one, &bridge, n, Duration::from_millis(pause_ms))?;
+                by_pause.insert(format!("{pause_ms}ms"), fig.figures);
+            }
+        }
         drop(one);
         let throughput = busy_throughput(&rt, &forking(cores, harden)?, &bridge, runs)?;
         out[label] = json!({
             "latency": fork.figures,
+            "latency_by_pause": by_pause,
             "latency_p50_ms": round3(percentile(&fork.ms, 0.5)),
             "throughput_per_s": round3(throughput),
         });
         if harden {
             per_sec = throughput;
-            samples.push(("toolsearch fork", fork.ms));
+            samples.push(("forking process (default)", fork.ms));
         }
     }
     let off = out["process_fork_per_job_os_layer_off"]["throughput_per_s"]
@@ -302,12 +361,14 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
         "process_fork_per_job": concurrency_table(&rt, &processes, &bridge, jobs)?,
     });
     out["idle"] = crate::bench_os::idle_cpu(plan.idle_secs)?;
-    out["memory"] = json!({
-        "what": "PSS summed over the host and every worker process, sampled every 100 jobs, 8 callers",
-        "thread_pool": memory(&rt, &threads, &bridge, plan.memory_jobs)?,
-        "process_fork_per_job": memory(&rt, &processes, &bridge, plan.memory_jobs)?,
-    });
     drop((threads, processes));
+    // Each backend's memory in a fresh process of its own: nothing this run did
+    // before (other pools, other engines' state) counts against it.
+    out["memory"] = json!({
+        "what": "PSS summed over a fresh host process and every worker process below it, sampled every 100 jobs, 8 callers",
+        "thread_pool": memory_in_child("threads", plan.memory_jobs)?,
+        "process_fork_per_job": memory_in_child("processes", plan.memory_jobs)?,
+    });
 
     out["node_baseline"] = match crate::bench_node::NodeBaseline::find() {
         Ok(node) => node_figures(&rt, &bridge, &node, runs, &out, &mut samples)?,
@@ -351,7 +412,7 @@ fn node_figures(
         "ratio_p50_node_over_cold": ratio(&ours["snapshot"]["cold"]["p50_ms"]),
         "ratio_p50_node_over_fork": ratio(&ours["process_fork_per_job"]["latency"]["p50_ms"]),
     });
-    samples.push(("node subprocess", ms));
+    samples.push(("Node subprocess baseline", ms));
     Ok(figures)
 }
 

@@ -212,6 +212,29 @@ pub(crate) fn poll_readable(fd: std::os::fd::BorrowedFd<'_>, ms: i32) -> std::io
     }
 }
 
+/// Waits up to `ms` milliseconds for `a` or `b` to be readable (or closed):
+/// which of them are, `(false, false)` on timeout.
+#[cfg(target_os = "linux")]
+pub(crate) fn poll_either(
+    a: std::os::fd::BorrowedFd<'_>,
+    b: std::os::fd::BorrowedFd<'_>,
+    ms: i32,
+) -> std::io::Result<(bool, bool)> {
+    use std::os::fd::AsRawFd;
+    let pfd = |fd: i32| libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let mut fds = [pfd(a.as_raw_fd()), pfd(b.as_raw_fd())];
+    // SAFETY: two valid pollfds for the duration of the call.
+    match unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) } {
+        0 => Ok((false, false)),
+        n if n > 0 => Ok((fds[0].revents != 0, fds[1].revents != 0)),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
 /// Makes this process die with SIGKILL when its parent dies; false (and the
 /// caller should exit) when the parent is not `expected` any more.
 #[cfg(target_os = "linux")]
@@ -220,6 +243,15 @@ pub(crate) fn die_with_parent(expected: u32) -> bool {
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
         libc::getppid() as u32 == expected
+    }
+}
+
+/// Sends SIGKILL to our own child `pid`.
+#[cfg(unix)]
+pub(crate) fn kill(pid: libc::pid_t) {
+    // SAFETY: a plain syscall without pointers.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
     }
 }
 

@@ -15,7 +15,7 @@
 //! [`serve`] returns `None`, and the caller serves with an in-process pool.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -100,9 +100,45 @@ pub(crate) fn serve(
             forks: true,
         },
     );
+    let cap = ipc::line_cap(limits);
+    // The next job's child, forked ahead of the job: its fork and thread starts
+    // are off the job's path. It waits on a pipe of its own for the job and
+    // never reads stdin before it has one.
+    let mut standby: Option<Standby> = None;
+    let mut fork_error = String::new();
     loop {
-        let (job, work) = match ipc::recv::<ToChild>(&mut input, ipc::line_cap(limits)) {
-            Ok(Some(ToChild::Job { job, code, limits })) => (job, Some((code, limits))),
+        if standby.is_none() {
+            let pipes = std::io::pipe().and_then(|job| Ok((job, std::io::pipe()?)));
+            match pipes {
+                Ok(((job_rd, job_wr), (answer_rd, answer_wr))) => {
+                    let forked_at = Instant::now();
+                    match sys::fork(&one) {
+                        Ok(sys::Forked::Child) => {
+                            drop((job_wr, answer_rd));
+                            let pipes = ChildPipes {
+                                input,
+                                out,
+                                job: job_rd,
+                                answer: answer_wr,
+                                cap,
+                            };
+                            run_child(zygote, forked_at, template, rt, pipes);
+                        }
+                        Ok(sys::Forked::Parent(pid)) => {
+                            standby = Some(Standby {
+                                pid,
+                                job: job_wr,
+                                answer: answer_rd,
+                            })
+                        }
+                        Err(e) => fork_error = format!("fork failed: {e}"),
+                    }
+                }
+                Err(e) => fork_error = format!("no pipe for the job: {e}"),
+            }
+        }
+        let (job, code, job_limits) = match ipc::recv::<ToChild>(&mut input, cap) {
+            Ok(Some(ToChild::Job { job, code, limits })) => (job, code, limits),
             Ok(Some(ToChild::SelfTest { job, what })) => {
                 self_test_child(&out, &one, job, &what);
                 continue;
@@ -121,37 +157,58 @@ pub(crate) fn serve(
                 break;
             }
         };
-        let failed = |message: String| engine_failure(job, message);
-        // The child hands its answer to the zygote, which passes it on once the
-        // child is gone: the host sends the next job only then, so no reader of
-        // a finished job can take bytes meant for the next one.
-        let (answer_rd, answer_wr) = match std::io::pipe() {
-            Ok(p) => p,
-            Err(e) => {
-                send(&out, &failed(format!("no pipe for the job: {e}")));
-                continue;
-            }
+        let Some(child) = standby.take() else {
+            send(&out, &engine_failure(job, fork_error.clone()));
+            continue;
         };
-        let forked_at = Instant::now();
-        let pid = match sys::fork(&one) {
-            Ok(sys::Forked::Child) => {
-                drop(answer_rd);
-                let (code, job_limits) = work.unwrap_or_default();
-                run_child(
-                    zygote, forked_at, template, rt, input, out, answer_wr, job, code, job_limits,
-                );
-            }
-            Ok(sys::Forked::Parent(pid)) => pid,
-            Err(e) => {
-                drop(answer_wr);
-                send(&out, &failed(format!("fork failed: {e}")));
-                continue;
-            }
+        let handed = {
+            let mut w = &child.job;
+            ipc::send(
+                &mut w,
+                &ToChild::Job {
+                    job,
+                    code,
+                    limits: job_limits,
+                },
+            )
         };
-        drop(answer_wr);
-        pass_on_answer(&out, answer_rd, pid, job);
+        drop(child.job);
+        if let Err(e) = handed {
+            sys::kill(child.pid);
+            sys::wait_child(child.pid);
+            send(&out, &engine_failure(job, format!("the job's process is gone: {e}")));
+            continue;
+        }
+        // The child stops reading stdin before it answers, so its answer goes
+        // on at once; the next child is forked once this one is gone.
+        pass_on_answer(&out, child.answer, child.pid, job);
+    }
+    if let Some(child) = standby {
+        // Its job pipe closes: it exits without a job.
+        drop(child.job);
+        sys::wait_child(child.pid);
     }
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// A forked child waiting for its job.
+struct Standby {
+    pid: libc::pid_t,
+    job: std::io::PipeWriter,
+    answer: std::io::PipeReader,
+}
+
+/// What a forked child talks through.
+struct ChildPipes {
+    /// The zygote's stdin (the host's answers to the child's bridge requests).
+    input: BufReader<File>,
+    /// The host's end of the bridge requests (the zygote's stdout).
+    out: Out,
+    /// Where its one job arrives.
+    job: std::io::PipeReader,
+    /// Where its answer goes (the zygote passes it on).
+    answer: std::io::PipeWriter,
+    cap: usize,
 }
 
 /// Runs a self-test of the OS layer in a forked child, where a job would run,
@@ -182,17 +239,28 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
     }
 }
 
-/// Waits for a forked child and passes its answer to the host: a whole line is
-/// the child's answer; anything less, it died first, and the job gets an
-/// `engine` error naming how.
+/// Passes a forked child's answer to the host as soon as its line is whole,
+/// then waits for the child to be gone. A child that ends before a whole line
+/// died first: the job gets an `engine` error naming how.
 fn pass_on_answer(out: &Out, mut answer_rd: std::io::PipeReader, pid: libc::pid_t, job: u64) {
     let mut answer = Vec::new();
-    let _ = answer_rd.read_to_end(&mut answer);
+    let mut chunk = [0u8; 16 * 1024];
+    let mut passed = false;
+    loop {
+        match answer_rd.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+        if !passed && answer.ends_with(b"\n") {
+            passed = true;
+            let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = w.write_all(&answer);
+        }
+    }
     let how = sys::wait_child(pid);
-    if answer.ends_with(b"\n") {
-        let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = w.write_all(&answer);
-    } else {
+    if !passed {
         let how = how.unwrap_or_else(|| "exit status 0".to_owned());
         let message = format!("the snippet's process died while running it ({how})");
         send(out, &engine_failure(job, message));
@@ -207,52 +275,43 @@ fn engine_failure(job: u64, message: String) -> ToHost {
     }
 }
 
-/// Waits until `input` can be read or `until` passes; false on the deadline.
-fn readable_before(input: &BufReader<File>, until: Instant) -> bool {
-    loop {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return false;
-        }
-        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
-        match sys::poll_readable(input.get_ref().as_fd(), ms) {
-            Ok(false) => continue,
-            Ok(true) => return true,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            // A poll error: let the read report it.
-            Err(_) => return true,
-        }
-    }
+
+/// What the helper thread of a forked child needs once the job is known.
+struct Start {
+    job: u64,
+    give_up: Instant,
+    deadline: std::time::Duration,
+    cap: usize,
 }
 
-/// The forked child: runs one job on its copy of the template and exits.
-#[allow(clippy::too_many_arguments)]
+/// The forked child: starts its threads, waits for its one job, runs it on its
+/// copy of the template, answers and exits.
 fn run_child(
     zygote: u32,
     forked_at: Instant,
     mut template: Live,
     rt: tokio::runtime::Runtime,
-    mut input: BufReader<File>,
-    out: Out,
-    answer_to: std::io::PipeWriter,
-    job: u64,
-    code: String,
-    limits: Limits,
+    pipes: ChildPipes,
 ) -> ! {
     // The child dies with the zygote (a host that kills an overrunning worker
     // process must not leave the child running).
     if !sys::die_with_parent(zygote) {
         sys::exit_now(3);
     }
-    let started = Instant::now();
+    let ChildPipes {
+        input,
+        out,
+        job: job_rd,
+        answer: answer_to,
+        cap,
+    } = pipes;
     // Threads are fine from here: this process is new and has no locks held.
     let waiters: Waiters = Arc::new(Mutex::new(std::collections::HashMap::new()));
     let journal = Arc::new(Mutex::new(Journal::default()));
-    let give_up = started + limits.deadline + limits.grace;
     // The result goes to the zygote, once: from the run, or from the journal.
     let answer_to: Out = Arc::new(Mutex::new(File::from(OwnedFd::from(answer_to))));
     let answered = Arc::new(AtomicBool::new(false));
-    let answer = move |result: ExecResult| {
+    let answer = move |job: u64, result: ExecResult| {
         if !answered.swap(true, Ordering::SeqCst) {
             let done = ToHost::Done {
                 job,
@@ -261,41 +320,56 @@ fn run_child(
             send(&answer_to, &done);
         }
     };
+    let Ok((stop_rd, mut stop_wr)) = std::io::pipe() else {
+        sys::exit_now(3)
+    };
+    let (start_tx, start_rx) = std::sync::mpsc::channel::<Start>();
     // One helper thread (each thread of this process makes copy-on-write
     // faults costlier): it hands bridge answers to their requests and, as the
     // in-process pool does, answers from the journal at deadline + grace if the
-    // engine has not stopped by then.
-    {
+    // engine has not stopped by then. It stops reading when the job is done.
+    let helper = {
         let (waiters, journal, answer) = (waiters.clone(), journal.clone(), answer.clone());
-        let deadline = limits.deadline;
-        let cap = ipc::line_cap(&limits);
         std::thread::spawn(move || {
-            while input.buffer().is_empty() && readable_before(&input, give_up)
-                || !input.buffer().is_empty()
-            {
-                match ipc::recv::<ToChild>(&mut input, cap) {
-                    Ok(Some(ToChild::Reply { req, answer })) => {
-                        deliver(&waiters, req, answer.into_encoded())
-                    }
-                    Ok(Some(_)) => {}
-                    Err(e) if ipc::is_malformed(&e) => {}
-                    // The host closed the pipe or it broke: no more answers.
-                    Ok(None) | Err(_) => break,
-                }
+            let Ok(start) = start_rx.recv() else { return };
+            // Only what arrives from now on is this job's: drop what the zygote
+            // had read ahead before the fork.
+            let mut input = BufReader::new(input.into_inner());
+            if !serve_replies(&mut input, &stop_rd, &waiters, &start) {
+                return;
             }
-            std::thread::sleep(give_up.saturating_duration_since(Instant::now()));
-            answer(snapshot_timeout(&journal, deadline));
+            // The host went away or the deadline passed: answer from the journal
+            // at `give_up` unless the job ends first.
+            if wait_stop(&stop_rd, start.give_up) {
+                return;
+            }
+            answer(start.job, snapshot_timeout(&journal, start.deadline));
             // Ends this process without running the engine's destructors.
             sys::exit_now(0)
-        });
-    }
+        })
+    };
     let threads = Arc::new(AtomicUsize::new(0));
-    let result = match Watchdog::spawn("sandbox-watchdog".into(), &threads) {
+    let watchdog = Watchdog::spawn("sandbox-watchdog".into(), &threads);
+    template.sandbox.startup_us = forked_at.elapsed().as_micros() as u64;
+    // Ready: wait for the job (none when the zygote ends first).
+    let mut job_in = BufReader::new(File::from(OwnedFd::from(job_rd)));
+    let Ok(Some(ToChild::Job { job, code, limits })) = ipc::recv::<ToChild>(&mut job_in, cap)
+    else {
+        sys::exit_now(0)
+    };
+    let started = Instant::now();
+    let give_up = started + limits.deadline + limits.grace;
+    let _ = start_tx.send(Start {
+        job,
+        give_up,
+        deadline: limits.deadline,
+        cap: ipc::line_cap(&limits),
+    });
+    let result = match watchdog {
         Ok(watchdog) => {
             let fits = template.sandbox.heap_bytes == limits.heap_bytes;
             let counter = Arc::new(AtomicUsize::new(0));
             let live = if fits {
-                template.sandbox.startup_us = forked_at.elapsed().as_micros() as u64;
                 Ok(template)
             } else {
                 rt.block_on(async {
@@ -334,8 +408,66 @@ fn run_child(
         }
         Err(e) => ExecResult::failed(ErrorKind::Engine, format!("no watchdog thread: {e}")),
     };
-    answer(result);
+    // The helper stops reading stdin before the answer goes out: the host's next
+    // job follows the answer, and only the zygote may read it.
+    let _ = stop_wr.write_all(b"x");
+    let _ = helper.join();
+    answer(job, result);
     // Ends this process without running destructors: the isolate and the
     // runtime are copies of the zygote's and are never torn down here.
     sys::exit_now(0)
 }
+
+/// Hands the host's answers to the requests waiting for them until the job
+/// stops (false: stop now), the host closes the pipe or `give_up` passes (true).
+fn serve_replies(
+    input: &mut BufReader<File>,
+    stop: &std::io::PipeReader,
+    waiters: &Waiters,
+    start: &Start,
+) -> bool {
+    loop {
+        if input.buffer().is_empty() {
+            let left = start.give_up.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return true;
+            }
+            let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+            match sys::poll_either(input.get_ref().as_fd(), stop.as_fd(), ms) {
+                Ok((_, true)) => return false,
+                Ok((false, false)) => continue,
+                Ok((true, false)) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                // A poll error: let the read report it.
+                Err(_) => {}
+            }
+        }
+        match ipc::recv::<ToChild>(input, start.cap) {
+            Ok(Some(ToChild::Reply { req, answer })) => {
+                deliver(waiters, req, answer.into_encoded())
+            }
+            Ok(Some(_)) => {}
+            Err(e) if ipc::is_malformed(&e) => {}
+            // The host closed the pipe or it broke: no more answers.
+            Ok(None) | Err(_) => return true,
+        }
+    }
+}
+
+/// Waits for the stop signal until `until`; true when it came.
+fn wait_stop(stop: &std::io::PipeReader, until: Instant) -> bool {
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
+        }
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        match sys::poll_readable(stop.as_fd(), ms) {
+            Ok(true) => return true,
+            Ok(false) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
