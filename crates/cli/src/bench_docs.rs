@@ -302,7 +302,7 @@ fn plot(samples: &Samples) -> String {
             points.join(" ")
         );
         let p50 = crate::eval::harness::percentile(values, 0.5);
-        let (lx, ly) = (left + (i % 3) as f64 * 230.0, y(0.0) + 56.0 + (i / 3) as f64 * 18.0);
+        let (lx, ly) = (left + (i % 2) as f64 * 340.0, y(0.0) + 56.0 + (i / 2) as f64 * 18.0);
         let _ = writeln!(
             svg,
             r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{ly:.1}">{name}: p50 {p50:.2} ms</text>"#,

@@ -150,3 +150,39 @@ impl Drop for NodeBaseline {
         let _ = std::fs::remove_file(&self.script);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
+    use toolsearch_catalog::Catalog;
+
+    fn bridge() -> Arc<dyn Bridge> {
+        Arc::new(CatalogBridge::new(
+            Catalog::demo(),
+            Arc::new(Policy::default()),
+            Arc::new(EchoDispatcher),
+            CallContext::default(),
+        ))
+    }
+
+    // Needs `node` 20+ on PATH: CI installs it (`.ci/run`, `cargo xtask setup`).
+    #[test]
+    fn the_node_baseline_runs_the_bench_snippet_through_the_same_bridge() {
+        let node = NodeBaseline::find().expect("node 20+ on PATH");
+        assert!(node.flags[0].contains("permission"), "{:?}", node.flags);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let ms = node
+            .run(&rt, &bridge(), crate::bench_sandbox::SNIPPET)
+            .unwrap();
+        assert!(ms > 0.0);
+        // Code generation from strings is off in the snippet's context.
+        let err = node
+            .run(&rt, &bridge(), "return eval('1 + 1');")
+            .unwrap_err();
+        assert!(err.to_string().contains("Code generation from strings disallowed"), "{err}");
+    }
+}

@@ -84,3 +84,32 @@ pub fn idle_cpu(secs: u64) -> Result<Value> {
         "processes": descendants(me).len() + 1,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_process_is_found_and_its_memory_counted() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep runs");
+        let me = std::process::id();
+        let found = descendants(me);
+        let own = pss_kib(me).expect("own PSS");
+        let tree = pss_kib_tree(me).expect("tree PSS");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(found.contains(&child.id()), "{found:?} lacks {}", child.id());
+        assert!(own > 0 && tree > own, "own {own} KiB, tree {tree} KiB");
+    }
+
+    #[test]
+    fn idle_cpu_reports_the_window_and_a_small_share() {
+        let v = idle_cpu(1).unwrap();
+        assert_eq!(v["seconds"], 1);
+        let share = v["cpu_share"].as_f64().unwrap();
+        assert!((0.0..0.5).contains(&share), "{v}");
+    }
+}

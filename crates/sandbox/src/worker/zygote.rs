@@ -413,6 +413,9 @@ fn run_child(
     let _ = stop_wr.write_all(b"x");
     let _ = helper.join();
     answer(job, result);
+    // Let the readers of the answer run before this process's teardown (a few
+    // hundred microseconds of kernel work) takes the core they may be queued on.
+    std::thread::yield_now();
     // Ends this process without running destructors: the isolate and the
     // runtime are copies of the zygote's and are never torn down here.
     sys::exit_now(0)
