@@ -66,7 +66,10 @@ const QUERIES: &[&str] = &[
 
 pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(backend) = &args.memory_only {
-        print_json(crate::bench_sandbox::memory_only(backend, args.memory_jobs)?)?;
+        print_json(crate::bench_sandbox::memory_only(
+            backend,
+            args.memory_jobs,
+        )?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let loaded = load_catalog(args.catalog.as_deref(), false)?;

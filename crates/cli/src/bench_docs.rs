@@ -89,11 +89,17 @@ fn markdown(r: &Value) -> String {
         node["node_version"].as_str().unwrap_or("-"),
         node["flags"]
             .as_array()
-            .map(|f| f.iter().filter_map(|x| x.as_str()).collect::<Vec<_>>().join(" "))
+            .map(|f| f
+                .iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(" "))
             .unwrap_or_default(),
         ms(&node["floor_node_e_0_p50_ms"]),
     );
-    md.push_str("| path | pause before each request | p50 ms | p95 ms | Node baseline p50 / this p50 |\n");
+    md.push_str(
+        "| path | pause before each request | p50 ms | p95 ms | Node baseline p50 / this p50 |\n",
+    );
     md.push_str("| --- | --- | --- | --- | --- |\n");
     let snap = &s["snapshot"];
     let mut row = |path: &str, pause: String, fig: &Value| {
@@ -107,16 +113,40 @@ fn markdown(r: &Value) -> String {
     };
     let fork = &s["process_fork_per_job"];
     for (pause, fig) in fork["latency_by_pause"].as_object().into_iter().flatten() {
-        row("**forking worker process (default)**", pause.replace("ms", " ms"), fig);
+        row(
+            "**forking worker process (default)**",
+            pause.replace("ms", " ms"),
+            fig,
+        );
     }
     let fork_off = &s["process_fork_per_job_os_layer_off"]["latency"];
-    row("forking worker process, OS layer off", "5 ms".into(), fork_off);
+    row(
+        "forking worker process, OS layer off",
+        "5 ms".into(),
+        fork_off,
+    );
     for (pause, fig) in snap["warm_by_pause"].as_object().into_iter().flatten() {
-        row("in-process thread pool, warm", pause.replace("ms", " ms"), fig);
+        row(
+            "in-process thread pool, warm",
+            pause.replace("ms", " ms"),
+            fig,
+        );
     }
-    row("in-process, cold (no pre-warmed isolate)", "5 ms".into(), &snap["cold"]);
-    row("in-process, cold, back to back", "0 ms".into(), &snap["cold_back_to_back"]);
-    row("in-process, no startup snapshot, warm", "40 ms".into(), &s["no_snapshot_baseline"]["warm"]);
+    row(
+        "in-process, cold (no pre-warmed isolate)",
+        "5 ms".into(),
+        &snap["cold"],
+    );
+    row(
+        "in-process, cold, back to back",
+        "0 ms".into(),
+        &snap["cold_back_to_back"],
+    );
+    row(
+        "in-process, no startup snapshot, warm",
+        "40 ms".into(),
+        &s["no_snapshot_baseline"]["warm"],
+    );
     row("Node subprocess baseline", "5 ms".into(), node);
     let _ = writeln!(
         md,
@@ -133,7 +163,9 @@ fn markdown(r: &Value) -> String {
         ms(&snap["warm"]["runtime_creation_p50_ms"]),
     );
     md.push_str("## Throughput and concurrency\n\nCallers send their next request as soon as the previous one is answered; every pool has one worker per core.\n\n");
-    md.push_str("| backend | callers | jobs/s | p50 ms | p95 ms |\n| --- | --- | --- | --- | --- |\n");
+    md.push_str(
+        "| backend | callers | jobs/s | p50 ms | p95 ms |\n| --- | --- | --- | --- | --- |\n",
+    );
     for (name, key) in [
         ("thread pool", "thread_pool"),
         ("forking processes", "process_fork_per_job"),
@@ -233,7 +265,9 @@ fn plot(samples: &Samples) -> String {
     let (w, h) = (760.0, 400.0);
     let (left, right, top, bottom) = (60.0, 20.0, 20.0, 110.0);
     let all = samples.iter().flat_map(|(_, v)| v.iter().copied());
-    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(lo, hi), x| {
+        (lo.min(x), hi.max(x))
+    });
     let lo_dec = if lo.is_finite() && lo > 0.0 {
         lo.log10().floor()
     } else {
@@ -302,7 +336,10 @@ fn plot(samples: &Samples) -> String {
             points.join(" ")
         );
         let p50 = crate::eval::harness::percentile(values, 0.5);
-        let (lx, ly) = (left + (i % 2) as f64 * 340.0, y(0.0) + 56.0 + (i / 2) as f64 * 18.0);
+        let (lx, ly) = (
+            left + (i % 2) as f64 * 340.0,
+            y(0.0) + 56.0 + (i / 2) as f64 * 18.0,
+        );
         let _ = writeln!(
             svg,
             r#"<line x1="{lx:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{colour}" stroke-width="3"/><text x="{:.1}" y="{ly:.1}">{name}: p50 {p50:.2} ms</text>"#,
@@ -339,7 +376,10 @@ mod tests {
             for p in pts.split('"').next().unwrap().split(' ') {
                 let (px, py) = p.split_once(',').unwrap();
                 let (px, py): (f64, f64) = (px.parse().unwrap(), py.parse().unwrap());
-                assert!((0.0..=760.0).contains(&px) && (0.0..=400.0).contains(&py), "{p}");
+                assert!(
+                    (0.0..=760.0).contains(&px) && (0.0..=400.0).contains(&py),
+                    "{p}"
+                );
             }
         }
     }

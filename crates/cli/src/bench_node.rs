@@ -39,7 +39,11 @@ impl NodeBaseline {
             .ok_or_else(|| format!("cannot read node's version from {version:?}"))?;
         // Node 20 ships the permission model as experimental, 22 as stable.
         let permission = match major {
-            0..=19 => return Err(format!("node {version} has no permission model (needs 20+)")),
+            0..=19 => {
+                return Err(format!(
+                    "node {version} has no permission model (needs 20+)"
+                ))
+            }
             20 | 21 => "--experimental-permission",
             _ => "--permission",
         };
@@ -47,7 +51,8 @@ impl NodeBaseline {
             "toolsearch-bench-node-baseline-{}.js",
             std::process::id()
         ));
-        std::fs::write(&script, SCRIPT).map_err(|e| format!("writing {}: {e}", script.display()))?;
+        std::fs::write(&script, SCRIPT)
+            .map_err(|e| format!("writing {}: {e}", script.display()))?;
         let flags = vec![
             permission.to_owned(),
             format!("--allow-fs-read={}", script.display()),
@@ -183,6 +188,10 @@ mod tests {
         let err = node
             .run(&rt, &bridge(), "return eval('1 + 1');")
             .unwrap_err();
-        assert!(err.to_string().contains("Code generation from strings disallowed"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("Code generation from strings disallowed"),
+            "{err}"
+        );
     }
 }

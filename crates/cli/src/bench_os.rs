@@ -10,7 +10,11 @@ pub fn descendants(root: u32) -> Vec<u32> {
     let mut parent_of: Vec<(u32, u32)> = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
                 continue;
             };
             let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
@@ -50,7 +54,11 @@ fn pss_kib(pid: u32) -> Option<u64> {
 /// it is read counts nothing).
 pub fn pss_kib_tree(root: u32) -> Result<u64> {
     let own = pss_kib(root).context("reading /proc/<pid>/smaps_rollup (Linux only)")?;
-    Ok(own + descendants(root).into_iter().filter_map(pss_kib).sum::<u64>())
+    Ok(own
+        + descendants(root)
+            .into_iter()
+            .filter_map(pss_kib)
+            .sum::<u64>())
 }
 
 /// Nanoseconds on CPU of every thread of `pid` (`/proc/<pid>/task/*/schedstat`).
@@ -101,7 +109,11 @@ mod tests {
         let tree = pss_kib_tree(me).expect("tree PSS");
         let _ = child.kill();
         let _ = child.wait();
-        assert!(found.contains(&child.id()), "{found:?} lacks {}", child.id());
+        assert!(
+            found.contains(&child.id()),
+            "{found:?} lacks {}",
+            child.id()
+        );
         assert!(own > 0 && tree > own, "own {own} KiB, tree {tree} KiB");
     }
 

@@ -133,7 +133,13 @@ fn concurrency_table(
     concurrent(rt, pool, bridge, 8, 64)?;
     let mut rows = Vec::new();
     for callers in CALLERS {
-        rows.push(concurrent(rt, pool, bridge, callers, jobs.max(callers * 4))?);
+        rows.push(concurrent(
+            rt,
+            pool,
+            bridge,
+            callers,
+            jobs.max(callers * 4),
+        )?);
     }
     Ok(rows.into())
 }
@@ -179,7 +185,11 @@ fn memory_in_child(backend: &str, jobs: usize) -> Result<Value> {
         .arg(jobs.to_string())
         .stderr(std::process::Stdio::inherit())
         .output()?;
-    ensure!(out.status.success(), "the {backend} memory run failed: {}", out.status);
+    ensure!(
+        out.status.success(),
+        "the {backend} memory run failed: {}",
+        out.status
+    );
     let mut value: Value = serde_json::from_slice(&out.stdout)?;
     if let Some(map) = value.as_object_mut() {
         map.remove("schema_version");

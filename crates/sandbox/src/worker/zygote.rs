@@ -176,7 +176,10 @@ pub(crate) fn serve(
         if let Err(e) = handed {
             sys::kill(child.pid);
             sys::wait_child(child.pid);
-            send(&out, &engine_failure(job, format!("the job's process is gone: {e}")));
+            send(
+                &out,
+                &engine_failure(job, format!("the job's process is gone: {e}")),
+            );
             continue;
         }
         // The child stops reading stdin before it answers, so its answer goes
@@ -274,7 +277,6 @@ fn engine_failure(job: u64, message: String) -> ToHost {
         result: Box::new(ExecResult::failed(ErrorKind::Engine, message)),
     }
 }
-
 
 /// What the helper thread of a forked child needs once the job is known.
 struct Start {
@@ -473,4 +475,3 @@ fn wait_stop(stop: &std::io::PipeReader, until: Instant) -> bool {
         }
     }
 }
-
