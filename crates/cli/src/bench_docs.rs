@@ -89,11 +89,17 @@ fn markdown(r: &Value) -> String {
         node["node_version"].as_str().unwrap_or("-"),
         node["flags"]
             .as_array()
-            .map(|f| f
-                .iter()
-                .filter_map(|x| x.as_str())
-                .collect::<Vec<_>>()
-                .join(" "))
+            .map(|f| {
+                f.iter()
+                    .filter_map(|x| x.as_str())
+                    // The script's path is a temporary copy: name it, not its path.
+                    .map(|x| match x.split_once('=') {
+                        Some(("--allow-fs-read", _)) => "--allow-fs-read=<the script>",
+                        _ => x,
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .unwrap_or_default(),
         ms(&node["floor_node_e_0_p50_ms"]),
     );
