@@ -75,6 +75,23 @@ fn latency(
     Ok(Latency { ms, figures })
 }
 
+/// [`latency`] after each pause of [`PAUSES_MS`], by pause.
+fn by_pause(
+    rt: &tokio::runtime::Runtime,
+    pool: &Pool,
+    bridge: &Arc<dyn Bridge>,
+    runs: usize,
+) -> Result<Value> {
+    let mut out = serde_json::Map::new();
+    for pause_ms in PAUSES_MS {
+        // Long pauses take few runs (20 s at most per pause).
+        let n = runs.min((20_000 / pause_ms.max(1)) as usize).max(10);
+        let fig = latency(rt, pool, bridge, n, Duration::from_millis(pause_ms))?;
+        out.insert(format!("{pause_ms}ms"), fig.figures);
+    }
+    Ok(out.into())
+}
+
 /// Jobs per second and latency with `callers` concurrent callers, each sending
 /// its next request as soon as the previous one is answered.
 fn concurrent(
@@ -197,9 +214,9 @@ fn memory_in_child(backend: &str, jobs: usize) -> Result<Value> {
     Ok(value)
 }
 
-/// `toolsearch bench --memory-only threads|processes`: [`memory`] of one backend
-/// (one worker per core) in this process.
-pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
+/// The cores, the bridge every snippet talks to (the demo catalog, an echo
+/// dispatcher) and the callers' runtime.
+fn setting() -> Result<(usize, Arc<dyn Bridge>, tokio::runtime::Runtime)> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let bridge: Arc<dyn Bridge> = Arc::new(CatalogBridge::new(
         Catalog::demo(),
@@ -211,21 +228,32 @@ pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
         .worker_threads(2)
         .enable_time()
         .build()?;
+    Ok((cores, bridge, rt))
+}
+
+/// A pool of forking worker processes running this binary's `sandbox-worker`.
+fn forking(workers: usize, harden: bool) -> Result<Pool> {
+    let pool = Pool::new(PoolConfig {
+        workers,
+        queue: 4096,
+        isolation: Isolation::Process(WorkerCommand {
+            program: std::env::current_exe()?,
+            args: vec!["sandbox-worker".into()],
+        }),
+        harden,
+        ..PoolConfig::default()
+    })?;
+    pool.probe()?;
+    Ok(pool)
+}
+
+/// `toolsearch bench --memory-only threads|processes`: [`memory`] of one backend
+/// (one worker per core) in this process.
+pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
+    let (cores, bridge, rt) = setting()?;
     let pool = match backend {
         "threads" => pool(cores, true, true)?,
-        "processes" => {
-            let pool = Pool::new(PoolConfig {
-                workers: cores,
-                queue: 4096,
-                isolation: Isolation::Process(WorkerCommand {
-                    program: std::env::current_exe()?,
-                    args: vec!["sandbox-worker".into()],
-                }),
-                ..PoolConfig::default()
-            })?;
-            pool.probe()?;
-            pool
-        }
+        "processes" => forking(cores, true)?,
         other => anyhow::bail!("--memory-only takes threads or processes, not {other:?}"),
     };
     memory(&rt, &pool, &bridge, jobs)
@@ -246,17 +274,7 @@ pub type Samples = Vec<(&'static str, Vec<f64>)>;
 
 pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
     let runs = plan.runs;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let bridge: Arc<dyn Bridge> = Arc::new(CatalogBridge::new(
-        Catalog::demo(),
-        Arc::new(Policy::default()),
-        Arc::new(EchoDispatcher),
-        CallContext::default(),
-    ));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_time()
-        .build()?;
+    let (cores, bridge, rt) = setting()?;
     let mut samples: Samples = Vec::new();
     let mut out = json!({
         "engine": Pool::engine_name(),
@@ -267,15 +285,11 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
     for (label, snapshot) in [("snapshot", true), ("no_snapshot_baseline", false)] {
         let warm_pool = pool(1, true, snapshot)?;
         let warm = latency(&rt, &warm_pool, &bridge, runs, Duration::from_millis(40))?;
-        let mut by_pause = serde_json::Map::new();
-        if snapshot {
-            for pause_ms in PAUSES_MS {
-                // Long pauses take few runs (20 s at most per pause).
-                let n = runs.min((20_000 / pause_ms.max(1)) as usize).max(10);
-                let fig = latency(&rt, &warm_pool, &bridge, n, Duration::from_millis(pause_ms))?;
-                by_pause.insert(format!("{pause_ms}ms"), fig.figures);
-            }
-        }
+        let by_pause = if snapshot {
+            by_pause(&rt, &warm_pool, &bridge, runs)?
+        } else {
+            Value::Null
+        };
         drop(warm_pool);
         let cold_pool = pool(1, false, snapshot)?;
         // Cold: an idle worker with no pre-warmed runtime. The pause lets it finish
@@ -301,23 +315,8 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
         }
     }
     // Worker processes that fork a copy of one template isolate per job (the
-    // runtime is created once per process, not per snippet).
-    let command = WorkerCommand {
-        program: std::env::current_exe()?,
-        args: vec!["sandbox-worker".into()],
-    };
-    // The same with the OS layer (seccomp, rlimits) on and off, in this run.
-    let forking = |workers: usize, harden: bool| -> Result<Pool> {
-        let pool = Pool::new(PoolConfig {
-            workers,
-            queue: 4096,
-            isolation: Isolation::Process(command.clone()),
-            harden,
-            ..PoolConfig::default()
-        })?;
-        pool.probe()?;
-        Ok(pool)
-    };
+    // runtime is created once per process, not per snippet), with the OS layer
+    // (seccomp, rlimits) on and off in this run.
     let mut per_sec = 0.0;
     for (label, harden) in [
         ("process_fork_per_job", true),
@@ -325,14 +324,11 @@ pub fn run(plan: &Plan) -> Result<(Value, Samples)> {
     ] {
         let one = forking(1, harden)?;
         let fork = latency(&rt, &one, &bridge, runs, Duration::from_millis(5))?;
-        let mut by_pause = serde_json::Map::new();
-        if harden {
-            for pause_ms in PAUSES_MS {
-                let n = runs.min((20_000 / pause_ms.max(1)) as usize).max(10);
-                let fig = latency(&rt, &one, &bridge, n, Duration::from_millis(pause_ms))?;
-                by_pause.insert(format!("{pause_ms}ms"), fig.figures);
-            }
-        }
+        let by_pause = if harden {
+            by_pause(&rt, &one, &bridge, runs)?
+        } else {
+            Value::Null
+        };
         drop(one);
         let throughput = busy_throughput(&rt, &forking(cores, harden)?, &bridge, runs)?;
         out[label] = json!({
