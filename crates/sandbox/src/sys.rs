@@ -246,15 +246,6 @@ pub(crate) fn die_with_parent(expected: u32) -> bool {
     }
 }
 
-/// Sends SIGKILL to our own child `pid`.
-#[cfg(unix)]
-pub(crate) fn kill(pid: libc::pid_t) {
-    // SAFETY: a plain syscall without pointers.
-    unsafe {
-        libc::kill(pid, libc::SIGKILL);
-    }
-}
-
 /// Ends this process at once, without running destructors or exit handlers
 /// (a forked child's engine state is a copy that must never be torn down).
 #[cfg(unix)]

@@ -172,9 +172,10 @@ pub(crate) fn serve(
                 },
             )
         };
+        // Closed either way: a child that did not get its job sees the end of
+        // its pipe and exits (no `kill`: the OS layer does not allow it here).
         drop(child.job);
         if let Err(e) = handed {
-            sys::kill(child.pid);
             sys::wait_child(child.pid);
             send(
                 &out,
