@@ -87,7 +87,7 @@ pub fn idle_cpu(secs: u64) -> Result<Value> {
     Ok(json!({
         "what": "CPU time of the host and its worker processes while both pools (threads and forking processes) sit idle",
         "seconds": secs,
-        "cpu_ms": (used as f64 / 1e6 * 1000.0).round() / 1000.0,
+        "cpu_ms": crate::eval::harness::round3(used as f64 / 1e6),
         "cpu_share": ((used as f64 / 1e9 / secs.max(1) as f64) * 1e6).round() / 1e6,
         "processes": descendants(me).len() + 1,
     }))

@@ -1,7 +1,8 @@
-//! Sandbox figures for `toolsearch bench`: latency of a search → describe → call
-//! snippet with a warm pool and cold, and throughput of fresh-runtime executions,
-//! each with and without the startup snapshot (the baseline: a cold deno_core
-//! bootstrap per runtime) in the same run.
+//! Sandbox figures for `toolsearch bench`, for one search → describe → call
+//! snippet: latency of the in-process pool (warm after several pauses, cold, with
+//! and without the startup snapshot) and of forking worker processes (OS layer on
+//! and off), throughput at 1, 8 and 64 callers, memory over many jobs, idle CPU,
+//! and the same snippet through the Node subprocess baseline (`bench_node.rs`).
 
 use crate::eval::harness::{percentile, round3};
 use anyhow::{ensure, Result};
@@ -422,43 +423,16 @@ fn node_figures(
     Ok(figures)
 }
 
-/// Fresh-runtime executions per second with every worker busy.
-fn throughput(
-    rt: &tokio::runtime::Runtime,
-    pool: &Pool,
-    bridge: &Arc<dyn Bridge>,
-    n: usize,
-) -> Result<f64> {
-    let t = Instant::now();
-    let results = rt.block_on(async {
-        let mut tasks = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (pool, bridge) = (pool.clone(), bridge.clone());
-            tasks.push(tokio::spawn(
-                async move { pool.execute(SNIPPET, bridge).await },
-            ));
-        }
-        let mut out = Vec::with_capacity(n);
-        for task in tasks {
-            out.push(task.await);
-        }
-        out
-    });
-    let secs = t.elapsed().as_secs_f64();
-    for r in results {
-        let r = r?;
-        ensure!(r.ok, "benchmark snippet failed: {:?}", r.error);
-    }
-    Ok(n as f64 / secs)
-}
-
-/// [`throughput`] of a pool with every worker busy, after a warm-up round.
+/// Fresh-runtime executions per second with every worker busy: `runs.max(100) * 2`
+/// jobs sent at once (one caller each), after a warm-up round of 50.
 fn busy_throughput(
     rt: &tokio::runtime::Runtime,
     pool: &Pool,
     bridge: &Arc<dyn Bridge>,
     runs: usize,
 ) -> Result<f64> {
-    throughput(rt, pool, bridge, 50)?;
-    throughput(rt, pool, bridge, runs.max(100) * 2)
+    concurrent(rt, pool, bridge, 50, 50)?;
+    let n = runs.max(100) * 2;
+    let figures = concurrent(rt, pool, bridge, n, n)?;
+    Ok(figures["per_s"].as_f64().unwrap_or(0.0))
 }
