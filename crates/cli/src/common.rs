@@ -169,5 +169,11 @@ pub fn run_snippet(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()?;
-    Ok(rt.block_on(pool.execute_bytes(source, bridge, limits)))
+    let result = rt.block_on(pool.execute_bytes(source, bridge, limits));
+    // The worker process and its job process are gone before this returns.
+    pool.shutdown(SHUTDOWN_WAIT);
+    Ok(result)
 }
+
+/// How long a command waits for its sandbox worker processes to exit.
+pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

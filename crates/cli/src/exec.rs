@@ -15,8 +15,9 @@ pub struct Args {
     /// Catalog file; the embedded demo catalog when omitted.
     #[arg(long)]
     catalog: Option<PathBuf>,
-    /// Wall-clock budget of the snippet, in milliseconds.
-    #[arg(long, default_value_t = 10_000)]
+    /// Wall-clock budget of the snippet, in milliseconds (100-600000, the
+    /// gateway's `limits.timeout_ms` range).
+    #[arg(long, default_value_t = 10_000, value_parser = timeout_ms, allow_hyphen_values = true)]
     timeout_ms: u64,
     /// Only tools matching one of these globs are visible (`mcp:github:*`, `github`, `create_*`).
     #[arg(long)]
@@ -38,6 +39,22 @@ pub struct Args {
     /// `-`: read the snippet from standard input.
     #[arg(value_name = "-")]
     stdin: Option<String>,
+}
+
+/// The range of `--timeout-ms`: the gateway's `limits.timeout_ms`.
+const TIMEOUT_MS: std::ops::RangeInclusive<u64> = 100..=600_000;
+
+/// `--timeout-ms`: a whole number of milliseconds in [`TIMEOUT_MS`]; the error
+/// names the range whatever was wrong.
+fn timeout_ms(s: &str) -> std::result::Result<u64, String> {
+    let range = format!("{}..={}", TIMEOUT_MS.start(), TIMEOUT_MS.end());
+    match s.trim().parse::<u64>() {
+        Ok(n) if TIMEOUT_MS.contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} is not in {range} (milliseconds)")),
+        Err(_) => Err(format!(
+            "not a whole number of milliseconds; give one in {range}"
+        )),
+    }
 }
 
 fn read_source(args: &Args) -> Result<Vec<u8>> {
@@ -66,9 +83,6 @@ fn read_source(args: &Args) -> Result<Vec<u8>> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if args.timeout_ms == 0 {
-        bail!("--timeout-ms must be greater than 0");
-    }
     let source = read_source(&args)?;
     let loaded = load_catalog(args.catalog.as_deref(), false)?;
     let policy = Policy::from_patterns(&args.allow, &args.deny);

@@ -12,7 +12,7 @@ use toolsearch_mcp::config::ActivationName;
 use toolsearch_mcp::{Config, Gateway};
 use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig};
 
-use crate::common::{print_json, worker_command};
+use crate::common::{print_json, worker_command, SHUTDOWN_WAIT};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -82,11 +82,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let cfg = Config::load(&args.config)?;
     toolsearch_mcp::http_client::install_tls_provider();
     let rt = runtime(args.http.is_some())?;
+    let pool = pool(&cfg)?;
     let out = rt.block_on(async {
-        let pool = pool(&cfg)?;
         let gw = Gateway::start(&cfg, Some(pool.clone())).await?;
         if args.compare_bytes {
-            let report = compare_bytes(&gw, &cfg, pool);
+            let report = compare_bytes(&gw, &cfg, pool.clone());
             gw.shutdown().await;
             print_json(report)?;
             return Ok(());
@@ -105,7 +105,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
             None => toolsearch_mcp::serve::stdio(gw).await,
         }
     });
-    // Worker processes and server children are gone; do not wait for stray tasks.
+    // Server children are gone (the gateway's shutdown waited for them); the
+    // sandbox's worker processes and their job processes go now, before this
+    // process exits, whatever a snippet was doing. Stray tasks are not waited for.
+    if !pool.shutdown(SHUTDOWN_WAIT) {
+        eprintln!(
+            "toolsearch: sandbox worker processes were still exiting after {SHUTDOWN_WAIT:?}"
+        );
+    }
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     out.map(|()| ExitCode::SUCCESS)
 }

@@ -51,6 +51,24 @@ fn exec_exits_zero_when_the_snippet_fails_and_nonzero_on_usage_errors() {
     let (status, _, err) = toolsearch(&["exec"]);
     assert_ne!(status, 0);
     assert!(err.contains("no snippet"), "{err}");
+    // A budget out of the gateway's `limits.timeout_ms` range is refused with the range.
+    for bad in [
+        "0",
+        "99",
+        "600001",
+        "10000000000000000",
+        "1e16",
+        "-5",
+        "",
+        "ten",
+    ] {
+        let (status, v, err) = toolsearch(&["exec", "--timeout-ms", bad, "--code", "return 1"]);
+        assert_eq!(status, 2, "{bad}: {v} {err}");
+        assert!(err.contains("--timeout-ms"), "{bad}: {err}");
+        assert!(err.contains("100..=600000"), "{bad}: {err}");
+    }
+    let (status, v, _) = toolsearch(&["exec", "--timeout-ms", "100", "--code", "return 1"]);
+    assert_eq!((status, &v["value"]), (0, &serde_json::json!(1)), "{v}");
     let (status, _, err) = toolsearch(&[
         "exec",
         "--catalog",

@@ -246,6 +246,50 @@ pub(crate) fn die_with_parent(expected: u32) -> bool {
     }
 }
 
+/// Sets up `cmd` so the worker process it starts cannot outlive this host: it
+/// leads a process group of its own (the host stops it and every process it
+/// forked with one signal, [`kill_group`]), the kernel sends it SIGKILL when
+/// the thread that started it ends (with the host, whatever ends it: SIGKILL
+/// included), and it never runs at all when the host died before the tie was
+/// made (its parent is then not the host any more).
+///
+/// The parent-death signal follows the starting *thread*: start workers from
+/// threads that live at least as long as the worker (the pool's drivers do).
+#[cfg(target_os = "linux")]
+pub(crate) fn tie_to_host(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let host = std::process::id() as libc::pid_t;
+    cmd.process_group(0);
+    // SAFETY: the closure runs in the child between fork and exec; it makes
+    // only async-signal-safe calls (prctl, getppid) and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != host {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Sends SIGKILL to every process of the process group `group` (a worker that
+/// [`tie_to_host`] made a group leader, and whatever it forked). Refuses the
+/// ids that mean something else to `kill` (0: our own group; 1: everything).
+#[cfg(target_os = "linux")]
+pub(crate) fn kill_group(group: u32) -> bool {
+    let Ok(id) = libc::pid_t::try_from(group) else {
+        return false;
+    };
+    if id <= 1 {
+        return false;
+    }
+    // SAFETY: a plain syscall; a negative id names the process group.
+    unsafe { libc::kill(-id, libc::SIGKILL) == 0 }
+}
+
 /// Ends this process at once, without running destructors or exit handlers
 /// (a forked child's engine state is a copy that must never be torn down).
 #[cfg(unix)]

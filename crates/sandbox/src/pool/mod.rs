@@ -250,6 +250,28 @@ impl Pool {
         }
     }
 
+    /// Stops the pool: every worker process is killed at once, with every job
+    /// process it forked, and this waits (up to `within`) until each of them
+    /// has exited and the workers are reaped. Running and queued jobs are
+    /// answered with an `engine` error saying the sandbox is shutting down, and
+    /// so is every later job, on every clone. True when everything was gone
+    /// in time.
+    ///
+    /// A host calls it before it exits (`toolsearch gateway` does on EOF,
+    /// SIGTERM and SIGINT): without it the workers still die with the host
+    /// (each is tied to it by a parent-death signal), but a moment after it.
+    /// In-process workers ([`Isolation::Thread`]) end with the process:
+    /// nothing to wait for, and the pool keeps serving.
+    ///
+    /// Blocks the calling thread: call it outside async code, or in
+    /// `spawn_blocking`.
+    pub fn shutdown(&self, within: std::time::Duration) -> bool {
+        match &self.inner.backend {
+            Backend::Processes(p) => p.shutdown(within),
+            Backend::Threads(_) => true,
+        }
+    }
+
     /// Tests the OS layer under the isolate (`PoolConfig::harden`) from inside
     /// a fresh worker process, where a job would run: `what` is `socket`,
     /// `connect`, `execve`, `open`, `openat`, `ptrace` or `unshare` (the process

@@ -10,12 +10,12 @@
 //! never takes the host with it. A standby process is started before the active
 //! one retires, so requests rarely wait for a process to start.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::BufReader;
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -38,6 +38,8 @@ pub const JOBS_PER_PROCESS: usize = 64;
 pub const JOBS_PER_FORKING_PROCESS: usize = 4096;
 /// How long a new worker process may take to report ready.
 pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// The answer to a job the pool could not run or finish because it shuts down.
+const SHUTTING_DOWN: &str = "the sandbox is shutting down (the host is stopping)";
 /// Extra time for the pipe round trip before the host gives up on a job.
 const IPC_SLACK: Duration = Duration::from_millis(20);
 
@@ -92,9 +94,53 @@ enum Event {
     Eof,
 }
 
+/// The worker processes of one pool that are not reaped yet, by process group
+/// (each worker leads its own, which holds the job processes it forks).
+#[derive(Default)]
+pub(crate) struct Registry {
+    groups: Mutex<HashSet<u32>>,
+    /// Set once the pool shuts down: no process starts after it.
+    closing: AtomicBool,
+    /// Worker stdouts not at their end yet. Every process of a worker's group
+    /// holds its stdout, so at 0 every one of them has exited.
+    open_outputs: AtomicUsize,
+}
+
+impl Registry {
+    fn groups(&self) -> std::sync::MutexGuard<'_, HashSet<u32>> {
+        self.groups.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn closing(&self) -> bool {
+        self.closing.load(Ordering::SeqCst)
+    }
+
+    /// Kills the group of `pid` and forgets it, before its leader is reaped (so
+    /// the id cannot have been reused by then).
+    fn kill(&self, pid: u32) {
+        let mut groups = self.groups();
+        if groups.remove(&pid) {
+            #[cfg(target_os = "linux")]
+            crate::sys::kill_group(pid);
+        }
+    }
+
+    /// Marks the pool closing and kills every worker process group it has.
+    fn close(&self) {
+        self.closing.store(true, Ordering::SeqCst);
+        let groups = self.groups();
+        #[cfg(target_os = "linux")]
+        for pid in groups.iter() {
+            crate::sys::kill_group(*pid);
+        }
+        drop(groups);
+    }
+}
+
 /// One running worker process.
 struct Proc {
     child: Child,
+    registry: Arc<Registry>,
     stdin: Arc<Mutex<ChildStdin>>,
     events: Receiver<Event>,
     jobs: usize,
@@ -116,7 +162,8 @@ impl Drop for Live {
 
 impl Drop for Proc {
     fn drop(&mut self) {
-        // Ask politely (the child finishes and exits on EOF), then make sure.
+        // The worker and every job process it forked, at once; then reap it.
+        self.registry.kill(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -135,6 +182,8 @@ pub(crate) struct Shared {
     pub harden: bool,
     pub processes: Arc<AtomicUsize>,
     pub drivers: Arc<AtomicUsize>,
+    /// The worker processes not reaped yet; closed when the pool shuts down.
+    pub registry: Arc<Registry>,
     /// Runs the host side of tool calls.
     pub runtime: HostCalls,
 }
@@ -153,26 +202,49 @@ impl Drop for HostCalls {
 }
 
 impl Shared {
+    /// Starts a worker process. Call it from a thread that outlives the
+    /// process (see `sys::tie_to_host`): a driver thread, or the caller of a
+    /// self-test, which waits for its process.
     fn spawn(&self) -> std::io::Result<Proc> {
         // An empty environment: nothing of the host's (tokens, paths) reaches
         // a process that runs untrusted code. Its settings come over stdin.
-        let mut child = Command::new(&self.command.program)
-            .args(&self.command.args)
+        let mut cmd = Command::new(&self.command.program);
+        cmd.args(&self.command.args)
             .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()?;
+            .stderr(Stdio::inherit());
+        // Its own process group, killed with the host.
+        #[cfg(target_os = "linux")]
+        crate::sys::tie_to_host(&mut cmd);
+        let mut child = {
+            // Registered before the lock is let go: a shutdown either comes
+            // first (no process starts) or sees this one.
+            let mut groups = self.registry.groups();
+            if self.registry.closing() {
+                return Err(std::io::Error::other("the sandbox is shutting down"));
+            }
+            let child = cmd.spawn()?;
+            groups.insert(child.id());
+            child
+        };
         self.processes.fetch_add(1, Ordering::SeqCst);
-        let live = Live(self.processes.clone());
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdin"))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| std::io::Error::other("no stdout"))?;
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let (tx, events) = mpsc::channel();
+        // From here on, an error drops `p`, which kills and reaps the process.
+        let p = Proc {
+            child,
+            registry: self.registry.clone(),
+            stdin: Arc::new(Mutex::new(
+                stdin.ok_or_else(|| std::io::Error::other("no stdin"))?,
+            )),
+            events,
+            jobs: 0,
+            quota: JOBS_PER_PROCESS,
+            ready: false,
+            _live: Live(self.processes.clone()),
+        };
+        let stdout = stdout.ok_or_else(|| std::io::Error::other("no stdout"))?;
         let config = ToChild::Config {
             limits: self.pool_limits.clone(),
             harden: self.harden,
@@ -180,13 +252,11 @@ impl Shared {
             // from an in-process pool in the worker instead.
             fork: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
         };
-        {
-            let mut w = &stdin;
-            ipc::send(&mut w, &config)?;
-        }
-        let (tx, events) = mpsc::channel();
+        write(&p.stdin, &config)?;
         let cap = ipc::line_cap(&self.pool_limits);
-        std::thread::Builder::new()
+        let outputs = self.registry.clone();
+        outputs.open_outputs.fetch_add(1, Ordering::SeqCst);
+        let reader = std::thread::Builder::new()
             .name("sandbox-process-reader".into())
             .spawn(move || {
                 let mut input = BufReader::new(stdout);
@@ -195,25 +265,25 @@ impl Shared {
                     match ipc::recv::<ToHost>(&mut input, cap) {
                         Ok(Some(msg)) => {
                             if tx.send(Event::Msg(msg)).is_err() {
-                                return;
+                                break;
                             }
                         }
                         _ => {
                             let _ = tx.send(Event::Eof);
-                            return;
+                            break;
                         }
                     }
                 }
-            })?;
-        Ok(Proc {
-            child,
-            stdin: Arc::new(Mutex::new(stdin)),
-            events,
-            jobs: 0,
-            quota: JOBS_PER_PROCESS,
-            ready: false,
-            _live: live,
-        })
+                // The end of the output is the end of every process holding it
+                // (the driver kills the group once it saw `Eof`).
+                let _ = std::io::copy(input.get_mut(), &mut std::io::sink());
+                outputs.open_outputs.fetch_sub(1, Ordering::SeqCst);
+            });
+        if let Err(e) = reader {
+            self.registry.open_outputs.fetch_sub(1, Ordering::SeqCst);
+            return Err(e);
+        }
+        Ok(p)
     }
 }
 
@@ -248,8 +318,8 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
 }
 
 /// One worker slot: takes jobs from the queue and runs each in its process.
+/// The driver counted itself in `shared.drivers` before it started.
 pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
-    shared.drivers.fetch_add(1, Ordering::SeqCst);
     let mut active: Option<Proc> = None;
     let mut standby: Option<Proc> = None;
     let mut next_job = 1u64;
@@ -262,6 +332,12 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             }
         };
         if job.reply.is_closed() {
+            continue;
+        }
+        if shared.registry.closing() {
+            let _ = job
+                .reply
+                .send(ExecResult::failed(ErrorKind::Engine, SHUTTING_DOWN));
             continue;
         }
         if Instant::now() >= job.queue_deadline {
@@ -321,7 +397,6 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
     }
     drop(active);
     drop(standby);
-    shared.drivers.fetch_sub(1, Ordering::SeqCst);
 }
 
 /// How often a running job checks whether its caller still waits.
@@ -394,11 +469,14 @@ fn run_job(
             Ok(Event::Msg(_)) => {}
             Ok(Event::Eof) => {
                 let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                let message = if shared.registry.closing() {
+                    SHUTTING_DOWN.to_owned()
+                } else {
+                    format!("the sandbox worker process died while running the snippet ({status})")
+                };
                 break Err(ExecError {
                     kind: ErrorKind::Engine,
-                    message: format!(
-                        "the sandbox worker process died while running the snippet ({status})"
-                    ),
+                    message,
                 });
             }
             Err(RecvTimeoutError::Timeout) if Instant::now() < hard_deadline => {}
@@ -549,7 +627,8 @@ impl std::fmt::Debug for Shared {
 /// The process backend of a pool: driver threads, each with one worker process
 /// at a time, fed by a bounded queue.
 pub(crate) struct Processes {
-    tx: SyncSender<HostJob>,
+    /// The queue; taken by [`Processes::shutdown`], which stops the drivers.
+    tx: Mutex<Option<SyncSender<HostJob>>>,
     shared: Arc<Shared>,
     queue_timeout: Duration,
 }
@@ -568,18 +647,29 @@ impl Processes {
             harden: cfg.harden,
             processes: Arc::new(AtomicUsize::new(0)),
             drivers: Arc::new(AtomicUsize::new(0)),
+            registry: Arc::new(Registry::default()),
             runtime: HostCalls(Some(runtime)),
         });
         let (tx, rx) = mpsc::sync_channel::<HostJob>(cfg.queue);
         let rx = Arc::new(Mutex::new(rx));
         for index in 0..cfg.workers {
             let (shared, rx) = (shared.clone(), rx.clone());
-            std::thread::Builder::new()
+            let drivers = shared.drivers.clone();
+            drivers.fetch_add(1, Ordering::SeqCst);
+            let started = std::thread::Builder::new()
                 .name(format!("sandbox-driver-{index}"))
-                .spawn(move || drive(shared, rx))?;
+                .spawn(move || {
+                    let drivers = shared.drivers.clone();
+                    drive(shared, rx);
+                    drivers.fetch_sub(1, Ordering::SeqCst);
+                });
+            if let Err(e) = started {
+                drivers.fetch_sub(1, Ordering::SeqCst);
+                return Err(e.into());
+            }
         }
         Ok(Processes {
-            tx,
+            tx: Mutex::new(Some(tx)),
             shared,
             queue_timeout: cfg.queue_timeout,
         })
@@ -620,7 +710,11 @@ impl Processes {
             reply,
         };
         let bound = wait + limits.deadline + limits.grace + START_TIMEOUT;
-        match self.tx.try_send(job) {
+        let sent = match &*self.tx.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(tx) => tx.try_send(job),
+            None => Err(TrySendError::Disconnected(job)),
+        };
+        match sent {
             Ok(()) => match tokio::time::timeout(bound, rx).await {
                 Ok(Ok(res)) => res,
                 Ok(Err(_)) => {
@@ -636,5 +730,36 @@ impl Processes {
                 ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
             }
         }
+    }
+
+    /// Stops the drivers and kills every worker process group, then waits up
+    /// to `within` until each worker is reaped and every process of its group
+    /// has exited. True when all are gone in time.
+    pub(crate) fn shutdown(&self, within: Duration) -> bool {
+        let until = Instant::now() + within;
+        self.shared.registry.close();
+        // The drivers answer what is queued with SHUTTING_DOWN, drop their
+        // processes (kill and reap) and end.
+        drop(self.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
+        loop {
+            let gone = self.shared.drivers.load(Ordering::SeqCst) == 0
+                && self.shared.processes.load(Ordering::SeqCst) == 0
+                && self.shared.registry.open_outputs.load(Ordering::SeqCst) == 0;
+            if gone {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl Drop for Processes {
+    /// The last clone of the pool is gone: its worker processes die now (the
+    /// drivers reap them), not when their drivers next look.
+    fn drop(&mut self) {
+        self.shared.registry.close();
     }
 }

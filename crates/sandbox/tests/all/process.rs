@@ -46,16 +46,14 @@ fn overrun_kills_the_process_cancels_the_tool_and_the_next_job_runs() {
     pool.probe().expect("worker process starts");
     let bridge = FakeBridge::new();
     let t0 = Instant::now();
-    let r = pool.execute_blocking(r#"await openclaw.tools.call("echo", {a: 1}); await openclaw.tools.call("hang", {}); return 1"#, bridge.clone());
+    let r = pool.execute_blocking_with(r#"await openclaw.tools.call("echo", {a: 1}); await openclaw.tools.call("hang", {}); return 1"#, bridge.clone(), runaway_limits());
     // Time from when a worker took the job: other tests share the pool's workers.
     let took = t0
         .elapsed()
         .saturating_sub(Duration::from_micros(r.stats.queue_us));
     assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
-    assert!(
-        took < Duration::from_millis(300 + 100 + 400),
-        "took {took:?}"
-    );
+    // Killed, not left running (a guard against a hang, not a speed claim).
+    assert!(took < answer_bound(&runaway_limits()), "took {took:?}");
     assert!(
         r.calls
             .iter()
@@ -68,7 +66,7 @@ fn overrun_kills_the_process_cancels_the_tool_and_the_next_job_runs() {
         "cancellation did not fire"
     );
     for code in ["for(;;){}", "const a = []; for(;;) a.push({x: 1})"] {
-        let r = pool.execute_blocking(code, FakeBridge::new());
+        let r = pool.execute_blocking_with(code, FakeBridge::new(), runaway_limits());
         assert!(!r.ok);
     }
     let r = pool.execute_blocking("return 6 * 7", FakeBridge::new());
@@ -135,6 +133,22 @@ fn each_job_gets_an_untouched_copy_of_the_template() {
     assert_clean(&pool);
 }
 
+/// CPU time (user + system, in clock ticks) a process has used so far.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
+    let Some((_, after)) = stat.rsplit_once(')') else {
+        return 0;
+    };
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let field = |n: usize| {
+        f.get(n - 3)
+            .and_then(|x| x.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    field(14) + field(15)
+}
+
 /// Pids of the processes whose parent is `parent`.
 fn children_of(parent: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -166,10 +180,16 @@ fn a_snippet_process_that_dies_takes_only_its_own_job() {
             pool.probe().expect("worker process starts");
             let me = std::process::id();
             let killer = std::thread::spawn(move || {
-                for _ in 0..200 {
-                    // The worker process is our child; the snippet's process is its child.
+                let t0 = Instant::now();
+                while t0.elapsed() < HANG_GUARD {
+                    // The worker process is our child; the snippet's process is its
+                    // child, the one burning CPU (a standby child forked ahead of the
+                    // next job idles).
                     for worker in children_of(me) {
-                        if let Some(snippet) = children_of(worker).first() {
+                        let running = children_of(worker)
+                            .into_iter()
+                            .find(|p| cpu_ticks(*p) >= 10);
+                        if let Some(snippet) = running {
                             let killed = std::process::Command::new("kill")
                                 .args(["-9", &snippet.to_string()])
                                 .status()
@@ -238,9 +258,10 @@ fn a_forked_job_sees_only_the_scrubbed_globals() {
 fn a_caller_that_stops_waiting_ends_the_job_and_its_calls() {
     // A long deadline: only the caller's cancellation can end these jobs early.
     let limits = toolsearch_sandbox::Limits {
-        deadline: Duration::from_secs(20),
+        deadline: Duration::from_secs(60),
         ..test_limits()
     };
+    let deadline = limits.deadline;
     let pool = process_pool(1, limits);
     pool.probe().expect("worker process starts");
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -258,15 +279,12 @@ fn a_caller_that_stops_waiting_ends_the_job_and_its_calls() {
             assert!(tokio::time::timeout(Duration::from_millis(300), run)
                 .await
                 .is_err());
-            // The one worker is free again long before the 20 s deadline.
+            // The one worker is free again long before the 60 s deadline.
             let next = pool.execute("return 7", FakeBridge::new()).await;
             assert_eq!(next.value, json!(7), "{code}: {:?}", next.error);
         });
-        assert!(
-            t0.elapsed() < Duration::from_secs(5),
-            "{code}: {:?}",
-            t0.elapsed()
-        );
+        // Relative to the deadline: the cancellation ended the job, not the deadline.
+        assert!(t0.elapsed() < deadline / 3, "{code}: {:?}", t0.elapsed());
         if code.contains("hang") {
             assert_eq!(
                 bridge.cancelled.load(std::sync::atomic::Ordering::SeqCst),

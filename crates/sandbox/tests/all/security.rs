@@ -293,9 +293,9 @@ fn r09_overwritten_intrinsics_do_not_break_the_bridge() {
 }
 
 fn assert_timeout(code: &str) -> toolsearch_sandbox::ExecResult {
-    let limits = test_limits();
+    let limits = runaway_limits();
     let t0 = Instant::now();
-    let r = run(code);
+    let r = run_runaway(code, FakeBridge::new());
     // Time from when a worker took the job: other tests share the pool's workers.
     let took = t0
         .elapsed()
@@ -306,11 +306,9 @@ fn assert_timeout(code: &str) -> toolsearch_sandbox::ExecResult {
         "{:?}\ncode: {code}",
         r.error
     );
-    // Within deadline + grace, plus scheduling slack for a loaded 2-core machine.
-    assert!(
-        took < limits.deadline + limits.grace + Duration::from_millis(400),
-        "took {took:?}: {code}"
-    );
+    // Stopped, not left running (a guard against a hang, not a speed claim:
+    // the watchdog's verdict is the `timeout` kind above).
+    assert!(took < answer_bound(&limits), "took {took:?}: {code}");
     assert_clean(shared());
     r
 }
@@ -328,14 +326,20 @@ fn r11_microtask_loop_times_out() {
 #[test]
 fn r12_promise_chain_storm_times_out_and_next_job_is_clean() {
     // The chain keeps every promise alive, so the heap limit may stop it first.
-    let r = run("const f = () => Promise.resolve().then(f); f(); await new Promise(() => {});");
+    let r = run_runaway(
+        "const f = () => Promise.resolve().then(f); f(); await new Promise(() => {});",
+        FakeBridge::new(),
+    );
     assert!(
         matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)),
         "{:?}",
         r.error
     );
     assert_clean(shared());
-    let r = run("const f = () => Promise.resolve().then(f); f();");
+    let r = run_runaway(
+        "const f = () => Promise.resolve().then(f); f();",
+        FakeBridge::new(),
+    );
     assert!(
         matches!(err_kind(&r), Some(ErrorKind::Timeout | ErrorKind::Memory)),
         "{:?}",
@@ -350,8 +354,14 @@ fn r13_never_settling_promise_fails_fast() {
     let r = run("await new Promise(() => {}); return 1");
     assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{:?}", r.error);
     assert!(err_msg(&r).contains("never settle"), "{}", err_msg(&r));
-    // Well before the 300 ms deadline (run time, not time queued behind other tests).
-    assert!(r.stats.run_us < 200_000, "took {} us", r.stats.run_us);
+    // Relative: the empty event loop is seen at once, not at the deadline (run
+    // time, not time queued behind other tests).
+    let deadline = shared().limits().deadline;
+    assert!(
+        Duration::from_micros(r.stats.run_us) < deadline / 2,
+        "took {} us of a {deadline:?} deadline",
+        r.stats.run_us
+    );
     assert_clean(shared());
 }
 
@@ -359,7 +369,7 @@ fn r13_never_settling_promise_fails_fast() {
 fn r14_hanging_tool_times_out_and_is_cancelled() {
     let bridge = FakeBridge::new();
     let t0 = Instant::now();
-    let r = run_with(
+    let r = run_runaway(
         r#"console.log("before"); const a = await openclaw.tools.call("echo", {n: 1}); await openclaw.tools.call("hang", {}); return 1"#,
         bridge.clone(),
     );
@@ -368,10 +378,7 @@ fn r14_hanging_tool_times_out_and_is_cancelled() {
         .elapsed()
         .saturating_sub(Duration::from_micros(r.stats.queue_us));
     assert_eq!(err_kind(&r), Some(ErrorKind::Timeout), "{:?}", r.error);
-    assert!(
-        took < Duration::from_millis(300 + 100 + 400),
-        "took {took:?}"
-    );
+    assert!(took < answer_bound(&runaway_limits()), "took {took:?}");
     // Partial work survives: the log and the completed call.
     assert_eq!(r.logs[0].text, "before");
     assert_eq!(r.calls[0].status, CallStatus::Ok);
@@ -405,16 +412,12 @@ fn r16_throwing_getter_loop_times_out() {
 fn r17_heap_exhaustion_is_a_memory_error_and_rss_returns() {
     let before = rss_kib();
     for _ in 0..3 {
-        // A generous deadline: this row is about the heap limit, which a loaded
-        // machine may not reach within the 300 ms test deadline.
-        let limits = Limits {
-            deadline: Duration::from_secs(5),
-            ..test_limits()
-        };
+        // The generous deadline of `test_limits`: this row is about the heap
+        // limit, which a loaded machine reaches late.
         let r = run_limits(
             "const a = []; for(;;) a.push({x: 1});",
             FakeBridge::new(),
-            limits,
+            test_limits(),
         );
         assert_eq!(err_kind(&r), Some(ErrorKind::Memory), "{:?}", r.error);
         assert_clean(shared());
@@ -430,26 +433,22 @@ fn r17_heap_exhaustion_is_a_memory_error_and_rss_returns() {
 
 #[test]
 fn r18_huge_array_is_a_memory_error() {
-    // On quickjs a sparse array grows slower than in V8: within the 300 ms test
+    // On quickjs a sparse array grows slower than in V8: within a 300 ms
     // deadline the snippet may be stopped by either limit; given time, the heap
     // limit stops it.
-    let r = run("new Array(2**27 - 1).fill(0); return 1");
+    let r = run_runaway("new Array(2**27 - 1).fill(0); return 1", FakeBridge::new());
     assert!(
         matches!(err_kind(&r), Some(ErrorKind::Memory | ErrorKind::Timeout)),
         "{:?}",
         r.error
     );
-    let limits = Limits {
-        deadline: Duration::from_secs(5),
-        ..test_limits()
-    };
+    // The `memory` kind says the heap limit stopped it, before the deadline.
     let r = run_limits(
         "new Array(2**27 - 1).fill(0); return 1",
         FakeBridge::new(),
-        limits,
+        test_limits(),
     );
     assert_eq!(err_kind(&r), Some(ErrorKind::Memory), "{:?}", r.error);
-    assert!(r.stats.run_us < 4_000_000, "took {} us", r.stats.run_us);
     // The replacement fill keeps the usual semantics.
     assert_eq!(js_ok("return [[1,2,3,4].fill(0, 1, -1), new Array(3).fill('x'), Array.prototype.fill.call({length: 2}, 7)]"), json!([[1, 0, 0, 4], ["x", "x", "x"], {"0": 7, "1": 7, "length": 2}]));
     assert_clean(shared());
@@ -676,8 +675,8 @@ fn r28_call_budget_caps_unawaited_calls() {
             assert_eq!(r.value[0], json!(limits.max_calls));
             assert_eq!(r.value[1], json!(100_000 - limits.max_calls));
         }
-        // 1e5 pending calls may not all settle within 300 ms on a slow machine, or
-        // fit in the 64 MiB heap: either way no more than the budget ran.
+        // 1e5 pending calls may not all settle before the deadline on a loaded
+        // machine, or fit in the 64 MiB heap: either way no more than the budget ran.
         Some(e) => assert!(
             matches!(e.kind, ErrorKind::Timeout | ErrorKind::Memory),
             "{e:?}"
@@ -741,12 +740,13 @@ fn r31_concurrent_snippets_half_of_them_loops() {
         for i in 0..100 {
             let pool = pool.clone();
             tasks.push(tokio::spawn(async move {
-                let code = if i % 2 == 0 {
-                    "for(;;){}".to_string()
+                // Loops stop at a short deadline; the others get a generous one.
+                let (code, limits) = if i % 2 == 0 {
+                    ("for(;;){}".to_string(), runaway_limits())
                 } else {
-                    format!("return {i}")
+                    (format!("return {i}"), test_limits())
                 };
-                (i, pool.execute(&code, FakeBridge::new()).await)
+                (i, pool.execute_with(&code, FakeBridge::new(), limits).await)
             }));
         }
         let mut out = Vec::new();
