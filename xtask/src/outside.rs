@@ -78,7 +78,12 @@ pub fn run(root: &Path) -> Result<()> {
         .env_remove("CARGO_MANIFEST_DIR")
         .env_remove("RUSTFLAGS")
         .env("CMAKE_TOOLCHAIN_FILE", toolchain)
-        .env("CARGO_TARGET_DIR", root.join("target"));
+        .env(
+            "CARGO_TARGET_DIR",
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| root.join("target")),
+        );
     eprintln!(
         "xtask: building the README's library example as an outside crate in {}",
         dir.display()
