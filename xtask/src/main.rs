@@ -248,9 +248,11 @@ fn test() -> Result<()> {
     // `#[ignore]`d under a plain `cargo test` and run here, where whatever is
     // missing fails them: a failed model fetch fails the run, never skips a test.
     fetch_model().context("the embedding model tests need the model")?;
-    // One build of every target (tests, examples, binaries), linted as it compiles.
+    // One build of every target (tests, examples, binaries), linted as it
+    // compiles. `cargo build`: the examples are built as programs to run below;
+    // `cargo test` only adds their (small) test-harness builds.
     let mut c = linted_cargo()?;
-    c.args(["test", "--workspace", "--all-targets", "--no-run"]);
+    c.args(["build", "--workspace", "--all-targets"]);
     run(c)?;
     let mut c = linted_cargo()?;
     c.args([

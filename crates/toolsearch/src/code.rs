@@ -30,6 +30,17 @@ impl ToolSearch {
         answer
     }
 
+    /// Stops code mode's sandbox, for a host about to exit: its worker
+    /// processes and the job processes they forked are killed, and this waits
+    /// (up to `within`) until all have exited (see
+    /// [`Pool::shutdown`](toolsearch_sandbox::Pool::shutdown)). Snippets
+    /// running or sent later get an error. True when nothing was left running
+    /// (or no sandbox was started). Blocks: call it outside async code.
+    pub fn shutdown_sandbox(&self, within: std::time::Duration) -> bool {
+        let pool = self.pool.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        pool.is_none_or(|p| p.shutdown(within))
+    }
+
     fn pool(&self) -> Result<Pool, String> {
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         if pool.is_none() {

@@ -160,12 +160,21 @@ impl Drop for Live {
     }
 }
 
-impl Drop for Proc {
-    fn drop(&mut self) {
-        // The worker and every job process it forked, at once; then reap it.
+impl Proc {
+    /// Ends the worker and every job process it forked, at once, and reaps
+    /// it; how it ended. Its output ended, but that does not make a process
+    /// exit (a line the host could not read ends the output too): never wait
+    /// for one that was not killed first.
+    fn end(&mut self) -> String {
         self.registry.kill(self.child.id());
         let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.wait().map(|s| s.to_string()).unwrap_or_default()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.end();
     }
 }
 
@@ -307,7 +316,7 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
             }
             Ok(Event::Msg(_)) => continue,
             Ok(Event::Eof) => {
-                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                let status = p.end();
                 return Err(format!(
                     "the sandbox worker process exited while starting ({status})"
                 ));
@@ -468,7 +477,7 @@ fn run_job(
             }
             Ok(Event::Msg(_)) => {}
             Ok(Event::Eof) => {
-                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                let status = p.end();
                 let message = if shared.registry.closing() {
                     SHUTTING_DOWN.to_owned()
                 } else {
@@ -534,7 +543,7 @@ pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecRes
             Ok(Event::Msg(ToHost::Done { result, .. })) => return *result,
             Ok(Event::Msg(_)) => continue,
             Ok(Event::Eof) => {
-                let status = p.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                let status = p.end();
                 return ExecResult::failed(
                     ErrorKind::Engine,
                     format!("the sandbox worker process died while running the snippet ({status})"),

@@ -776,3 +776,25 @@ async fn select_and_call_resolve_bare_names_the_same_way() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_the_sandbox_down_ends_code_mode_with_a_clear_error() {
+    let ts = ts(Catalog::new(tools(5)).unwrap(), Mode::Code);
+    let s = Session::new("s");
+    let out = ts
+        .handle_call(&s, "tool_search_code", json!({"code": "return 1"}))
+        .await;
+    assert!(!out.is_error, "{}", out.content);
+    // A hang guard only: the workers are killed at once.
+    let within = std::time::Duration::from_secs(30);
+    assert!(tokio::task::block_in_place(|| ts.shutdown_sandbox(within)));
+    let out = ts
+        .handle_call(&s, "tool_search_code", json!({"code": "return 2"}))
+        .await;
+    let text = out.content.to_string();
+    assert!(out.is_error, "{text}");
+    assert!(
+        text.contains("stopped") || text.contains("shutting down"),
+        "{text}"
+    );
+}
