@@ -254,17 +254,7 @@ fn test() -> Result<()> {
     let mut c = linted_cargo()?;
     c.args(["build", "--workspace", "--all-targets"]);
     run(c)?;
-    let mut c = linted_cargo()?;
-    c.args([
-        "test",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "--include-ignored",
-        "--skip",
-        LONGRUN,
-    ]);
-    run(c)?;
+    run(suite(&["--include-ignored", "--skip", LONGRUN])?)?;
     let mut c = linted_cargo()?;
     c.args(["test", "--workspace", "--doc"]);
     run(c)?;
@@ -298,18 +288,9 @@ fn test() -> Result<()> {
 /// `#[ignore]`d; `cargo xtask test` runs a short version of each).
 fn soak() -> Result<()> {
     fixtures()?;
-    let mut list = linted_cargo()?;
-    list.args([
-        "test",
-        "--workspace",
-        "--all-targets",
-        "--quiet",
-        "--",
-        "--ignored",
-        "--list",
-        LONGRUN,
-    ]);
-    let out = list.output().context("listing the long runs")?;
+    let out = suite(&["--ignored", "--list", LONGRUN])?
+        .output()
+        .context("listing the long runs")?;
     anyhow::ensure!(
         out.status.success(),
         "listing the long runs failed:\n{}",
@@ -325,17 +306,16 @@ fn soak() -> Result<()> {
     for n in &names {
         eprintln!("  {n}");
     }
+    run(suite(&["--ignored", "--nocapture", LONGRUN])?)
+}
+
+/// `cargo test` of every target of the workspace, linted (see [`linted_cargo`]),
+/// with `harness` passed to each test binary.
+fn suite(harness: &[&str]) -> Result<Command> {
     let mut c = linted_cargo()?;
-    c.args([
-        "test",
-        "--workspace",
-        "--all-targets",
-        "--",
-        "--ignored",
-        "--nocapture",
-        LONGRUN,
-    ]);
-    run(c)
+    c.args(["test", "--workspace", "--all-targets", "--"])
+        .args(harness);
+    Ok(c)
 }
 
 /// A tools-only build (`--no-default-features`): no JS engine in its dependency
