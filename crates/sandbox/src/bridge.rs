@@ -36,6 +36,30 @@ pub trait Bridge: Send + Sync + 'static {
     /// the bridge must stop the tool's work then. The returned future is also
     /// dropped at that point.
     fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture;
+
+    /// [`Bridge::call`] with the arguments as the JSON text the snippet sent
+    /// (an object, checked against the argument limits). The sandbox calls
+    /// this one; the default parses the text and calls [`Bridge::call`].
+    /// Override it only to pass the text on unparsed.
+    #[doc(hidden)]
+    #[allow(clippy::boxed_local)] // the owned form of raw JSON text
+    fn call_json(
+        &self,
+        id: &str,
+        args: Box<serde_json::value::RawValue>,
+        cancel: CancellationToken,
+    ) -> BridgeFuture {
+        match serde_json::from_str(args.get()) {
+            Ok(value) => self.call(id, value, cancel),
+            Err(e) => {
+                let e = BridgeError::new(
+                    BridgeErrorCode::InvalidArgs,
+                    format!("call: the arguments are not JSON: {e}"),
+                );
+                Box::pin(async move { Err(e) })
+            }
+        }
+    }
 }
 
 /// Error codes visible to a snippet as `err.code`.

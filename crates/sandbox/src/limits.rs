@@ -34,6 +34,19 @@ pub const DEFAULT_TOOL_RESULT_BYTES: usize = 1 << 20;
 pub const DEFAULT_QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Maximum length of a tool id, in bytes.
 pub const MAX_ID_BYTES: usize = 256;
+/// Deepest nesting of arrays and objects in any value that crosses the
+/// sandbox: a snippet's return value, a call's arguments, a tool's (search,
+/// describe) result and an error's detail. Checked where the value is
+/// produced, so every message that carries one (the worker pipe adds a few
+/// levels of envelope) stays readable by the other side: a deeper return
+/// value is a `result` error, deeper arguments `INVALID_ARGS`, a deeper tool
+/// result `LIMIT`.
+pub const MAX_JSON_DEPTH: usize = 100;
+/// Bytes of arguments that calls waiting for an in-flight slot may hold in
+/// all (the arguments of calls already running are not counted): further
+/// calls get `LIMIT` until some finish. At least one call of the largest
+/// arguments always fits.
+pub const PENDING_ARG_BYTES: usize = 1 << 20;
 
 /// Limits applied to one snippet execution.
 ///

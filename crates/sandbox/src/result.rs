@@ -91,8 +91,15 @@ pub enum ErrorKind {
     Result,
     /// The snippet threw (or did not compile).
     Script,
-    /// The engine could not start or the sandbox broke; fall back to the
-    /// structured tools.
+    /// The process that ran this job died while running it (a signal, an
+    /// abort at the OS memory limit, an engine crash) or sent the host
+    /// something it could not read. Only this job failed: its worker was
+    /// replaced and the next job runs normally.
+    Crashed,
+    /// The pool cannot run snippets (the engine or a worker process cannot
+    /// start, the sandbox is shutting down): the platform's fault, not the
+    /// job's; a host may fall back to the structured tools until a probe
+    /// succeeds again.
     Engine,
 }
 

@@ -59,9 +59,52 @@ pub(crate) fn emitted_json_len(json: &str) -> usize {
         .sum()
 }
 
+/// Whether JSON text nests arrays and objects more than `max` levels deep (a
+/// scalar is depth 0, `[1]` depth 1). One pass over the bytes, nothing
+/// allocated, strings skipped; valid for any text JSON writers produce.
+pub(crate) fn json_deeper_than(json: &[u8], max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in json {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_depth_counts_brackets_outside_strings() {
+        assert!(!json_deeper_than(b"1", 0));
+        assert!(json_deeper_than(b"[1]", 0));
+        assert!(!json_deeper_than(b"[[1],{\"a\":[2]}]", 2));
+        assert!(json_deeper_than(b"[[1],{\"a\":[[2]]}]", 2));
+        assert!(!json_deeper_than(br#"["[[[[\"]]]]", "\\"]"#, 1));
+        let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
+        assert!(json_deeper_than(deep.as_bytes(), 100));
+        assert!(!json_deeper_than(deep.as_bytes(), 101));
+    }
 
     #[test]
     fn emitted_len_counts_escapes() {

@@ -7,6 +7,16 @@
 //! a JSON string holding JSON: no escaping on the way, one parse at the end.
 //! Errors keep the encoded form the ops hand to JS (`"0" + CODE + "\n" +
 //! message`), so the child decodes them as an in-process bridge would.
+//!
+//! **The framing rule.** Every value a line carries (a return value, call
+//! arguments, a tool result, an error's detail) was checked where it was
+//! produced: at most [`MAX_JSON_DEPTH`](crate::MAX_JSON_DEPTH) levels deep and
+//! within its size limit, so with the envelope's few levels every line stays
+//! under serde_json's nesting limit and [`line_cap`]. A line that breaks the
+//! rule anyway (a compromised or dying worker: too long, too deep, not UTF-8,
+//! half written) is never waited on: the host kills and replaces that worker
+//! and answers its job with a `crashed` error; a worker that cannot read the
+//! host's line exits (the host sees its output end, the same path).
 
 use std::io::{BufRead, Read, Write};
 
@@ -81,18 +91,30 @@ impl Answer {
     }
 }
 
-/// The bridge operation a child asks the host to perform.
+/// The bridge operation a child asks the host to perform. Externally tagged,
+/// as every message here: the arguments stay raw JSON text.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum BridgeOp {
-    Search { query: String, limit: Option<u32> },
-    Describe { id: String },
-    Call { id: String, args: serde_json::Value },
+    Search {
+        query: String,
+        limit: Option<u32>,
+    },
+    Describe {
+        id: String,
+    },
+    /// The arguments as the snippet sent them (an object within the argument
+    /// size and [`MAX_JSON_DEPTH`](crate::MAX_JSON_DEPTH) limits), never parsed
+    /// in the worker.
+    Call {
+        id: String,
+        args: Box<RawValue>,
+    },
 }
 
 /// Child → host.
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "t", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum ToHost {
     /// The child is up (its isolate is pre-warmed).
     Ready {
@@ -106,11 +128,10 @@ pub(crate) enum ToHost {
     Request {
         job: u64,
         req: u64,
-        #[serde(flatten)]
         op: BridgeOp,
     },
     /// The snippet no longer waits for this call: cancel it.
-    CancelCall { req: u64 },
+    CancelCall { job: u64, req: u64 },
     /// The job's result.
     Done { job: u64, result: Box<ExecResult> },
 }
@@ -218,7 +239,7 @@ mod tests {
             },
         )
         .unwrap();
-        send(&mut buf, &ToHost::CancelCall { req: 2 }).unwrap();
+        send(&mut buf, &ToHost::CancelCall { job: 1, req: 2 }).unwrap();
         assert_eq!(buf.iter().filter(|&&b| b == b'\n').count(), 2);
         let mut input = std::io::BufReader::new(&buf[..]);
         match recv::<ToHost>(&mut input, MIN_LINE_CAP).unwrap() {
@@ -237,7 +258,7 @@ mod tests {
         }
         assert!(matches!(
             recv::<ToHost>(&mut input, MIN_LINE_CAP).unwrap(),
-            Some(ToHost::CancelCall { req: 2 })
+            Some(ToHost::CancelCall { job: 1, req: 2 })
         ));
         assert!(recv::<ToHost>(&mut input, MIN_LINE_CAP).unwrap().is_none());
     }
@@ -268,7 +289,7 @@ mod tests {
         let cap = 64;
         let mut buf = vec![b'x'; cap * 3 + 5];
         buf.push(b'\n');
-        send(&mut buf, &ToHost::CancelCall { req: 9 }).unwrap();
+        send(&mut buf, &ToHost::CancelCall { job: 1, req: 9 }).unwrap();
         let mut input = std::io::BufReader::new(&buf[..]);
         let mut refused = 0;
         loop {
@@ -278,7 +299,7 @@ mod tests {
                     refused += 1;
                     assert!(refused < 10, "never came back in step");
                 }
-                Ok(Some(ToHost::CancelCall { req: 9 })) => break,
+                Ok(Some(ToHost::CancelCall { job: 1, req: 9 })) => break,
                 other => panic!("{other:?}"),
             }
         }

@@ -17,6 +17,8 @@ pub(crate) struct Journal {
     pub in_flight: BTreeMap<u64, (String, Instant)>,
     pub next_call: u64,
     pub kept_result_bytes: usize,
+    /// Bytes of arguments held by calls waiting for an in-flight slot.
+    pub pending_arg_bytes: usize,
     pub stats: Stats,
     /// When the worker started the job (set before execution begins).
     pub started: Option<Instant>,

@@ -2,6 +2,7 @@
 //! watchdog that ends runaway code, and the journal of a job's calls and logs.
 
 pub(crate) mod engine;
+pub(crate) mod jobs;
 pub(crate) mod journal;
 pub(crate) mod ops;
 pub(crate) mod runtime;

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeError, BridgeErrorCode};
 use crate::isolate::journal::{lock, Journal};
-use crate::limits::{Limits, MAX_ID_BYTES};
+use crate::limits::{Limits, MAX_ID_BYTES, MAX_JSON_DEPTH, PENDING_ARG_BYTES};
 use crate::result::{CallRecord, CallStatus, LogLevel, LogLine};
 
 /// Per-job state put into the `OpState` right before the snippet runs.
@@ -136,6 +136,12 @@ pub(crate) fn encode_ok(v: &serde_json::Value, cap: usize, what: &str) -> Result
     };
     w.buf.push(b'1');
     match serde_json::to_writer(&mut w, v) {
+        Ok(()) if crate::util::json_deeper_than(&w.buf, MAX_JSON_DEPTH) => Err(encode_err(
+            BridgeErrorCode::Limit,
+            &format!(
+                "{what} nests arrays and objects more than {MAX_JSON_DEPTH} levels deep and was dropped"
+            ),
+        )),
         Ok(()) => String::from_utf8(w.buf)
             .map_err(|_| encode_err(BridgeErrorCode::ToolError, "invalid UTF-8")),
         Err(_) => Err(encode_err(
@@ -404,18 +410,29 @@ async fn op_ts_call(
             ),
         );
     }
-    let value: serde_json::Value = match serde_json::from_str(&args) {
-        Ok(v @ serde_json::Value::Object(_)) => v,
-        _ => {
-            return reject(
-                &journal,
-                encode_err(
-                    BridgeErrorCode::InvalidArgs,
-                    "call: args must be a JSON object",
+    // Checked on the text, nothing parsed: a call waiting for a slot holds
+    // only its bytes (counted below), never a parsed copy.
+    let is_object = args.trim_start().starts_with('{');
+    if !is_object {
+        return reject(
+            &journal,
+            encode_err(
+                BridgeErrorCode::InvalidArgs,
+                "call: args must be a JSON object",
+            ),
+        );
+    }
+    if crate::util::json_deeper_than(args.as_bytes(), MAX_JSON_DEPTH) {
+        return reject(
+            &journal,
+            encode_err(
+                BridgeErrorCode::InvalidArgs,
+                &format!(
+                    "call: arguments nest arrays and objects more than {MAX_JSON_DEPTH} levels deep"
                 ),
-            )
-        }
-    };
+            ),
+        );
+    }
     let seq = {
         let mut j = lock(&journal);
         if j.stats.calls >= limits.max_calls {
@@ -425,6 +442,19 @@ async fn op_ts_call(
                 &format!("at most {} tool calls per snippet", limits.max_calls),
             );
         }
+        let room = PENDING_ARG_BYTES.max(limits.arg_bytes);
+        if j.pending_arg_bytes.saturating_add(args.len()) > room {
+            j.stats.rejected += 1;
+            return encode_err(
+                BridgeErrorCode::Limit,
+                &format!(
+                    "calls waiting for one of the {} in-flight slots already hold {} bytes of \
+                     arguments (at most {room}); await some calls before starting more",
+                    limits.max_in_flight, j.pending_arg_bytes
+                ),
+            );
+        }
+        j.pending_arg_bytes += args.len();
         j.stats.calls += 1;
         j.stats.bytes_out += (id.len() + args.len()) as u64;
         j.stats.called_ids.push(id.clone());
@@ -433,13 +463,29 @@ async fn op_ts_call(
         j.in_flight.insert(seq, (id.clone(), Instant::now()));
         seq
     };
-    drop(args);
+    let pending = Pending {
+        journal: journal.clone(),
+        bytes: args.len(),
+    };
     // Wait for a slot; the permit is released when this future ends or is dropped.
     let Ok(_permit) = slots.acquire_owned().await else {
         return encode_err(BridgeErrorCode::Unavailable, "the sandbox is shutting down");
     };
+    drop(pending);
+    let raw = match serde_json::value::RawValue::from_string(args) {
+        Ok(raw) => raw,
+        Err(e) => {
+            lock(&journal).in_flight.remove(&seq);
+            return encode_err(
+                BridgeErrorCode::InvalidArgs,
+                &format!("call: the arguments are not JSON: {e}"),
+            );
+        }
+    };
     let started = Instant::now();
-    let fut = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.call(&id, value, token.clone())));
+    let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        bridge.call_json(&id, raw, token.clone())
+    }));
     let out = match fut {
         Ok(fut) => {
             tokio::select! {
@@ -470,6 +516,20 @@ async fn op_ts_call(
         ms,
     });
     s
+}
+
+/// The arguments of a call waiting for a slot, counted in its job's journal
+/// until it gets one or is dropped.
+struct Pending {
+    journal: Arc<Mutex<Journal>>,
+    bytes: usize,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut j = lock(&self.journal);
+        j.pending_arg_bytes = j.pending_arg_bytes.saturating_sub(self.bytes);
+    }
 }
 
 #[cfg(test)]

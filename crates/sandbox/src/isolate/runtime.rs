@@ -14,7 +14,7 @@ use crate::isolate::engine::{self, ArrayBufferBudget};
 use crate::isolate::journal::{lock, Journal};
 use crate::isolate::ops::{self, JobCtx};
 use crate::isolate::watchdog::Watchdog;
-use crate::limits::Limits;
+use crate::limits::{Limits, MAX_JSON_DEPTH};
 use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
 use crate::util::truncate;
 
@@ -333,6 +333,14 @@ impl Sandbox {
                     format!(
                         "the return value is too large ({emitted} bytes of JSON, limit {}); return a smaller summary",
                         limits.result_bytes
+                    ),
+                );
+            }
+            if crate::util::json_deeper_than(json.as_bytes(), MAX_JSON_DEPTH) {
+                return err(
+                    ErrorKind::Result,
+                    format!(
+                        "the return value nests arrays and objects more than {MAX_JSON_DEPTH} levels deep; return a flatter value"
                     ),
                 );
             }

@@ -40,6 +40,8 @@ pub const JOBS_PER_FORKING_PROCESS: usize = 4096;
 pub(crate) const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// The answer to a job the pool could not run or finish because it shuts down.
 const SHUTTING_DOWN: &str = "the sandbox is shutting down (the host is stopping)";
+/// Messages of a worker read ahead of its driver, at most.
+const EVENTS_QUEUED: usize = 256;
 /// Extra time for the pipe round trip before the host gives up on a job.
 const IPC_SLACK: Duration = Duration::from_millis(20);
 
@@ -91,7 +93,9 @@ type Records = Arc<Mutex<(Vec<CallRecord>, usize)>>;
 
 enum Event {
     Msg(ToHost),
-    Eof,
+    /// The output ended, or carried a line the host cannot read (why); either
+    /// way the worker is killed, never waited for.
+    Eof(Option<String>),
 }
 
 /// The worker processes of one pool that are not reaped yet, by process group
@@ -239,7 +243,9 @@ impl Shared {
         };
         self.processes.fetch_add(1, Ordering::SeqCst);
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
-        let (tx, events) = mpsc::channel();
+        // Bounded: a worker that floods the pipe waits for the driver (its
+        // writes block) instead of growing the host's memory.
+        let (tx, events) = mpsc::sync_channel(EVENTS_QUEUED);
         // From here on, an error drops `p`, which kills and reaps the process.
         let p = Proc {
             child,
@@ -277,8 +283,12 @@ impl Shared {
                                 break;
                             }
                         }
-                        _ => {
-                            let _ = tx.send(Event::Eof);
+                        Ok(None) => {
+                            let _ = tx.send(Event::Eof(None));
+                            break;
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Event::Eof(Some(crate::util::truncate(&e.to_string(), 200).to_owned())));
                             break;
                         }
                     }
@@ -315,7 +325,7 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
                 return Ok(());
             }
             Ok(Event::Msg(_)) => continue,
-            Ok(Event::Eof) => {
+            Ok(Event::Eof(_)) => {
                 let status = p.end();
                 return Err(format!(
                     "the sandbox worker process exited while starting ({status})"
@@ -447,6 +457,8 @@ fn run_job(
     let job_cancel = CancellationToken::new();
     let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
     let records: Records = Arc::new(Mutex::new((Vec::new(), 0)));
+    let budget = u64::from(limits.max_calls) + u64::from(limits.max_lookups);
+    let mut requests = 0u64;
     let outcome = loop {
         let left = hard_deadline.saturating_duration_since(Instant::now());
         if reply.is_closed() {
@@ -458,6 +470,19 @@ fn run_job(
         match p.events.recv_timeout(left.min(CANCEL_POLL)) {
             Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
             Ok(Event::Msg(ToHost::Request { job: j, req, op })) if j == job => {
+                // The worker enforces these budgets; one that sends more is
+                // not the worker this host started (a compromised process).
+                requests += 1;
+                if requests > budget {
+                    p.end();
+                    break Err(ExecError {
+                        kind: ErrorKind::Crashed,
+                        message: format!(
+                            "the sandbox worker process sent more than {budget} bridge requests \
+                             for one snippet and was replaced"
+                        ),
+                    });
+                }
                 handle_request(
                     shared,
                     p,
@@ -470,22 +495,31 @@ fn run_job(
                     &records,
                 );
             }
-            Ok(Event::Msg(ToHost::CancelCall { req })) => {
+            Ok(Event::Msg(ToHost::CancelCall { job: j, req })) if j == job => {
                 if let Some(token) = calls.remove(&req) {
                     token.cancel();
                 }
             }
             Ok(Event::Msg(_)) => {}
-            Ok(Event::Eof) => {
+            Ok(Event::Eof(unreadable)) => {
                 let status = p.end();
-                let message = if shared.registry.closing() {
-                    SHUTTING_DOWN.to_owned()
-                } else {
-                    format!("the sandbox worker process died while running the snippet ({status})")
+                let status = match unreadable {
+                    Some(why) => format!("it sent a line the host cannot read: {why}; {status}"),
+                    None => status,
                 };
-                break Err(ExecError {
-                    kind: ErrorKind::Engine,
-                    message,
+                break Err(if shared.registry.closing() {
+                    ExecError {
+                        kind: ErrorKind::Engine,
+                        message: SHUTTING_DOWN.to_owned(),
+                    }
+                } else {
+                    ExecError {
+                        kind: ErrorKind::Crashed,
+                        message: format!(
+                            "the sandbox worker process ended while running the snippet ({status}); \
+                             it was replaced"
+                        ),
+                    }
                 });
             }
             Err(RecvTimeoutError::Timeout) if Instant::now() < hard_deadline => {}
@@ -542,10 +576,10 @@ pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecRes
         {
             Ok(Event::Msg(ToHost::Done { result, .. })) => return *result,
             Ok(Event::Msg(_)) => continue,
-            Ok(Event::Eof) => {
+            Ok(Event::Eof(_)) => {
                 let status = p.end();
                 return ExecResult::failed(
-                    ErrorKind::Engine,
+                    ErrorKind::Crashed,
                     format!("the sandbox worker process died while running the snippet ({status})"),
                 );
             }
@@ -581,7 +615,7 @@ fn handle_request(
             let token = job_cancel.child_token();
             calls.insert(req, token.clone());
             let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                bridge.call(&id, args, token.clone())
+                bridge.call_json(&id, args, token.clone())
             }));
             let (stdin, records) = (p.stdin.clone(), records.clone());
             let Some(runtime) = shared.runtime.0.as_ref() else {

@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
 use crate::isolate::journal::{lock, Journal};
-use crate::isolate::runtime::{self, JobSpec, Live, Sandbox};
+use crate::isolate::jobs::Isolates;
+use crate::isolate::runtime::{self, JobSpec, Sandbox};
 use crate::isolate::watchdog::{ThreadGuard, Watchdog};
 use crate::limits::{Limits, PoolConfig};
 use crate::result::{ErrorKind, ExecResult, SandboxError};
@@ -356,63 +357,28 @@ impl Worker {
                 return Stop::Closed;
             }
         };
-        let created = std::cell::Cell::new(0usize);
         rt.block_on(async {
-            let create = |l: &Limits| {
-                created.set(created.get() + 1);
-                Sandbox::create(
-                    l.heap_bytes,
-                    l.array_buffer_bytes,
-                    t.snapshot,
-                    &t.counters.isolates,
-                )
-            };
             // At most one live isolate on this thread at any time: the next one
             // is created only after the previous one was dropped.
-            let mut next: Option<Result<Live, String>> = t.prewarm.then(|| create(&t.limits));
+            let mut isolates = Isolates::new(t.snapshot, t.counters.isolates.clone());
+            if t.prewarm {
+                isolates.prewarm(&t.limits);
+            }
             while let Ok(job) = recv(rx) {
                 if job.abandon.is_cancelled() {
                     continue;
                 }
                 let queue_us = job.enqueued.elapsed().as_micros() as u64;
-                let prewarmed =
-                    matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == job.limits.heap_bytes);
-                let live = match next.take() {
-                    Some(live) if prewarmed => live,
-                    other => {
-                        drop(other);
-                        create(&job.limits)
-                    }
+                let spec = JobSpec {
+                    code: &job.code,
+                    bridge: job.bridge.clone(),
+                    limits: &job.limits,
+                    journal: job.journal.clone(),
+                    abandon: job.abandon.clone(),
                 };
-                {
-                    let mut j = lock(&job.journal);
-                    j.started = Some(Instant::now());
-                    #[cfg(target_os = "linux")]
-                    {
-                        j.worker_tid = crate::sys::thread_id();
-                    }
-                }
-                let (mut res, used) = match live {
-                    Ok(mut live) => {
-                        let spec = JobSpec {
-                            code: &job.code,
-                            bridge: job.bridge.clone(),
-                            limits: &job.limits,
-                            journal: job.journal.clone(),
-                            abandon: job.abandon.clone(),
-                        };
-                        (live.sandbox.run(&spec, &self.watchdog).await, Some(live))
-                    }
-                    Err(e) => (
-                        ExecResult::failed(
-                            ErrorKind::Engine,
-                            format!("the JS engine could not start: {e}"),
-                        ),
-                        None,
-                    ),
-                };
+                let (mut res, used) = isolates.run(&spec, &self.watchdog).await;
+                drop(spec);
                 res.stats.queue_us = queue_us;
-                res.stats.prewarmed = prewarmed;
                 let _ = job.reply.send(res);
                 // Let the caller run before this thread spends milliseconds
                 // dropping the isolate and creating the next one. The woken caller
@@ -430,11 +396,11 @@ impl Worker {
                 if job.retired.load(Ordering::SeqCst) {
                     return Stop::Retired;
                 }
-                if created.get() >= ISOLATES_PER_THREAD {
+                if isolates.created >= ISOLATES_PER_THREAD {
                     return Stop::Quota;
                 }
                 if t.prewarm {
-                    next = Some(create(&t.limits));
+                    isolates.prewarm(&t.limits);
                 }
             }
             Stop::Closed

@@ -15,11 +15,12 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::ipc::{self, ToChild, ToHost, Transport};
-use crate::isolate::journal::{lock, Journal};
-use crate::isolate::runtime::{JobSpec, Live, Sandbox};
+use crate::isolate::jobs::Isolates;
+use crate::isolate::journal::Journal;
+use crate::isolate::runtime::JobSpec;
 use crate::isolate::watchdog::Watchdog;
 use crate::limits::Limits;
-use crate::result::{ErrorKind, ExecResult};
+use crate::result::ExecResult;
 use crate::worker::proxy::{deliver, send, stdout_file, ProxyBridge, Waiters};
 
 /// What the job thread of an in-process worker does next.
@@ -127,80 +128,57 @@ pub(crate) fn serve_jobs(
                     return;
                 }
             };
-            let isolates = Arc::new(AtomicUsize::new(0));
-            let create = |l: &Limits| {
-                rt.block_on(async {
-                    Sandbox::create(l.heap_bytes, l.array_buffer_bytes, snapshot, &isolates)
-                })
-            };
-            // At most one live isolate: the next is made once the last was dropped.
-            let mut next: Option<Result<Live, String>> = Some(create(&pool_limits));
-            // The first isolate exists: the OS layer can go on.
-            let _ = up_tx.send(());
-            while let Ok((job, work)) = jobs_rx.recv() {
-                let (code, limits) = match work {
-                    Work::Run(code, limits) => (code, limits),
-                    Work::SelfTest(what) => {
-                        #[cfg(target_os = "linux")]
-                        let value = crate::worker::harden::self_test(&what);
-                        #[cfg(not(target_os = "linux"))]
-                        let value = serde_json::Value::String(what);
-                        let result = ExecResult::succeeded(value);
-                        send(
-                            &out,
-                            &ToHost::Done {
-                                job,
-                                result: Box::new(result),
-                            },
-                        );
-                        continue;
-                    }
-                };
-                let bridge = Arc::new(ProxyBridge {
-                    job,
-                    out: out.clone(),
-                    waiters: waiters.clone(),
-                    next_req: next_req.clone(),
-                    deadline: Instant::now() + limits.deadline + limits.grace,
-                });
-                let prewarmed =
-                    matches!(&next, Some(Ok(l)) if l.sandbox.heap_bytes == limits.heap_bytes);
-                let live = match next.take() {
-                    Some(live) if prewarmed => live,
-                    other => {
-                        drop(other);
-                        create(&limits)
-                    }
-                };
-                let result = match live {
-                    Ok(mut live) => {
-                        let journal = Arc::new(Mutex::new(Journal::default()));
-                        lock(&journal).started = Some(Instant::now());
-                        let spec = JobSpec {
-                            code: &code,
-                            bridge,
-                            limits: &limits,
-                            journal,
-                            abandon: CancellationToken::new(),
-                        };
-                        let mut res = rt.block_on(live.sandbox.run(&spec, &watchdog));
-                        res.stats.prewarmed = prewarmed;
-                        res
-                    }
-                    Err(e) => ExecResult::failed(
-                        ErrorKind::Engine,
-                        format!("the JS engine could not start: {e}"),
-                    ),
-                };
-                send(
-                    &out,
-                    &ToHost::Done {
+            let mut isolates = Isolates::new(snapshot, Arc::new(AtomicUsize::new(0)));
+            rt.block_on(async {
+                // At most one live isolate: the next is made once the last was dropped.
+                isolates.prewarm(&pool_limits);
+                // The first isolate exists: the OS layer can go on.
+                let _ = up_tx.send(());
+                while let Ok((job, work)) = jobs_rx.recv() {
+                    let (code, limits) = match work {
+                        Work::Run(code, limits) => (code, limits),
+                        Work::SelfTest(what) => {
+                            #[cfg(target_os = "linux")]
+                            let value = crate::worker::harden::self_test(&what);
+                            #[cfg(not(target_os = "linux"))]
+                            let value = serde_json::Value::String(what);
+                            let result = ExecResult::succeeded(value);
+                            send(
+                                &out,
+                                &ToHost::Done {
+                                    job,
+                                    result: Box::new(result),
+                                },
+                            );
+                            continue;
+                        }
+                    };
+                    let bridge = Arc::new(ProxyBridge {
                         job,
-                        result: Box::new(result),
-                    },
-                );
-                next = Some(create(&pool_limits));
-            }
+                        out: out.clone(),
+                        waiters: waiters.clone(),
+                        next_req: next_req.clone(),
+                        deadline: Instant::now() + limits.deadline + limits.grace,
+                    });
+                    let spec = JobSpec {
+                        code: &code,
+                        bridge,
+                        limits: &limits,
+                        journal: Arc::new(Mutex::new(Journal::default())),
+                        abandon: CancellationToken::new(),
+                    };
+                    let (result, used) = isolates.run(&spec, &watchdog).await;
+                    send(
+                        &out,
+                        &ToHost::Done {
+                            job,
+                            result: Box::new(result),
+                        },
+                    );
+                    drop(used);
+                    isolates.prewarm(&pool_limits);
+                }
+            });
         })
     };
     // The OS layer goes on every thread of this process, once the job thread made
@@ -301,7 +279,7 @@ mod tests {
                 ToHost::Request { job: 1, req, op } => {
                     let answer = match &op {
                         BridgeOp::Call { id, args } => {
-                            assert_eq!((id.as_str(), args), ("t", &serde_json::json!({"x": 1})));
+                            assert_eq!((id.as_str(), args.get()), ("t", r#"{"x":1}"#));
                             Answer::from_encoded(r#"1{"y":41}"#.into())
                         }
                         BridgeOp::Describe { id } => {

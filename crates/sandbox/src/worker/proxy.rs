@@ -136,6 +136,23 @@ impl Bridge for ProxyBridge {
     }
 
     fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture {
+        match serde_json::value::to_raw_value(&args) {
+            Ok(raw) => self.call_json(id, raw, cancel),
+            Err(e) => {
+                let e = BridgeError::new(BridgeErrorCode::InvalidArgs, e.to_string());
+                Box::pin(async move { Err(e) })
+            }
+        }
+    }
+
+    /// Passes the arguments on as the snippet sent them: the worker never
+    /// parses them (its memory does not grow with what a snippet sends).
+    fn call_json(
+        &self,
+        id: &str,
+        args: Box<serde_json::value::RawValue>,
+        cancel: CancellationToken,
+    ) -> BridgeFuture {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let req = self.request(
             BridgeOp::Call {
@@ -144,7 +161,7 @@ impl Bridge for ProxyBridge {
             },
             Waiter::Async(tx),
         );
-        let (out, waiters) = (self.out.clone(), self.waiters.clone());
+        let (out, waiters, job) = (self.out.clone(), self.waiters.clone(), self.job);
         Box::pin(async move {
             tokio::select! {
                 payload = rx => match payload {
@@ -153,7 +170,7 @@ impl Bridge for ProxyBridge {
                 },
                 _ = cancel.cancelled() => {
                     waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(&req);
-                    send(&out, &ToHost::CancelCall { req });
+                    send(&out, &ToHost::CancelCall { job, req });
                     Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))
                 }
             }

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ipc::{self, ToChild, ToHost};
 use crate::isolate::journal::Journal;
+use crate::isolate::jobs::run_on;
 use crate::isolate::runtime::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::isolate::watchdog::Watchdog;
 use crate::limits::Limits;
@@ -267,7 +268,14 @@ fn pass_on_answer(out: &Out, mut answer_rd: std::io::PipeReader, pid: libc::pid_
     if !passed {
         let how = how.unwrap_or_else(|| "exit status 0".to_owned());
         let message = format!("the snippet's process died while running it ({how})");
-        send(out, &engine_failure(job, message));
+        let result = ExecResult::failed(ErrorKind::Crashed, message);
+        send(
+            out,
+            &ToHost::Done {
+                job,
+                result: Box::new(result),
+            },
+        );
     }
 }
 
@@ -379,35 +387,26 @@ fn run_child(
                     Sandbox::create(limits.heap_bytes, limits.array_buffer_bytes, None, &counter)
                 })
             };
-            match live {
-                Ok(mut live) => {
-                    let bridge = Arc::new(ProxyBridge {
-                        job,
-                        out: out.clone(),
-                        waiters,
-                        next_req: Arc::new(AtomicU64::new(1)),
-                        deadline: give_up,
-                    });
-                    crate::isolate::journal::lock(&journal).started = Some(started);
-                    let spec = JobSpec {
-                        code: &code,
-                        bridge,
-                        limits: &limits,
-                        journal: journal.clone(),
-                        abandon: CancellationToken::new(),
-                    };
-                    let mut res = rt.block_on(live.sandbox.run(&spec, &watchdog));
-                    res.stats.prewarmed = fits;
-                    // Never torn down: disposing the isolate would free (and so
-                    // copy) every page of the template's heap for nothing.
-                    std::mem::forget(live);
-                    res
-                }
-                Err(e) => ExecResult::failed(
-                    ErrorKind::Engine,
-                    format!("the JS engine could not start: {e}"),
-                ),
-            }
+            let bridge = Arc::new(ProxyBridge {
+                job,
+                out: out.clone(),
+                waiters,
+                next_req: Arc::new(AtomicU64::new(1)),
+                deadline: give_up,
+            });
+            crate::isolate::journal::lock(&journal).started = Some(started);
+            let spec = JobSpec {
+                code: &code,
+                bridge,
+                limits: &limits,
+                journal: journal.clone(),
+                abandon: CancellationToken::new(),
+            };
+            let (res, used) = rt.block_on(run_on(live, fits, &spec, &watchdog));
+            // Never torn down: disposing the isolate would free (and so
+            // copy) every page of the template's heap for nothing.
+            std::mem::forget(used);
+            res
         }
         Err(e) => ExecResult::failed(ErrorKind::Engine, format!("no watchdog thread: {e}")),
     };

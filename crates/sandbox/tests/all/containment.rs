@@ -285,7 +285,7 @@ fn c07_terminal_controls_are_counted_escaped() {
 }
 
 /// The OS layer, from inside a worker where a job would run: every forbidden
-/// call kills that process (an `engine` error naming SIGSYS, 31 on x86_64 and
+/// call kills that process (a `crashed` error naming SIGSYS, 31 on x86_64 and
 /// aarch64), the limits are in place, the environment is empty, and the pool
 /// serves the next job.
 fn os_layer(pool: &Pool) {
@@ -295,7 +295,7 @@ fn os_layer(pool: &Pool) {
         let r = pool.self_test(what);
         assert_eq!(
             err_kind(&r),
-            Some(ErrorKind::Engine),
+            Some(ErrorKind::Crashed),
             "{what}: {:?}",
             r.value
         );

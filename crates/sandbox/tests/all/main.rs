@@ -5,6 +5,7 @@ mod containment;
 mod crash;
 mod dts;
 mod happy;
+mod liveness;
 mod process;
 mod security;
 mod soak;

@@ -206,7 +206,7 @@ fn a_snippet_process_that_dies_takes_only_its_own_job() {
                 killer.join().unwrap(),
                 "no snippet process was found to kill"
             );
-            assert_eq!(err_kind(&r), Some(ErrorKind::Engine), "{:?}", r.error);
+            assert_eq!(err_kind(&r), Some(ErrorKind::Crashed), "{:?}", r.error);
             let message = r
                 .error
                 .as_ref()
