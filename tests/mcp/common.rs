@@ -236,3 +236,19 @@ pub fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::proces
     std::thread::spawn(move || for _ in lines {});
     (child, port)
 }
+
+/// CPU time (user + system, in clock ticks) a process has used so far.
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
+    let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+        return 0;
+    };
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let field = |n: usize| {
+        f.get(n - 3)
+            .and_then(|x| x.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    field(14) + field(15)
+}

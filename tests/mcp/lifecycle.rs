@@ -242,22 +242,6 @@ fn shutdown_leaves_no_orphan_on_eof_sigterm_and_sigint() {
     }
 }
 
-/// CPU time (user + system, in clock ticks) a process has used so far.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
-    let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
-        return 0;
-    };
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let field = |n: usize| {
-        f.get(n - 3)
-            .and_then(|x| x.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    field(14) + field(15)
-}
-
 #[test]
 #[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
 fn a_host_killed_with_sigkill_leaves_no_worker_process() {

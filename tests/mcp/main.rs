@@ -14,4 +14,5 @@ mod common;
 mod conformance;
 mod gateway;
 mod lifecycle;
+mod liveness;
 mod tls;

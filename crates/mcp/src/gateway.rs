@@ -230,7 +230,8 @@ impl Gateway {
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
         });
-        tokio::spawn(Self::follow(Arc::downgrade(&gw), events));
+        let code_mode = gw.ts.code_mode_changes();
+        tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
         for s in gw.fleet.status() {
             tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, "server status");
         }
@@ -261,28 +262,65 @@ impl Gateway {
         self.ts.definitions(session, Provider::Mcp).tools
     }
 
-    /// Rebuilds the snapshot on every fleet change and tells the clients when the
-    /// list they are served changed.
+    /// Rebuilds the snapshot on every fleet change, and follows whether code
+    /// mode is available; tells the clients when the list they are served
+    /// changed. A change of code mode is announced at most once per direction
+    /// (lost, recovered) per [`LIST_CHANGED_EVERY`], so a flapping sandbox
+    /// cannot storm the clients; a change held back is announced when its
+    /// window ends, if it still holds.
     /// Holds the gateway weakly: a dropped gateway ends it.
     async fn follow(
         gw: std::sync::Weak<Self>,
         mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+        mut code_mode: tokio::sync::watch::Receiver<bool>,
     ) {
         let probe = Session::new("list-changed-probe");
         let mut served = match gw.upgrade() {
             Some(g) => g.tools_for(&probe),
             None => return,
         };
-        while let Some(Event::Changed(server)) = events.recv().await {
-            let Some(g) = gw.upgrade() else { return };
-            // Several changes in a burst make one snapshot.
-            while events.try_recv().is_ok() {}
-            g.ts.set_catalog(g.fleet.snapshot(&g.extra));
-            let now = g.tools_for(&probe);
-            tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
-            if now != served {
-                served = now;
-                g.notify_list_changed().await;
+        let mut code_mode_open = true;
+        let mut announced = Announced::default();
+        // When to look at code mode's availability again.
+        let mut look_at: Option<tokio::time::Instant> = None;
+        loop {
+            tokio::select! {
+                event = events.recv() => {
+                    let Some(Event::Changed(server)) = event else { return };
+                    let Some(g) = gw.upgrade() else { return };
+                    // Several changes in a burst make one snapshot.
+                    while events.try_recv().is_ok() {}
+                    g.ts.set_catalog(g.fleet.snapshot(&g.extra));
+                    let now = g.tools_for(&probe);
+                    tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
+                    if now != served {
+                        served = now;
+                        g.notify_list_changed().await;
+                    }
+                }
+                changed = code_mode.changed(), if code_mode_open => {
+                    if changed.is_err() {
+                        code_mode_open = false;
+                    } else {
+                        look_at = Some(tokio::time::Instant::now());
+                    }
+                }
+                () = sleep_until_some(look_at) => {
+                    look_at = None;
+                    let Some(g) = gw.upgrade() else { return };
+                    let up = *code_mode.borrow_and_update();
+                    if let Some(wait) = announced.held_back(up, std::time::Instant::now()) {
+                        look_at = Some(tokio::time::Instant::now() + wait);
+                        continue;
+                    }
+                    let now = g.tools_for(&probe);
+                    if now != served {
+                        served = now;
+                        announced.sent(up, std::time::Instant::now());
+                        tracing::warn!(code_mode = up, "the tools served changed with code mode's availability");
+                        g.notify_list_changed().await;
+                    }
+                }
             }
         }
     }
@@ -301,6 +339,38 @@ impl Gateway {
     /// Stops every server.
     pub async fn shutdown(&self) {
         self.fleet.shutdown().await;
+    }
+}
+
+/// The shortest time between two `tools/list_changed` announcing the same
+/// change of code mode's availability (lost, or recovered).
+pub const LIST_CHANGED_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// When each direction of code mode's availability was last announced.
+#[derive(Default)]
+struct Announced {
+    /// `[lost, recovered]`.
+    at: [Option<std::time::Instant>; 2],
+}
+
+impl Announced {
+    /// How long a change to `up` must wait before it may be announced.
+    fn held_back(&self, up: bool, now: std::time::Instant) -> Option<std::time::Duration> {
+        let last = self.at[usize::from(up)]?;
+        let ready = last + LIST_CHANGED_EVERY;
+        (now < ready).then(|| ready - now)
+    }
+
+    fn sent(&mut self, up: bool, now: std::time::Instant) {
+        self.at[usize::from(up)] = Some(now);
+    }
+}
+
+/// Sleeps until `at`, or for ever when there is none.
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -573,7 +643,24 @@ impl ServerHandler for GatewaySession {
 
 #[cfg(test)]
 mod tests {
-    use super::embedder;
+    use super::{embedder, Announced, LIST_CHANGED_EVERY};
+
+    #[test]
+    fn each_direction_of_code_mode_is_announced_at_most_once_per_window() {
+        let t0 = std::time::Instant::now();
+        let mut a = Announced::default();
+        assert_eq!(a.held_back(false, t0), None);
+        a.sent(false, t0);
+        // The other direction is not held back by this one.
+        assert_eq!(a.held_back(true, t0), None);
+        a.sent(true, t0);
+        let later = t0 + std::time::Duration::from_secs(10);
+        assert_eq!(
+            a.held_back(false, later),
+            Some(LIST_CHANGED_EVERY - std::time::Duration::from_secs(10))
+        );
+        assert_eq!(a.held_back(false, t0 + LIST_CHANGED_EVERY), None);
+    }
     use crate::config::Config;
 
     #[test]

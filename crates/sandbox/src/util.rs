@@ -98,8 +98,8 @@ mod tests {
     fn json_depth_counts_brackets_outside_strings() {
         assert!(!json_deeper_than(b"1", 0));
         assert!(json_deeper_than(b"[1]", 0));
-        assert!(!json_deeper_than(b"[[1],{\"a\":[2]}]", 2));
-        assert!(json_deeper_than(b"[[1],{\"a\":[[2]]}]", 2));
+        assert!(!json_deeper_than(b"[[1],{\"a\":[2]}]", 3));
+        assert!(json_deeper_than(b"[[1],{\"a\":[[2]]}]", 3));
         assert!(!json_deeper_than(br#"["[[[[\"]]]]", "\\"]"#, 1));
         let deep = format!("{}{}", "[".repeat(101), "]".repeat(101));
         assert!(json_deeper_than(deep.as_bytes(), 100));

@@ -14,20 +14,30 @@ use {
 
 #[cfg(feature = "code")]
 impl ToolSearch {
-    /// Whether the JS engine can run code mode (probed once, before any code tool is sent).
+    /// Whether the JS engine can run code mode: probed before the first code
+    /// tool is sent, then re-probed in the background while it cannot (see
+    /// `code_health.rs`).
     pub(crate) fn engine_ok(&self) -> Result<(), String> {
-        let mut engine = self.engine.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(answer) = engine.as_ref() {
-            return answer.clone();
+        let answer = self.health.get_or_probe(|| self.probe_pool());
+        if answer.is_err() && self.health.down_and_reprobable() {
+            if let Ok(pool) = self.pool() {
+                self.health.reprobe(move || probe(&pool));
+            }
         }
-        let answer = self
-            .pool()
-            .and_then(|p| p.probe().map_err(|e| e.to_string()));
-        if let Err(reason) = &answer {
-            tracing::warn!(%reason, "code mode unavailable; using the structured tools");
-        }
-        *engine = Some(answer.clone());
         answer
+    }
+
+    fn probe_pool(&self) -> Result<(), String> {
+        self.pool().and_then(|p| probe(&p))
+    }
+
+    /// Follows whether code mode is available (`true`) or definitions fall back
+    /// to the structured tools (`false`, also before the first probe). It
+    /// changes only when the pool itself stops or starts working again, never
+    /// because of one snippet; a gateway tells its clients
+    /// `tools/list_changed` then.
+    pub fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.health.subscribe()
     }
 
     /// Stops code mode's sandbox, for a host about to exit: its worker
@@ -95,24 +105,22 @@ impl ToolSearch {
             t.turn.isolate_start_us.push(result.stats.startup_us);
             t.turn.snippet_run_us.push(result.stats.run_us);
         }
-        if result
+        if let Some(e) = result
             .error
             .as_ref()
-            .is_some_and(|e| e.kind == ErrorKind::Engine)
+            .filter(|e| e.kind == ErrorKind::Engine)
         {
-            // Next definitions use the structured tools.
-            let reason = result
-                .error
-                .as_ref()
-                .map(|e| e.message.clone())
-                .unwrap_or_default();
-            *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.clone()));
+            // The pool may be broken, or this was a passing event (a slow
+            // start on a loaded host, a failed fork): a probe decides, off this
+            // request's path. One job's own failure (`crashed`, `memory`, ...)
+            // never gets here.
+            let reason = e.message.clone();
             self.host
                 .telemetry(&session.id)
                 .turn
                 .fallbacks
-                .push(format!("code mode broke mid-session ({reason})"));
-            return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable ({reason}); use tool_search, tool_describe and tool_call next turn"));
+                .push(format!("code mode failed for this snippet ({reason})"));
+            self.verify_engine(pool.clone());
         }
         let is_error = !result.ok;
         ToolOutput {
@@ -122,10 +130,38 @@ impl ToolSearch {
         }
     }
 
-    /// Marks the engine unusable (for tests and for hosts that know better).
-    pub fn disable_code_mode(&self, reason: &str) {
-        *self.engine.lock().unwrap_or_else(|p| p.into_inner()) = Some(Err(reason.to_string()));
+    /// After an `engine` error: probes the pool on a thread of its own; when
+    /// the probe fails too, code mode is down (definitions fall back, the
+    /// change is published) and re-probed until it works again.
+    fn verify_engine(&self, pool: Pool) {
+        let health = self.health.clone();
+        let started = std::thread::Builder::new()
+            .name("code-mode-verify".into())
+            .spawn(move || {
+                if let Err(reason) = probe(&pool) {
+                    tracing::warn!(%reason, "code mode unavailable; using the structured tools");
+                    health.set(Err(reason));
+                    if health.down_and_reprobable() {
+                        health.reprobe(move || probe(&pool));
+                    }
+                }
+            });
+        if let Err(e) = started {
+            tracing::error!("cannot verify the sandbox: {e}");
+        }
     }
+
+    /// Marks the engine unusable for good (for tests and for hosts that know
+    /// better); never re-probed.
+    pub fn disable_code_mode(&self, reason: &str) {
+        self.health.pin_down(reason);
+    }
+}
+
+/// Runs the pool's probe (a trivial snippet).
+#[cfg(feature = "code")]
+fn probe(pool: &Pool) -> Result<(), String> {
+    pool.probe().map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "code"))]
@@ -150,4 +186,9 @@ impl ToolSearch {
 
     /// Code mode is never available in this build; kept so callers compile alike.
     pub fn disable_code_mode(&self, _reason: &str) {}
+
+    /// Always `false` in this build (no code mode), and never changes.
+    pub fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
+        tokio::sync::watch::channel(false).1
+    }
 }

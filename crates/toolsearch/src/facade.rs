@@ -410,7 +410,7 @@ impl Builder {
             #[cfg(feature = "code")]
             pool: Mutex::new(self.pool),
             #[cfg(feature = "code")]
-            engine: Mutex::new(None),
+            health: Arc::default(),
             reveals: Mutex::new(crate::modes::Store::default()),
         })
     }
@@ -433,9 +433,9 @@ pub struct ToolSearch {
     pub(crate) settings: Settings,
     #[cfg(feature = "code")]
     pub(crate) pool: Mutex<Option<Pool>>,
-    /// The engine probe's answer, once made (`Err` holds the reason).
+    /// Whether code mode can run (probes and their answers).
     #[cfg(feature = "code")]
-    pub(crate) engine: Mutex<Option<Result<(), String>>>,
+    pub(crate) health: Arc<crate::code_health::CodeHealth>,
     reveals: Mutex<crate::modes::Store>,
 }
 

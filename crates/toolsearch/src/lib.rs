@@ -32,6 +32,8 @@ mod activation;
 #[cfg(feature = "code")]
 mod bridge;
 mod code;
+#[cfg(feature = "code")]
+mod code_health;
 mod definitions;
 mod defs;
 mod dispatch;
@@ -55,6 +57,8 @@ mod validate;
 pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
 #[cfg(feature = "code")]
 pub use bridge::CatalogBridge;
+#[cfg(feature = "code")]
+pub use code_health::{REPROBE_FIRST, REPROBE_MAX};
 pub use definitions::Definitions;
 pub use defs::{
     definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,

@@ -125,11 +125,7 @@ pub(crate) enum ToHost {
         forks: bool,
     },
     /// A bridge request of the running job.
-    Request {
-        job: u64,
-        req: u64,
-        op: BridgeOp,
-    },
+    Request { job: u64, req: u64, op: BridgeOp },
     /// The snippet no longer waits for this call: cancel it.
     CancelCall { job: u64, req: u64 },
     /// The job's result.

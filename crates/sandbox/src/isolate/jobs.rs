@@ -62,7 +62,8 @@ impl Isolates {
         spec: &JobSpec<'_>,
         watchdog: &Watchdog,
     ) -> (ExecResult, Option<Live>) {
-        let fits = matches!(&self.next, Some(Ok(l)) if l.sandbox.heap_bytes == spec.limits.heap_bytes);
+        let fits =
+            matches!(&self.next, Some(Ok(l)) if l.sandbox.heap_bytes == spec.limits.heap_bytes);
         let live = match self.next.take() {
             Some(live) if fits => live,
             other => {

@@ -153,21 +153,24 @@ impl Pool {
         &self.inner.limits
     }
 
-    /// Checks that the engine can create a sandbox isolate (on a scratch
-    /// thread). The answer is cached for the process once it succeeded.
+    /// Checks that the pool can run snippets now: that the engine can create
+    /// an isolate (thread backend, on a scratch thread; cached once it
+    /// succeeded), then runs a trivial snippet through the pool. A busy pool
+    /// passes. Blocks (up to the queue wait and 20 s).
     ///
     /// # Errors
-    /// [`SandboxError::Engine`] if the isolate cannot be created; the caller
-    /// should fall back to the structured tools.
+    /// [`SandboxError::Engine`] if the isolate cannot be created or the
+    /// snippet fails; the caller should fall back to the structured tools.
     pub fn probe(&self) -> Result<(), SandboxError> {
-        match &self.inner.backend {
-            Backend::Threads(t) => t.probe(&self.inner.limits),
-            Backend::Processes(_) => self.probe_process(),
+        if let Backend::Threads(t) = &self.inner.backend {
+            t.probe(&self.inner.limits)?;
         }
+        self.probe_job()
     }
 
-    /// Runs a trivial snippet through a worker process.
-    fn probe_process(&self) -> Result<(), SandboxError> {
+    /// Runs a trivial snippet through the pool. A busy pool passes (it runs
+    /// jobs); any other failure is the probe's error.
+    fn probe_job(&self) -> Result<(), SandboxError> {
         struct NoTools;
         impl Bridge for NoTools {
             fn search(
@@ -209,6 +212,7 @@ impl Pool {
             .map_err(|_| SandboxError::Engine("the probe panicked".into()))?;
         match (res.ok, res.error) {
             (true, _) => Ok(()),
+            (false, Some(e)) if e.kind == ErrorKind::Limit => Ok(()),
             (false, Some(e)) => Err(SandboxError::Engine(e.message)),
             (false, None) => Err(SandboxError::Engine(
                 "the worker process gave no answer".into(),

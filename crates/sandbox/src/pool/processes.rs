@@ -288,7 +288,9 @@ impl Shared {
                             break;
                         }
                         Err(e) => {
-                            let _ = tx.send(Event::Eof(Some(crate::util::truncate(&e.to_string(), 200).to_owned())));
+                            let _ = tx.send(Event::Eof(Some(
+                                crate::util::truncate(&e.to_string(), 200).to_owned(),
+                            )));
                             break;
                         }
                     }

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
-use crate::isolate::journal::{lock, Journal};
 use crate::isolate::jobs::Isolates;
+use crate::isolate::journal::{lock, Journal};
 use crate::isolate::runtime::{self, JobSpec, Sandbox};
 use crate::isolate::watchdog::{ThreadGuard, Watchdog};
 use crate::limits::{Limits, PoolConfig};

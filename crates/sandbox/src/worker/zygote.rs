@@ -24,8 +24,8 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::ipc::{self, ToChild, ToHost};
-use crate::isolate::journal::Journal;
 use crate::isolate::jobs::run_on;
+use crate::isolate::journal::Journal;
 use crate::isolate::runtime::{snapshot_timeout, JobSpec, Live, Sandbox};
 use crate::isolate::watchdog::Watchdog;
 use crate::limits::Limits;

@@ -56,7 +56,10 @@ struct PeakRss {
 
 impl PeakRss {
     fn start() -> PeakRss {
-        let (stop, peak) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicU64::new(0)));
+        let (stop, peak) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicU64::new(0)),
+        );
         let sampler = {
             let (stop, peak) = (stop.clone(), peak.clone());
             std::thread::spawn(move || {
@@ -104,7 +107,11 @@ fn next_job_runs(pool: &Pool, what: &str) {
     let t0 = Instant::now();
     let r = pool.execute_blocking("return 6 * 7", FakeBridge::new());
     assert_eq!(r.value, json!(42), "{what}: next job: {:?}", r.error);
-    assert!(t0.elapsed() < HANG_GUARD, "{what}: next job took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < HANG_GUARD,
+        "{what}: next job took {:?}",
+        t0.elapsed()
+    );
 }
 
 fn assert_never_broken(r: &ExecResult, what: &str) {
@@ -165,12 +172,21 @@ fn values_of_every_depth_are_delivered_or_refused_on_both_backends() {
                     if fits {
                         assert_eq!(r.value, nest(d), "{what}: {:?}", r.error);
                     } else {
-                        assert_eq!(err_kind(&r), Some(ErrorKind::Result), "{what}: {:?}", r.error);
+                        assert_eq!(
+                            err_kind(&r),
+                            Some(ErrorKind::Result),
+                            "{what}: {:?}",
+                            r.error
+                        );
                     }
                 }
                 // No driver or worker thread was lost on the way.
                 let same = eventually(|| pool.stats().live_threads == threads);
-                assert!(same, "{backend}: {threads} threads before: {:?}", pool.stats());
+                assert!(
+                    same,
+                    "{backend}: {threads} threads before: {:?}",
+                    pool.stats()
+                );
                 next_job_runs(&pool, backend);
                 assert_clean(&pool);
             }
@@ -236,20 +252,40 @@ fn what_a_snippet_sends_is_bounded_outside_the_isolate_too() {
                     assert!(t0.elapsed() < bound, "{what}: took {:?}", t0.elapsed());
                     assert!(r.ok, "{what}: {:?}", r.error);
                     if what.ends_with("pending call arguments") {
-                        let (done, limited) = (r.value["done"].as_u64(), r.value["limited"].as_u64());
-                        assert_eq!(done.zip(limited).map(|(a, b)| a + b), Some(100), "{what}: {}", r.value);
-                        assert!(limited > Some(0), "{what}: nothing was held back: {}", r.value);
+                        let (done, limited) =
+                            (r.value["done"].as_u64(), r.value["limited"].as_u64());
+                        assert_eq!(
+                            done.zip(limited).map(|(a, b)| a + b),
+                            Some(100),
+                            "{what}: {}",
+                            r.value
+                        );
+                        assert!(
+                            limited > Some(0),
+                            "{what}: nothing was held back: {}",
+                            r.value
+                        );
                     }
                     peaks.push(format!("{what}: peak {peak} MiB, +{rise} MiB"));
                     // Far below the ~600 MB one snippet could park before.
-                    assert!(rise < 200, "{what}: the process tree's RSS rose {rise} MiB (peak {peak} MiB)");
+                    assert!(
+                        rise < 200,
+                        "{what}: the process tree's RSS rose {rise} MiB (peak {peak} MiB)"
+                    );
                     next_job_runs(&pool, &what);
                 }
                 let same = eventually(|| pool.stats().live_threads == threads);
-                assert!(same, "{backend}: {threads} threads before: {:?}", pool.stats());
+                assert!(
+                    same,
+                    "{backend}: {threads} threads before: {:?}",
+                    pool.stats()
+                );
                 assert_clean(&pool);
             }
-            eprintln!("liveness: peak RSS of the process tree per case: {}", peaks.join("; "));
+            eprintln!(
+                "liveness: peak RSS of the process tree per case: {}",
+                peaks.join("; ")
+            );
         },
     );
 }
@@ -352,14 +388,27 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 };
                 assert_eq!(kind, Some(expected), "{fault}: {:?}", r.error);
                 if unreadable.contains(&fault) && fault != "flood" {
-                    assert!(err_msg(&r).contains("cannot read"), "{fault}: {}", err_msg(&r));
+                    assert!(
+                        err_msg(&r).contains("cannot read"),
+                        "{fault}: {}",
+                        err_msg(&r)
+                    );
                 }
                 // The worker was replaced: the next job runs at once.
                 let t0 = Instant::now();
                 let r = pool.execute_blocking("ok", FakeBridge::new());
                 assert_eq!(r.value, json!(1), "after {fault}: {:?}", r.error);
-                assert!(t0.elapsed() < HANG_GUARD, "after {fault}: {:?}", t0.elapsed());
-                assert_eq!(pool.stats().live_threads, drivers, "after {fault}: {:?}", pool.stats());
+                assert!(
+                    t0.elapsed() < HANG_GUARD,
+                    "after {fault}: {:?}",
+                    t0.elapsed()
+                );
+                assert_eq!(
+                    pool.stats().live_threads,
+                    drivers,
+                    "after {fault}: {:?}",
+                    pool.stats()
+                );
                 assert!(
                     eventually(|| pool.stats().live_processes <= 2),
                     "after {fault}: {:?}",

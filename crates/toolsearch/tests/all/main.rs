@@ -1,6 +1,7 @@
 //! The facade's bridge over the real catalog, policy and sandbox.
 
 mod bridge;
+mod code_health;
 mod facade;
 mod golden;
 mod hostile_defs;
