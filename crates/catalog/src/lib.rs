@@ -37,7 +37,9 @@ pub mod ts;
 
 pub use error::CatalogError;
 pub use listing::{Listing, ListingKind};
-pub use load::{load_path, load_str, LoadOptions, LoadProblem, Loaded};
+pub use load::{
+    load_path, load_str, read_at_most, LoadOptions, LoadProblem, Loaded, MAX_CATALOG_FILE_BYTES,
+};
 pub use pin::{pin_exact, Pinned, EXACT_NAME_BONUS};
 pub use rank::{KeywordHit, RuleScore};
 pub use search::{

@@ -75,11 +75,43 @@ pub struct Loaded {
 /// I/O errors, and in strict mode the first bad record.
 pub fn load_path(path: impl AsRef<Path>, opts: &LoadOptions) -> Result<Loaded, CatalogError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| CatalogError::Io {
+    let io = |source| CatalogError::Io {
         path: path.display().to_string(),
         source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let bytes = read_at_most(file, MAX_CATALOG_FILE_BYTES, "a catalog file").map_err(io)?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 (at byte {})", e.utf8_error().valid_up_to()),
+        ))
     })?;
     load_str(&text, opts)
+}
+
+/// The largest catalog file [`load_path`] reads: 256 MiB (the largest real
+/// catalog at hand, 9,648 tools, is a few tens of megabytes).
+pub const MAX_CATALOG_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads `input` to its end, but never more than `cap` bytes: a longer input
+/// is an `InvalidData` error naming `what` and the cap, after at most
+/// `cap + 1` bytes were read (nothing is read whole before its size is
+/// known to fit).
+///
+/// # Errors
+/// A read error, or an input longer than `cap`.
+pub fn read_at_most(input: impl std::io::Read, cap: u64, what: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    input.take(cap.saturating_add(1)).read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{what} is larger than {cap} bytes"),
+        ));
+    }
+    Ok(buf)
 }
 
 /// Loads text that is JSON Lines or a JSON tool-definition document (detected).

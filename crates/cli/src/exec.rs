@@ -3,7 +3,6 @@
 
 use crate::common::{load_catalog, print_json, run_snippet, worker_command};
 use anyhow::{bail, Context, Result};
-use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -57,20 +56,21 @@ fn timeout_ms(s: &str) -> std::result::Result<u64, String> {
     }
 }
 
+/// Reads the snippet; never more than the source limit plus one byte (a
+/// larger snippet is refused with that limit before the rest is read).
 fn read_source(args: &Args) -> Result<Vec<u8>> {
+    let cap = Limits::default().source_bytes as u64;
+    let what = "the snippet (the source limit)";
     let from_stdin = || -> Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .context("reading the snippet from standard input")?;
-        Ok(buf)
+        toolsearch_catalog::read_at_most(std::io::stdin().lock(), cap, what)
+            .context("reading the snippet from standard input")
     };
     match (&args.code, &args.file, args.stdin.as_deref()) {
         (Some(code), None, None) => Ok(code.clone().into_bytes()),
         (None, Some(f), None) if f.as_os_str() == "-" => from_stdin(),
-        (None, Some(f), None) => {
-            std::fs::read(f).with_context(|| format!("reading {}", f.display()))
-        }
+        (None, Some(f), None) => std::fs::File::open(f)
+            .and_then(|file| toolsearch_catalog::read_at_most(file, cap, what))
+            .with_context(|| format!("reading {}", f.display())),
         (None, None, Some("-")) => from_stdin(),
         (None, None, Some(other)) => {
             bail!("unexpected argument `{other}`; give the snippet with --code, --file or -")

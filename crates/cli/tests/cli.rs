@@ -294,3 +294,68 @@ fn exec_output_escapes_terminal_controls_and_stays_within_its_caps() {
         .unwrap();
     assert!(out.stdout.len() < 400_000, "{} bytes", out.stdout.len());
 }
+
+/// Inputs are never read whole before their size is checked: a 200 MB snippet
+/// on standard input or in a file, and a catalog or config larger than its cap,
+/// are refused with the limit after reading little more than the limit.
+#[test]
+fn oversized_inputs_are_refused_after_reading_at_most_their_cap() {
+    use std::io::Write;
+    // Standard input: the writer is cut off (broken pipe) long before 200 MB.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolsearch"))
+        .args(["exec", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 1 << 20];
+        let mut written = 0usize;
+        while written < 200 << 20 {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+            written += chunk.len();
+        }
+        written
+    });
+    let out = child.wait_with_output().unwrap();
+    let written = writer.join().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("larger than 65536 bytes"), "{err}");
+    assert!(
+        written < 16 << 20,
+        "the snippet was read on to {written} bytes"
+    );
+
+    // A sparse 200 MB file (no disk used): refused the same way.
+    let dir = std::env::temp_dir().join(format!("toolsearch-cli-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = dir.join("big.js");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(200 << 20)
+        .unwrap();
+    let (status, _, err) = toolsearch(&["exec", "--file", big.to_str().unwrap()]);
+    assert_ne!(status, 0);
+    assert!(err.contains("larger than 65536 bytes"), "{err}");
+    // A catalog past its cap (sparse as well).
+    let catalog = dir.join("big.jsonl");
+    std::fs::File::create(&catalog)
+        .unwrap()
+        .set_len(toolsearch_catalog::MAX_CATALOG_FILE_BYTES + 1)
+        .unwrap();
+    let (status, _, err) = toolsearch(&[
+        "exec",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--code",
+        "return 1",
+    ]);
+    assert_ne!(status, 0);
+    assert!(err.contains("larger than"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -231,13 +231,22 @@ pub struct Config {
     pub semantic: Option<bool>,
 }
 
+/// The largest configuration file the gateway reads: 4 MiB.
+pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
 impl Config {
-    /// Reads and checks a file.
+    /// Reads and checks a file (at most [`MAX_CONFIG_BYTES`]).
     ///
     /// # Errors
     /// The file cannot be read, is not TOML, has unknown keys or out-of-range values.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
+        let text = std::fs::File::open(path)
+            .and_then(|f| toolsearch_catalog::read_at_most(f, MAX_CONFIG_BYTES, "the file"))
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is not UTF-8")
+                })
+            })
             .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?;
         let mut cfg = Config::parse(&text)
             .map_err(|e| error(format!("{}: {}", path.display(), e.message)))?;

@@ -40,7 +40,8 @@ pub(crate) fn transport(
     }
     let mut builder = reqwest::Client::builder();
     if let Some(path) = &cfg.ca_file {
-        let pem = std::fs::read(path)
+        let pem = std::fs::File::open(path)
+            .and_then(|f| toolsearch_catalog::read_at_most(f, 16 << 20, "the file"))
             .map_err(|e| anyhow::anyhow!("cannot read ca_file {}: {e}", path.display()))?;
         let roots = reqwest::Certificate::from_pem_bundle(&pem)
             .map_err(|e| anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display()))?;
