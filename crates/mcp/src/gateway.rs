@@ -113,6 +113,8 @@ pub struct Gateway {
     peers: Peers,
     snippets: Arc<Semaphore>,
     next_session: AtomicU64,
+    /// Tool calls answered so far (see [`Gateway::trim_after_bursts`]).
+    calls: AtomicU64,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -229,9 +231,11 @@ impl Gateway {
             peers,
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
+            calls: AtomicU64::new(0),
         });
         let code_mode = gw.ts.code_mode_changes();
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
+        tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
         for s in gw.fleet.status() {
             tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, "server status");
         }
@@ -325,6 +329,24 @@ impl Gateway {
         }
     }
 
+    /// Every [`TRIM_EVERY`], when calls were answered since the last look,
+    /// hands the memory the allocator keeps free back to the system: a burst
+    /// of large results (a snippet's, a server's) leaves the freed pages with
+    /// the allocator otherwise, and a long-running gateway would keep its
+    /// highest burst's footprint. Holds the gateway weakly.
+    async fn trim_after_bursts(gw: std::sync::Weak<Self>) {
+        let mut seen = 0;
+        loop {
+            tokio::time::sleep(TRIM_EVERY).await;
+            let Some(g) = gw.upgrade() else { return };
+            let now = g.calls.load(Ordering::Relaxed);
+            if now != seen {
+                seen = now;
+                toolsearch_sandbox::release_free_memory();
+            }
+        }
+    }
+
     async fn notify_list_changed(&self) {
         let clients: Vec<Peer<RoleServer>> = {
             let mut c = self.clients.lock().unwrap_or_else(|p| p.into_inner());
@@ -341,6 +363,10 @@ impl Gateway {
         self.fleet.shutdown().await;
     }
 }
+
+/// How often the gateway looks whether calls were answered, and if so gives
+/// freed memory back to the system.
+pub const TRIM_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The shortest time between two `tools/list_changed` announcing the same
 /// change of code mode's availability (lost, or recovered).
@@ -575,6 +601,7 @@ impl ServerHandler for GatewaySession {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.gw.calls.fetch_add(1, Ordering::Relaxed);
         let name = request.name.to_string();
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in

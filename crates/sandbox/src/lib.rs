@@ -90,6 +90,7 @@ pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
     Stats,
 };
+pub use sys::release_free_memory;
 pub use util::is_unsafe_char;
 pub use worker::child::run_worker_process;
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolsearch::{Mode, Provider, Session, ToolSearch};
 use toolsearch_catalog::{Catalog, Source, Tool};
-use toolsearch_sandbox::{Isolation, Pool, PoolConfig, WorkerCommand};
+use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
 
 /// A hang guard for a loaded machine; passing waits end at once.
 const HANG_GUARD: Duration = Duration::from_secs(30);
@@ -41,6 +41,11 @@ fn code_mode(command: WorkerCommand) -> ToolSearch {
     let pool = Pool::new(PoolConfig {
         workers: 1,
         isolation: Isolation::Process(command),
+        // Runaway snippets end soon; the killer finds one well within it.
+        limits: Limits {
+            deadline: Duration::from_secs(2),
+            ..Limits::default()
+        },
         ..PoolConfig::default()
     })
     .unwrap();
@@ -131,6 +136,8 @@ async fn a_snippet_whose_process_dies_fails_alone_and_code_mode_stays() {
     );
     let mut changes = ts.code_mode_changes();
     changes.borrow_and_update();
+    // Members of the class "one job's own failure": its process killed under
+    // it, its deadline, its heap, a return value too deep for the pipe.
     let killer = std::thread::spawn(kill_the_running_snippet);
     let out = ts
         .handle_call(&a, "tool_search_code", json!({"code": "for (;;) {}"}))
@@ -146,6 +153,25 @@ async fn a_snippet_whose_process_dies_fails_alone_and_code_mode_stays() {
         "{}",
         out.content
     );
+    for (code, kind) in [
+        ("for (;;) {}", "timeout"),
+        ("const a = []; for (;;) a.push({x: 1})", "memory"),
+        (
+            "let v = 1; for (let i = 0; i < 150; i++) v = [v]; return v",
+            "result",
+        ),
+    ] {
+        let out = ts
+            .handle_call(&a, "tool_search_code", json!({"code": code}))
+            .await;
+        assert!(out.is_error, "{code}: {}", out.content);
+        assert_eq!(
+            out.content["error"]["kind"],
+            json!(kind),
+            "{code}: {}",
+            out.content
+        );
+    }
     // Another session's snippet runs on the same pool.
     let out = ts
         .handle_call(&b, "tool_search_code", json!({"code": "return 6 * 7"}))
