@@ -12,7 +12,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufReader;
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -23,12 +22,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::requests::{handle_request, write, Records};
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
-use crate::ipc::{self, BridgeOp, ToChild, ToHost};
-use crate::isolate::ops::{catch_panic, encode_call, encode_lookup, keep_result, CallOutcome};
+use crate::ipc::{self, ToChild, ToHost};
 use crate::limits::{Limits, PoolConfig};
-use crate::result::{CallRecord, ErrorKind, ExecError, ExecResult, SandboxError};
+use crate::result::{ErrorKind, ExecError, ExecResult, SandboxError};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
 pub const JOBS_PER_PROCESS: usize = 64;
@@ -87,9 +86,6 @@ pub(crate) struct HostJob {
     pub queue_deadline: Instant,
     pub reply: oneshot::Sender<ExecResult>,
 }
-
-/// The calls the host saw of one job, and the emitted bytes of the results kept.
-type Records = Arc<Mutex<(Vec<CallRecord>, usize)>>;
 
 enum Event {
     Msg(ToHost),
@@ -180,11 +176,6 @@ impl Drop for Proc {
     fn drop(&mut self) {
         self.end();
     }
-}
-
-fn write(stdin: &Mutex<ChildStdin>, msg: &ToChild) -> std::io::Result<()> {
-    let mut w = stdin.lock().unwrap_or_else(|p| p.into_inner());
-    ipc::send(&mut *w, msg)
 }
 
 /// Shared by the driver threads of one pool.
@@ -486,8 +477,8 @@ fn run_job(
                     });
                 }
                 handle_request(
-                    shared,
-                    p,
+                    shared.runtime.0.as_ref(),
+                    &p.stdin,
                     req,
                     op,
                     &bridge,
@@ -588,77 +579,6 @@ pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecRes
             Err(_) => return ExecResult::failed(ErrorKind::Timeout, "no answer"),
         }
     }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn handle_request(
-    shared: &Shared,
-    p: &Proc,
-    req: u64,
-    op: BridgeOp,
-    bridge: &Arc<dyn Bridge>,
-    limits: &Limits,
-    job_cancel: &CancellationToken,
-    calls: &mut HashMap<u64, CancellationToken>,
-    records: &Records,
-) {
-    let cap = limits.tool_result_bytes;
-    let result_cap = limits.result_bytes;
-    let payload = match op {
-        BridgeOp::Search { query, limit } => {
-            let r = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.search(&query, limit)));
-            encode_lookup(r, cap, "the search result")
-        }
-        BridgeOp::Describe { id } => {
-            let r = std::panic::catch_unwind(AssertUnwindSafe(|| bridge.describe(&id)));
-            encode_lookup(r, cap, "the description")
-        }
-        BridgeOp::Call { id, args } => {
-            let token = job_cancel.child_token();
-            calls.insert(req, token.clone());
-            let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                bridge.call_json(&id, args, token.clone())
-            }));
-            let (stdin, records) = (p.stdin.clone(), records.clone());
-            let Some(runtime) = shared.runtime.0.as_ref() else {
-                return;
-            };
-            runtime.spawn(async move {
-                let started = Instant::now();
-                let out = match fut {
-                    Ok(fut) => tokio::select! {
-                        r = catch_panic(fut) => r,
-                        _ = token.cancelled() => return,
-                    },
-                    Err(_) => Err(()),
-                };
-                let CallOutcome {
-                    payload,
-                    status,
-                    code,
-                    result,
-                } = encode_call(out, cap);
-                {
-                    let mut r = records.lock().unwrap_or_else(|p| p.into_inner());
-                    let mut kept = r.1;
-                    let result = result.filter(|_| keep_result(&mut kept, &payload, result_cap));
-                    r.1 = kept;
-                    r.0.push(CallRecord {
-                        id,
-                        status,
-                        code,
-                        result,
-                        ms: started.elapsed().as_millis() as u64,
-                    });
-                }
-                let answer = ipc::Answer::from_encoded(payload);
-                let _ = write(&stdin, &ToChild::Reply { req, answer });
-            });
-            return;
-        }
-    };
-    let answer = ipc::Answer::from_encoded(payload);
-    let _ = write(&p.stdin, &ToChild::Reply { req, answer });
 }
 
 impl std::fmt::Debug for Shared {
