@@ -671,6 +671,7 @@ impl ServerHandler for GatewaySession {
 #[cfg(test)]
 mod tests {
     use super::{embedder, Announced, LIST_CHANGED_EVERY};
+    use crate::config::Config;
 
     #[test]
     fn each_direction_of_code_mode_is_announced_at_most_once_per_window() {
@@ -688,7 +689,6 @@ mod tests {
         );
         assert_eq!(a.held_back(false, t0 + LIST_CHANGED_EVERY), None);
     }
-    use crate::config::Config;
 
     #[test]
     fn the_model_is_the_named_one_the_installed_one_or_none() {

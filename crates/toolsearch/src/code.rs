@@ -133,12 +133,19 @@ impl ToolSearch {
     /// After an `engine` error: probes the pool on a thread of its own; when
     /// the probe fails too, code mode is down (definitions fall back, the
     /// change is published) and re-probed until it works again.
+    /// One such probe runs at a time, and none while code mode is already down
+    /// (its re-probe runs).
     fn verify_engine(&self, pool: Pool) {
+        if self.health.down_and_reprobable() || !self.health.begin_verify() {
+            return;
+        }
         let health = self.health.clone();
         let started = std::thread::Builder::new()
             .name("code-mode-verify".into())
             .spawn(move || {
-                if let Err(reason) = probe(&pool) {
+                let answer = probe(&pool);
+                health.verified();
+                if let Err(reason) = answer {
                     tracing::warn!(%reason, "code mode unavailable; using the structured tools");
                     health.set(Err(reason));
                     if health.down_and_reprobable() {
@@ -147,6 +154,7 @@ impl ToolSearch {
                 }
             });
         if let Err(e) = started {
+            self.health.verified();
             tracing::error!("cannot verify the sandbox: {e}");
         }
     }

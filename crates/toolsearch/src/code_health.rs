@@ -30,6 +30,9 @@ pub(crate) struct CodeHealth {
     pinned: AtomicBool,
     /// A re-probe thread runs.
     reprobing: AtomicBool,
+    /// A probe checking an `engine` error runs (one at a time, whatever the
+    /// number of such errors).
+    verifying: AtomicBool,
     /// Whether code mode is available now (false until probed).
     changes: watch::Sender<bool>,
 }
@@ -40,6 +43,7 @@ impl Default for CodeHealth {
             answer: Mutex::new(None),
             pinned: AtomicBool::new(false),
             reprobing: AtomicBool::new(false),
+            verifying: AtomicBool::new(false),
             changes: watch::Sender::new(false),
         }
     }
@@ -92,6 +96,17 @@ impl CodeHealth {
         *self.lock() = Some(Err(reason.to_owned()));
         self.changes
             .send_if_modified(|v| std::mem::replace(v, false));
+    }
+
+    /// Claims the one check of an `engine` error; false when one runs
+    /// already. [`CodeHealth::verified`] ends it.
+    pub(crate) fn begin_verify(&self) -> bool {
+        !self.verifying.swap(true, Ordering::SeqCst)
+    }
+
+    /// The check claimed by [`CodeHealth::begin_verify`] is over.
+    pub(crate) fn verified(&self) {
+        self.verifying.store(false, Ordering::SeqCst);
     }
 
     /// Follows availability changes.

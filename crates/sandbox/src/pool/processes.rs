@@ -13,7 +13,7 @@
 use std::collections::{HashMap, HashSet};
 use std::io::BufReader;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::requests::{handle_request, write, Records};
+use super::requests::{handle_request, Records, ToWorker};
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
 use crate::ipc::{self, ToChild, ToHost};
@@ -141,7 +141,7 @@ impl Registry {
 struct Proc {
     child: Child,
     registry: Arc<Registry>,
-    stdin: Arc<Mutex<ChildStdin>>,
+    to_worker: ToWorker,
     events: Receiver<Event>,
     jobs: usize,
     /// Jobs before retirement: [`JOBS_PER_PROCESS`], or
@@ -233,7 +233,25 @@ impl Shared {
             child
         };
         self.processes.fetch_add(1, Ordering::SeqCst);
+        let live = Live(self.processes.clone());
         let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let pid = child.id();
+        let kill = {
+            let registry = self.registry.clone();
+            Arc::new(move || registry.kill(pid))
+        };
+        let to_worker = stdin
+            .ok_or_else(|| std::io::Error::other("no stdin"))
+            .and_then(|stdin| ToWorker::start(stdin, kill));
+        let to_worker = match to_worker {
+            Ok(w) => w,
+            Err(e) => {
+                self.registry.kill(pid);
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        };
         // Bounded: a worker that floods the pipe waits for the driver (its
         // writes block) instead of growing the host's memory.
         let (tx, events) = mpsc::sync_channel(EVENTS_QUEUED);
@@ -241,14 +259,12 @@ impl Shared {
         let p = Proc {
             child,
             registry: self.registry.clone(),
-            stdin: Arc::new(Mutex::new(
-                stdin.ok_or_else(|| std::io::Error::other("no stdin"))?,
-            )),
+            to_worker,
             events,
             jobs: 0,
             quota: JOBS_PER_PROCESS,
             ready: false,
-            _live: Live(self.processes.clone()),
+            _live: live,
         };
         let stdout = stdout.ok_or_else(|| std::io::Error::other("no stdout"))?;
         let config = ToChild::Config {
@@ -258,7 +274,7 @@ impl Shared {
             // from an in-process pool in the worker instead.
             fork: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
         };
-        write(&p.stdin, &config)?;
+        p.to_worker.send(&config)?;
         let cap = ipc::line_cap(&self.pool_limits);
         let outputs = self.registry.clone();
         outputs.open_outputs.fetch_add(1, Ordering::SeqCst);
@@ -430,14 +446,11 @@ fn run_job(
 ) -> (ExecResult, bool) {
     let queue_us = enqueued.elapsed().as_micros() as u64;
     let started = Instant::now();
-    if let Err(e) = write(
-        &p.stdin,
-        &ToChild::Job {
-            job,
-            code,
-            limits: limits.clone(),
-        },
-    ) {
+    if let Err(e) = p.to_worker.send(&ToChild::Job {
+        job,
+        code,
+        limits: limits.clone(),
+    }) {
         return (
             ExecResult::failed(
                 ErrorKind::Engine,
@@ -478,7 +491,7 @@ fn run_job(
                 }
                 handle_request(
                     shared.runtime.0.as_ref(),
-                    &p.stdin,
+                    &p.to_worker,
                     req,
                     op,
                     &bridge,
@@ -558,7 +571,7 @@ pub(crate) fn self_test(shared: &Shared, what: &str, limits: &Limits) -> ExecRes
         job: 1,
         what: what.to_owned(),
     };
-    if let Err(e) = write(&p.stdin, &msg) {
+    if let Err(e) = p.to_worker.send(&msg) {
         return ExecResult::failed(ErrorKind::Engine, format!("the worker is gone: {e}"));
     }
     let until = Instant::now() + limits.deadline + limits.grace + IPC_SLACK;

@@ -4,8 +4,10 @@
 //! back to the worker as a `Reply`.
 
 use std::collections::HashMap;
+use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::process::ChildStdin;
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -20,16 +22,65 @@ use crate::result::CallRecord;
 /// The calls the host saw of one job, and the emitted bytes of the results kept.
 pub(crate) type Records = Arc<Mutex<(Vec<CallRecord>, usize)>>;
 
-/// Writes one message to a worker's stdin (one `write` of its whole line).
-pub(crate) fn write(stdin: &Mutex<ChildStdin>, msg: &ToChild) -> std::io::Result<()> {
-    let mut w = stdin.lock().unwrap_or_else(|p| p.into_inner());
-    ipc::send(&mut *w, msg)
+/// Lines queued for a worker's stdin, at most; a worker that lets more pile
+/// up does not read its input and is killed.
+const WRITES_QUEUED: usize = 32;
+
+/// The host's way into a worker's stdin: whole lines queued for a writer
+/// thread of the worker's own, so no host thread (a driver, the runtime that
+/// runs tool calls) ever blocks on a worker that stops reading. A worker that
+/// lets [`WRITES_QUEUED`] lines pile up is killed; its driver then sees its
+/// output end and answers the job.
+#[derive(Clone)]
+pub(crate) struct ToWorker {
+    lines: SyncSender<Vec<u8>>,
+    kill: Arc<dyn Fn() + Send + Sync>,
+}
+
+impl ToWorker {
+    /// Starts the writer thread; `kill` ends the worker (its process group).
+    pub(crate) fn start(
+        mut stdin: ChildStdin,
+        kill: Arc<dyn Fn() + Send + Sync>,
+    ) -> std::io::Result<ToWorker> {
+        let (lines, queued) = sync_channel::<Vec<u8>>(WRITES_QUEUED);
+        std::thread::Builder::new()
+            .name("sandbox-process-writer".into())
+            .spawn(move || {
+                // Ends when every sender is gone or the worker is (a broken pipe).
+                for line in queued {
+                    if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(ToWorker { lines, kill })
+    }
+
+    /// Queues one message, as one line written whole.
+    pub(crate) fn send(&self, msg: &ToChild) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(msg)?;
+        line.push(b'\n');
+        match self.lines.try_send(line) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => {
+                (self.kill)();
+                Err(std::io::Error::other(
+                    "the sandbox worker process stopped reading its input and was killed",
+                ))
+            }
+            Err(TrySendError::Disconnected(_)) => Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the sandbox worker process is gone",
+            )),
+        }
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn handle_request(
     runtime: Option<&tokio::runtime::Runtime>,
-    stdin: &Arc<Mutex<ChildStdin>>,
+    to_worker: &ToWorker,
     req: u64,
     op: BridgeOp,
     bridge: &Arc<dyn Bridge>,
@@ -55,7 +106,7 @@ pub(crate) fn handle_request(
             let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 bridge.call_json(&id, args, token.clone())
             }));
-            let (stdin, records) = (stdin.clone(), records.clone());
+            let (to_worker, records) = (to_worker.clone(), records.clone());
             let Some(runtime) = runtime else {
                 return;
             };
@@ -88,11 +139,11 @@ pub(crate) fn handle_request(
                     });
                 }
                 let answer = ipc::Answer::from_encoded(payload);
-                let _ = write(&stdin, &ToChild::Reply { req, answer });
+                let _ = to_worker.send(&ToChild::Reply { req, answer });
             });
             return;
         }
     };
     let answer = ipc::Answer::from_encoded(payload);
-    let _ = write(stdin, &ToChild::Reply { req, answer });
+    let _ = to_worker.send(&ToChild::Reply { req, answer });
 }

@@ -330,6 +330,12 @@ for line in sys.stdin.buffer:
         for req in range(1, 100000):
             send({"request": {"job": job, "req": req, "op": {"search": {"query": "echo", "limit": 1}}}})
         time.sleep(3600)
+    elif fault == "deaf":
+        # Asks for calls with large answers and never reads them.
+        for req in range(1, 61):
+            send({"request": {"job": job, "req": req,
+                              "op": {"call": {"id": "echo", "args": {"s": "x" * 100000}}}}})
+        time.sleep(3600)
     elif fault == "exit":
         os._exit(0)
     else:
@@ -374,6 +380,7 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 "silence",
                 "overlong",
                 "flood",
+                "deaf",
                 "exit",
             ] {
                 let t0 = Instant::now();
@@ -416,8 +423,8 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 );
             }
             eprintln!(
-                "liveness: 9 pipe faults (unreadable, half-written, silent, flooding, dead \
-                 workers), each one job's error; peak RSS of the process tree {:?} MiB (peak, rise)",
+                "liveness: 10 pipe faults (unreadable, half-written, silent, flooding, deaf, \
+                 dead workers), each one job's error; peak RSS of the process tree {:?} MiB (peak, rise)",
                 rss.finish()
             );
             assert!(pool.shutdown(HANG_GUARD), "{:?}", pool.stats());
