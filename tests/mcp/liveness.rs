@@ -321,11 +321,20 @@ async fn liveness_soak(jobs: usize) {
     let benign = benign();
     let tools = gw.tool_names().await;
     assert!(tools.contains(&"tool_search_code".to_owned()), "{tools:?}");
-    // Warm: every benign snippet once, so the worker processes exist.
+    // Warm-up: every snippet once, so the worker processes exist and the
+    // buffers on the way (the pipes to the client and the servers) have met
+    // the largest message of the run; then the gateway trims after the burst.
+    // The start is measured after that: what the soak checks is that nothing
+    // grows with the number of jobs.
     for (code, want) in &benign {
         let out = gw.code(code).await;
         assert_eq!(&out["value"], want, "warm-up {code}: {out}");
     }
+    for code in HOSTILE {
+        let out = gw.code(code).await;
+        assert!(out["error"]["kind"].is_string(), "warm-up {code}: {out}");
+    }
+    tokio::time::sleep(toolsearch_mcp::gateway::TRIM_EVERY + Duration::from_secs(2)).await;
     let (drivers, workers) = drivers_and_workers(gw.pid);
     let rss_start = gateway_rss_kib(gw.pid);
     eprintln!(

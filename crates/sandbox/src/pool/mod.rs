@@ -280,7 +280,7 @@ impl Pool {
     /// Tests the OS layer under the isolate (`PoolConfig::harden`) from inside
     /// a fresh worker process, where a job would run: `what` is `socket`,
     /// `connect`, `execve`, `open`, `openat`, `ptrace` or `unshare` (the process
-    /// must die: an `engine` error), or `limits` (the value holds the worker's
+    /// must die: a `crashed` error), or `limits` (the value holds the worker's
     /// resource limits and environment variable names). For the security suite.
     #[doc(hidden)]
     pub fn self_test(&self, what: &str) -> ExecResult {

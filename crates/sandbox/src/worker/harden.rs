@@ -12,7 +12,7 @@
 //!   the engine, its threads and the pipe protocol need: no sockets, no
 //!   `execve`, no `ptrace`, no namespaces, and no opening of files at all. A
 //!   forbidden call kills the process (`SIGSYS`): on the fork path that is the
-//!   job's own process, and the zygote reports an `engine` error for that job.
+//!   job's own process, and the zygote reports a `crashed` error for that job.
 //!
 //! Worker processes also start with an empty environment (`process.rs`).
 //! `PoolConfig::harden` (default on; `TOOLSEARCH_SANDBOX_HARDEN=0` in the

@@ -217,7 +217,7 @@ struct ChildPipes {
 }
 
 /// Runs a self-test of the OS layer in a forked child, where a job would run,
-/// and reports how it ended: a value if the child survived, an `engine` error
+/// and reports how it ended: a value if the child survived, a `crashed` error
 /// naming the signal if the layer killed it.
 fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
     let (answer_rd, answer_wr) = match std::io::pipe() {
@@ -246,7 +246,7 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
 
 /// Passes a forked child's answer to the host as soon as its line is whole,
 /// then waits for the child to be gone. A child that ends before a whole line
-/// died first: the job gets an `engine` error naming how.
+/// died first: the job gets a `crashed` error naming how.
 fn pass_on_answer(out: &Out, mut answer_rd: std::io::PipeReader, pid: libc::pid_t, job: u64) {
     let mut answer = Vec::new();
     let mut chunk = [0u8; 16 * 1024];
