@@ -250,20 +250,22 @@ fn benign() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// RSS of a process (KiB), from /proc.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
 /// RSS (KiB) of the gateway and its sandbox worker processes (the downstream
 /// servers are not the gateway's memory, and a job process forked ahead of
 /// its job comes and goes with the timing of the last job).
 fn gateway_rss_kib(gateway: u32) -> u64 {
-    let rss = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .unwrap_or_default()
-            .lines()
-            .find(|l| l.starts_with("VmRSS:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|n| n.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    rss(gateway) + worker_rss_kib(gateway).iter().sum::<u64>()
+    rss_kib(gateway) + worker_rss_kib(gateway).iter().sum::<u64>()
 }
 
 /// RSS (KiB) of each worker process (not the job processes they fork).
@@ -271,15 +273,7 @@ fn worker_rss_kib(gateway: u32) -> Vec<u64> {
     descendants(gateway)
         .into_iter()
         .filter(|(p, cmd)| cmd.contains("sandbox-worker") && parent_of(*p) == Some(gateway))
-        .map(|(p, _)| {
-            std::fs::read_to_string(format!("/proc/{p}/status"))
-                .unwrap_or_default()
-                .lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse::<u64>().ok())
-                .unwrap_or(0)
-        })
+        .map(|(p, _)| rss_kib(p))
         .collect()
 }
 
