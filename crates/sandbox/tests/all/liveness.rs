@@ -348,9 +348,11 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
     in_own_process(
         "liveness::lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver",
         || {
-            let Some(python) = ["/usr/bin/python3", "/usr/local/bin/python3"]
-                .into_iter()
-                .find(|p| std::path::Path::new(p).is_file())
+            // The stand-in runs with an empty environment: its absolute path.
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let Some(python) = std::env::split_paths(&path)
+                .map(|dir| dir.join("python3"))
+                .find(|p| p.is_file())
             else {
                 panic!("python3 is needed for the stand-in worker (the set-up installs it)");
             };
@@ -360,7 +362,7 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 queue: 16,
                 limits: limits.clone(),
                 isolation: toolsearch_sandbox::Isolation::Process(WorkerCommand {
-                    program: python.into(),
+                    program: python,
                     args: vec!["-c".into(), FAKE_WORKER.into()],
                 }),
                 ..PoolConfig::default()
