@@ -305,7 +305,7 @@ async fn liveness_soak(jobs: usize) {
     std::fs::write(
         &cfg,
         format!(
-            "mode = \"code\"\nactivation = \"always\"\nsemantic = false\n\n[limits]\ntimeout_ms = 1000\n\n\
+            "mode = \"code\"\nactivation = \"always\"\nsemantic = false\n\n[limits]\ntimeout_ms = 2500\n\n\
              [[servers]]\nname = \"hostile\"\ncommand = \"python3\"\nargs = [{hostile_server:?}]\n\n\
              [[servers]]\nname = \"time\"\ncommand = \"python3\"\nargs = [\"-m\", \"mcp_server_time\", \"--local-timezone\", \"UTC\"]\n"
         ),
@@ -368,7 +368,8 @@ async fn liveness_soak(jobs: usize) {
         i += done.len();
         for (code, want, r, took) in done {
             let out = text_json(&r);
-            // Deadline (1 s) + grace, within the hang guard for a loaded machine.
+            // Deadline (2.5 s: benign snippets finish far within it on a loaded
+            // machine) + grace, within the hang guard.
             assert!(took < HANG_GUARD, "{code}: took {took:?}");
             match want {
                 Some(want) if out["value"] != want => {

@@ -47,6 +47,10 @@
 //!   allowlist (`Deno`, `__bootstrap`, `__infra`, `WebAssembly`,
 //!   `SharedArrayBuffer`, `Atomics`, `Temporal`, timers, ...). `eval` and the
 //!   (async/generator) `Function` constructors throw `EvalError`.
+//! - Ops by allowlist: besides the five bridge ops only the deno_core ops its
+//!   bootstrap and event loop call run; every other registered op (and any a
+//!   deno_core upgrade adds) is disabled, so a reference that leaked past the
+//!   scrub throws (`isolate/ops.rs`, `ALLOWED_OPS`).
 //! - Limits: a watchdog thread terminates JS at the deadline and re-issues
 //!   the request every 20 ms until acknowledged; the host answers within
 //!   `deadline + grace` even if a tool never returns. Heap via

@@ -356,7 +356,10 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
             else {
                 panic!("python3 is needed for the stand-in worker (the set-up installs it)");
             };
-            let limits = runaway_limits();
+            let limits = Limits {
+                deadline: Duration::from_secs(1),
+                ..test_limits()
+            };
             let pool = Pool::new(PoolConfig {
                 workers: 1,
                 queue: 16,
@@ -390,13 +393,26 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 let took = t0.elapsed();
                 assert!(took < answer_bound(&limits), "{fault}: took {took:?}");
                 let kind = err_kind(&r);
-                let expected = if fault.contains("silence") {
-                    ErrorKind::Timeout
+                // Silence ends at the deadline; a fault that takes volume
+                // (40 MB, a flood, sixty 100 KB answers) ends the worker as
+                // soon as it is seen, or at the deadline on a loaded machine;
+                // the others at once.
+                let expected: &[ErrorKind] = if fault.contains("silence") {
+                    &[ErrorKind::Timeout]
+                } else if ["overlong", "flood", "deaf"].contains(&fault) {
+                    &[ErrorKind::Crashed, ErrorKind::Timeout]
                 } else {
-                    ErrorKind::Crashed
+                    &[ErrorKind::Crashed]
                 };
-                assert_eq!(kind, Some(expected), "{fault}: {:?}", r.error);
-                if unreadable.contains(&fault) && fault != "flood" {
+                assert!(
+                    kind.is_some_and(|k| expected.contains(&k)),
+                    "{fault}: {:?}",
+                    r.error
+                );
+                if unreadable.contains(&fault)
+                    && kind == Some(ErrorKind::Crashed)
+                    && fault != "flood"
+                {
                     assert!(
                         err_msg(&r).contains("cannot read"),
                         "{fault}: {}",
