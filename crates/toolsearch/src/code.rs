@@ -54,19 +54,19 @@ impl ToolSearch {
     fn pool(&self) -> Result<Pool, String> {
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         if pool.is_none() {
-            // Snippets are written by a model whose input anyone can write: worker
-            // processes under the OS layer when the worker program is found, else
-            // in-process threads (trusted code only), said once in the log.
-            let isolation = match toolsearch_sandbox::WorkerCommand::locate() {
-                Some(command) => toolsearch_sandbox::Isolation::Process(command),
-                None => {
-                    tracing::warn!(
-                        "toolsearch-sandbox-worker not found (set TOOLSEARCH_SANDBOX_WORKER or \
-                         pass .sandbox(pool)); code mode runs snippets on in-process threads"
-                    );
-                    toolsearch_sandbox::Isolation::Thread
-                }
-            };
+            // Snippets are written by a model whose input anyone can write: they
+            // run in worker processes under the OS layer, never on in-process
+            // threads unless the embedder chose that (`.sandbox(pool)`). Without
+            // a worker program code mode is unavailable (the structured tools are
+            // sent; the probe logs the reason once).
+            let command = toolsearch_sandbox::WorkerCommand::locate().map_err(|e| {
+                format!(
+                    "code mode runs snippets in sandbox worker processes and none was found \
+                     ({e}); to run trusted code on in-process threads instead, pass \
+                     .sandbox(Pool::new(PoolConfig {{ isolation: Isolation::Thread, .. }}))"
+                )
+            })?;
+            let isolation = toolsearch_sandbox::Isolation::Process(command);
             let cfg = PoolConfig {
                 isolation,
                 ..PoolConfig::default()

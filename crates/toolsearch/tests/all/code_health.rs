@@ -226,3 +226,116 @@ async fn a_pool_that_cannot_run_is_reprobed_and_code_mode_comes_back() {
         .await;
     assert!(!out.is_error, "{}", out.content);
 }
+
+/// Counts WARN events of code mode's health (the "code mode unavailable" line).
+struct Warnings(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl tracing::Subscriber for Warnings {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, e: &tracing::Event<'_>) {
+        let m = e.metadata();
+        if *m.level() == tracing::Level::WARN && m.target().starts_with("toolsearch::code") {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+const FALLBACK_CASE: &str = "TOOLSEARCH_TEST_FALLBACK_CASE";
+
+/// In a child process (the environment and the executable's place are the
+/// case): a facade left to find its own sandbox offers the structured tools,
+/// never runs a snippet on in-process threads, and logs why once.
+fn no_thread_fallback_child() {
+    let warnings = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    tracing::subscriber::set_global_default(Warnings(warnings.clone())).unwrap();
+    let ts = ToolSearch::builder()
+        .catalog(catalog())
+        .mode(Mode::Code)
+        .build()
+        .unwrap();
+    let s = Session::new("s");
+    for _ in 0..3 {
+        let names = served(&ts, &s);
+        assert!(names.contains(&"tool_search".to_owned()), "{names:?}");
+        assert!(!names.contains(&"tool_search_code".to_owned()), "{names:?}");
+    }
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for _ in 0..2 {
+        let out = rt.block_on(ts.handle_call(&s, "tool_search_code", json!({"code": "return 1"})));
+        assert!(out.is_error, "{}", out.content);
+        eprintln!("answer: {}", out.content);
+    }
+    assert_eq!(
+        toolsearch_sandbox::live_isolates(),
+        0,
+        "an isolate ran in this process"
+    );
+    assert_eq!(
+        warnings.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the reason is logged once"
+    );
+}
+
+#[test]
+fn untrusted_code_never_falls_back_to_in_process_threads() {
+    if std::env::var_os(FALLBACK_CASE).is_some() {
+        return no_thread_fallback_child();
+    }
+    let exe = std::env::current_exe().unwrap();
+    // A copy of this test binary where no worker sits beside it.
+    let alone = std::env::temp_dir().join(format!("toolsearch-alone-{}", std::process::id()));
+    std::fs::create_dir_all(alone.join("deps")).unwrap();
+    let copy = alone.join("deps").join("all");
+    std::fs::copy(&exe, &copy).unwrap();
+    for (case, program, worker) in [
+        (
+            "a wrong worker path",
+            &exe,
+            Some("/nonexistent/toolsearch-sandbox-worker"),
+        ),
+        ("no worker found", &copy, None),
+        ("a worker that fails to start", &exe, Some("/bin/false")),
+    ] {
+        let mut cmd = std::process::Command::new(program);
+        cmd.args([
+            "code_health::untrusted_code_never_falls_back_to_in_process_threads",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(FALLBACK_CASE, case)
+        .env_remove("TOOLSEARCH_SANDBOX_WORKER");
+        if let Some(w) = worker {
+            cmd.env("TOOLSEARCH_SANDBOX_WORKER", w);
+        }
+        let out = cmd.output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "{case}:\n{stdout}\n{stderr}"
+        );
+        if let Some(w) = worker.filter(|w| w.starts_with("/nonexistent")) {
+            assert!(
+                stderr.contains(w),
+                "{case}: the answer names the path:\n{stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&alone);
+}
