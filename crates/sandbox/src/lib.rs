@@ -88,7 +88,8 @@ pub use limits::{
     DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES, MAX_JSON_DEPTH,
     PENDING_ARG_BYTES,
 };
-pub use pool::processes::{WorkerCommand, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
+pub use pool::processes::{JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
+pub use pool::worker_command::WorkerCommand;
 pub use pool::{Pool, PoolStats, WEDGE_CONFIRM};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,

@@ -5,6 +5,7 @@
 
 pub(crate) mod processes;
 mod requests;
+pub(crate) mod worker_command;
 pub(crate) mod threads;
 
 use std::sync::Arc;
