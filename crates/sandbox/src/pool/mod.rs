@@ -5,8 +5,8 @@
 
 pub(crate) mod processes;
 mod requests;
-pub(crate) mod worker_command;
 pub(crate) mod threads;
+pub(crate) mod worker_command;
 
 use std::sync::Arc;
 
