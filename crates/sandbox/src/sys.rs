@@ -404,7 +404,39 @@ pub(crate) fn forbidden_syscall(what: &str) -> Option<String> {
             "ptrace" => libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) as i64,
             "unshare" => libc::unshare(libc::CLONE_NEWUSER) as i64,
             "connect" => libc::connect(-1, std::ptr::null(), 0) as i64,
-            _ => return Some(format!("unknown self-test {what}")),
+            // Aimed at another process (`name:PID` or `name:parent`): signal 0
+            // (no signal is sent, the target is checked), the limit on open
+            // files lowered by one, the lowest priority.
+            other => {
+                let (name, pid) = other.split_once(':')?;
+                let pid: libc::pid_t = match pid {
+                    "parent" => libc::getppid(),
+                    pid => pid.parse().ok()?,
+                };
+                match name {
+                    "tgkill" => libc::syscall(libc::SYS_tgkill, pid, pid, 0),
+                    "prlimit" => {
+                        let mut old = libc::rlimit64 {
+                            rlim_cur: 0,
+                            rlim_max: 0,
+                        };
+                        if libc::prlimit64(pid, libc::RLIMIT_NOFILE, std::ptr::null(), &mut old)
+                            != 0
+                        {
+                            return Some(format!("{what}: cannot read the limit"));
+                        }
+                        let new = libc::rlimit64 {
+                            rlim_cur: old.rlim_cur.saturating_sub(1),
+                            rlim_max: old.rlim_max,
+                        };
+                        libc::prlimit64(pid, libc::RLIMIT_NOFILE, &new, std::ptr::null_mut()) as i64
+                    }
+                    "setpriority" => {
+                        libc::setpriority(libc::PRIO_PROCESS, pid as libc::id_t, 19) as i64
+                    }
+                    _ => return Some(format!("unknown self-test {what}")),
+                }
+            }
         }
     };
     Some(format!(

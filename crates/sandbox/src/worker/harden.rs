@@ -10,7 +10,10 @@
 //!   ranges) and core dumps (none);
 //! - sets `no_new_privs` and installs a seccomp filter that allows only what
 //!   the engine, its threads and the pipe protocol need: no sockets, no
-//!   `execve`, no `ptrace`, no namespaces, and no opening of files at all. A
+//!   `execve`, no `ptrace`, no namespaces, and no opening of files at all;
+//!   signals (`tgkill`), limits (`prlimit64`) and priorities (`setpriority`)
+//!   only for the worker's own process, and a forked job process narrows that
+//!   to itself with a filter of its own ([`pin_to_this_process`]). A
 //!   forbidden call kills the process (`SIGSYS`): on the fork path that is the
 //!   job's own process, and the zygote reports a `crashed` error for that job.
 //!
@@ -87,7 +90,6 @@ fn allowed() -> Vec<i64> {
         libc::SYS_getpid,
         libc::SYS_getppid,
         libc::SYS_gettid,
-        libc::SYS_tgkill,
         libc::SYS_rt_sigaction,
         libc::SYS_rt_sigprocmask,
         libc::SYS_rt_sigreturn,
@@ -95,8 +97,6 @@ fn allowed() -> Vec<i64> {
         libc::SYS_getrusage,
         libc::SYS_sysinfo,
         libc::SYS_getrlimit,
-        libc::SYS_prlimit64,
-        libc::SYS_setpriority,
         // children (the zygote forks, waits and its child exits)
         libc::SYS_wait4,
         libc::SYS_waitid,
@@ -117,15 +117,44 @@ const CLONE_NS: u64 = (libc::CLONE_NEWNS
     | libc::CLONE_NEWUTS
     | libc::CLONE_NEWCGROUP) as u64;
 
-fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
+fn arch() -> seccompiler::TargetArch {
     #[cfg(target_arch = "x86_64")]
     let arch = seccompiler::TargetArch::x86_64;
     #[cfg(target_arch = "aarch64")]
     let arch = seccompiler::TargetArch::aarch64;
     #[cfg(target_arch = "riscv64")]
     let arch = seccompiler::TargetArch::riscv64;
+    arch
+}
+
+/// `arg` (a pid, as a 32-bit value) is `value`.
+fn arg_is(arg: u8, value: u32) -> Result<SeccompRule, seccompiler::BackendError> {
+    SeccompRule::new(vec![SeccompCondition::new(
+        arg,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        u64::from(value),
+    )?])
+}
+
+/// The calls that act on a process or thread named by an argument, allowed
+/// only on `pid` (the caller's own process) or `0` (the caller): signals
+/// (`tgkill`'s thread group), resource limits (`prlimit64`) and priorities
+/// (`setpriority`'s `who`). After an engine exploit a worker must not signal
+/// the host or lower its limits (same uid, so the kernel alone would allow it).
+fn own_process_rules(pid: u32) -> Result<Vec<(i64, Vec<SeccompRule>)>, seccompiler::BackendError> {
+    Ok(vec![
+        (libc::SYS_tgkill, vec![arg_is(0, pid)?]),
+        (libc::SYS_prlimit64, vec![arg_is(0, 0)?, arg_is(0, pid)?]),
+        (libc::SYS_setpriority, vec![arg_is(1, 0)?, arg_is(1, pid)?]),
+    ])
+}
+
+fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
+    let arch = arch();
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         allowed().into_iter().map(|s| (s, vec![])).collect();
+    rules.extend(own_process_rules(pid)?);
     // Threads and the zygote's fork: `clone` without new namespaces.
     rules.insert(
         libc::SYS_clone,
@@ -143,6 +172,7 @@ fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
             libc::PR_SET_NAME,
             libc::PR_GET_NAME,
             libc::PR_SET_PDEATHSIG,
+            libc::PR_SET_NO_NEW_PRIVS,
             0x5356_4d41,
         ]
         .into_iter()
@@ -155,6 +185,13 @@ fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
             )?])
         })
         .collect::<Result<_, _>>()?,
+    );
+    // A forked job process narrows the pinned calls to itself with a filter of
+    // its own (`pin_to_this_process`): `seccomp` may only add a filter (which
+    // can only forbid more), and seccompiler sets `no_new_privs` first.
+    rules.insert(
+        libc::SYS_seccomp,
+        vec![arg_is(0, libc::SECCOMP_SET_MODE_FILTER)?],
     );
     // `clone3` passes its flags in memory, which a filter cannot read: it is
     // allowed here and answered ENOSYS by the second filter, so the C library
@@ -177,10 +214,12 @@ fn build() -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
 
 /// Sets `no_new_privs` and installs the filter on this thread (and the threads
 /// it starts later), or on every thread of the process with `all_threads`
-/// (the in-process path, which already runs a pool).
+/// (the in-process path, which already runs a pool). Signals, limits and
+/// priorities are pinned to this process.
 pub(crate) fn lock_down(all_threads: bool) -> Result<(), String> {
     sys::no_new_privs().map_err(|e| format!("no_new_privs: {e}"))?;
-    let (allow, no_clone3) = build().map_err(|e| format!("building the seccomp filter: {e}"))?;
+    let (allow, no_clone3) =
+        build(std::process::id()).map_err(|e| format!("building the seccomp filter: {e}"))?;
     let apply = if all_threads {
         seccompiler::apply_filter_all_threads
     } else {
@@ -191,6 +230,41 @@ pub(crate) fn lock_down(all_threads: bool) -> Result<(), String> {
     apply(&no_clone3).map_err(|e| format!("installing the seccomp filter: {e}"))?;
     apply(&allow).map_err(|e| format!("installing the seccomp filter: {e}"))?;
     Ok(())
+}
+
+/// In a process forked after [`lock_down`] (a job's process): narrows the
+/// calls pinned to the forking process to this one. Filters stack and each
+/// can only forbid more, so this filter kills a call aimed at any other
+/// process (the zygote included), and the first one keeps refusing every
+/// process but the zygote: a job's process can signal no one, and change the
+/// limits and priority of itself only.
+pub(crate) fn pin_to_this_process() -> Result<(), String> {
+    let pid = std::process::id();
+    let not_own = |arg: u8| -> Result<SeccompRule, seccompiler::BackendError> {
+        let cond = |v: u32| {
+            SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, u64::from(v))
+        };
+        SeccompRule::new(vec![cond(0)?, cond(pid)?])
+    };
+    let filter = (|| -> Result<BpfProgram, seccompiler::BackendError> {
+        let rules: BTreeMap<i64, Vec<SeccompRule>> = [
+            (libc::SYS_tgkill, vec![not_own(0)?]),
+            (libc::SYS_prlimit64, vec![not_own(0)?]),
+            (libc::SYS_setpriority, vec![not_own(1)?]),
+        ]
+        .into_iter()
+        .collect();
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::KillProcess,
+            arch(),
+        )?
+        .try_into()
+    })()
+    .map_err(|e| format!("building the job's seccomp filter: {e}"))?;
+    seccompiler::apply_filter(&filter)
+        .map_err(|e| format!("installing the job's seccomp filter: {e}"))
 }
 
 /// What a self-test job reports when the process survived it: the result of a

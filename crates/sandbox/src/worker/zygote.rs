@@ -123,7 +123,7 @@ pub(crate) fn serve(
                                 answer: answer_wr,
                                 cap,
                             };
-                            run_child(zygote, forked_at, template, rt, pipes);
+                            run_child(zygote, harden, forked_at, template, rt, pipes);
                         }
                         Ok(sys::Forked::Parent(pid)) => {
                             standby = Some(Standby {
@@ -141,7 +141,7 @@ pub(crate) fn serve(
         let (job, code, job_limits) = match ipc::recv::<ToChild>(&mut input, cap) {
             Ok(Some(ToChild::Job { job, code, limits })) => (job, code, limits),
             Ok(Some(ToChild::SelfTest { job, what })) => {
-                self_test_child(&out, &one, job, &what);
+                self_test_child(&out, &one, harden, job, &what);
                 continue;
             }
             Ok(Some(ToChild::Config { .. })) => continue,
@@ -219,7 +219,7 @@ struct ChildPipes {
 /// Runs a self-test of the OS layer in a forked child, where a job would run,
 /// and reports how it ended: a value if the child survived, a `crashed` error
 /// naming the signal if the layer killed it.
-fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
+fn self_test_child(out: &Out, one: &sys::SingleThreaded, harden: bool, job: u64, what: &str) {
     let (answer_rd, answer_wr) = match std::io::pipe() {
         Ok(p) => p,
         Err(_) => return,
@@ -227,6 +227,9 @@ fn self_test_child(out: &Out, one: &sys::SingleThreaded, job: u64, what: &str) {
     match sys::fork(one) {
         Ok(sys::Forked::Child) => {
             drop(answer_rd);
+            if harden && crate::worker::harden::pin_to_this_process().is_err() {
+                sys::exit_now(3);
+            }
             let value = crate::worker::harden::self_test(what);
             let done = ToHost::Done {
                 job,
@@ -299,6 +302,7 @@ struct Start {
 /// copy of the template, answers and exits.
 fn run_child(
     zygote: u32,
+    harden: bool,
     forked_at: Instant,
     mut template: Live,
     rt: tokio::runtime::Runtime,
@@ -307,6 +311,11 @@ fn run_child(
     // The child dies with the zygote (a host that kills an overrunning worker
     // process must not leave the child running).
     if !sys::die_with_parent(zygote) {
+        sys::exit_now(3);
+    }
+    // Signals, limits and priorities: this process's own only (the zygote's
+    // filter pins them to the zygote).
+    if harden && crate::worker::harden::pin_to_this_process().is_err() {
         sys::exit_now(3);
     }
     let ChildPipes {

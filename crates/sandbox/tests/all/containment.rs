@@ -285,9 +285,11 @@ fn c07_terminal_controls_are_counted_escaped() {
 }
 
 /// The OS layer, from inside a worker where a job would run: every forbidden
-/// call kills that process (a `crashed` error naming SIGSYS, 31 on x86_64 and
+/// call (and every signal, limit or priority aimed at another process) kills
+/// that process (a `crashed` error naming SIGSYS, 31 on x86_64 and
 /// aarch64), the limits are in place, the environment is empty, and the pool
 /// serves the next job.
+#[allow(unsafe_code)] // reads the host's own limit and priority
 fn os_layer(pool: &Pool) {
     for what in [
         "socket", "connect", "execve", "open", "openat", "ptrace", "unshare",
@@ -302,6 +304,43 @@ fn os_layer(pool: &Pool) {
         let m = err_msg(&r);
         assert!(m.contains("died") && m.contains("31"), "{what}: {m}");
     }
+    // Signals, limits and priorities aimed at the host or at the job's parent
+    // (the zygote on the fork path, the host otherwise): the job's process
+    // dies, and the host's limits and priority are what they were.
+    let host = std::process::id();
+    let host_state = || {
+        let mut files = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: plain reads of this process's own limit and priority.
+        unsafe {
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut files);
+            *libc::__errno_location() = 0;
+            let nice = libc::getpriority(libc::PRIO_PROCESS, 0);
+            (files.rlim_cur, files.rlim_max, nice)
+        }
+    };
+    let before = host_state();
+    for target in [host.to_string(), "parent".to_owned()] {
+        for call in ["tgkill", "prlimit", "setpriority"] {
+            let what = format!("{call}:{target}");
+            let r = pool.self_test(&what);
+            assert_eq!(
+                err_kind(&r),
+                Some(ErrorKind::Crashed),
+                "{what}: {:?}",
+                r.value
+            );
+            let m = err_msg(&r);
+            assert!(m.contains("died") && m.contains("31"), "{what}: {m}");
+        }
+    }
+    assert_eq!(
+        host_state(),
+        before,
+        "the host's limits or priority changed"
+    );
     let r = pool.self_test("limits");
     assert!(r.ok, "{:?}", r.error);
     assert_eq!(r.value["files"], json!(64), "{}", r.value);
