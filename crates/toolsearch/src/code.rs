@@ -17,11 +17,18 @@ impl ToolSearch {
     /// Whether the JS engine can run code mode: probed before the first code
     /// tool is sent, then re-probed in the background while it cannot (see
     /// `code_health.rs`).
+    /// Called for every set of definitions: when code mode is up, or down with
+    /// its re-probe running, this is one lock and no I/O.
     pub(crate) fn engine_ok(&self) -> Result<(), String> {
         let answer = self.health.get_or_probe(|| self.probe_pool());
-        if answer.is_err() && self.health.down_and_reprobable() {
-            if let Ok(pool) = self.pool() {
-                self.health.reprobe(move || probe(&pool));
+        if let Err(reason) = &answer {
+            if self.health.wants_reprobe() {
+                match self.pool() {
+                    Ok(pool) => keep_probing(&self.health, pool),
+                    // No pool could be built (no worker program): nothing to
+                    // re-probe until the host is restarted.
+                    Err(_) => self.health.pin_down(reason),
+                }
             }
         }
         answer
@@ -148,9 +155,7 @@ impl ToolSearch {
                 if let Err(reason) = answer {
                     tracing::warn!(%reason, "code mode unavailable; using the structured tools");
                     health.set(Err(reason));
-                    if health.down_and_reprobable() {
-                        health.reprobe(move || probe(&pool));
-                    }
+                    keep_probing(&health, pool);
                 }
             });
         if let Err(e) = started {
@@ -170,6 +175,15 @@ impl ToolSearch {
 #[cfg(feature = "code")]
 fn probe(pool: &Pool) -> Result<(), String> {
     pool.probe().map_err(|e| e.to_string())
+}
+
+/// While code mode is down (and not turned off by the host), re-probes `pool`
+/// in the background until it works again.
+#[cfg(feature = "code")]
+fn keep_probing(health: &Arc<crate::code_health::CodeHealth>, pool: Pool) {
+    if health.down_and_reprobable() {
+        health.reprobe(move || probe(&pool));
+    }
 }
 
 #[cfg(not(feature = "code"))]

@@ -79,6 +79,11 @@ impl CodeHealth {
         !self.pinned.load(Ordering::SeqCst) && matches!(self.lock().as_ref(), Some(Err(_)))
     }
 
+    /// Whether code mode is down, may be re-probed, and no re-probe runs yet.
+    pub(crate) fn wants_reprobe(&self) -> bool {
+        self.down_and_reprobable() && !self.reprobing.load(Ordering::SeqCst)
+    }
+
     /// Records a probe's answer; publishes a change of availability.
     pub(crate) fn set(&self, answer: Result<(), String>) {
         if self.pinned.load(Ordering::SeqCst) {

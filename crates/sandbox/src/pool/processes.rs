@@ -133,10 +133,15 @@ impl Proc {
     /// exit (a line the host could not read ends the output too): never wait
     /// for one that was not killed first.
     fn end(&mut self) -> String {
-        self.registry.kill(self.child.id());
-        let _ = self.child.kill();
-        self.child.wait().map(|s| s.to_string()).unwrap_or_default()
+        end(&self.registry, &mut self.child)
     }
+}
+
+/// Kills `child`'s group and `child`, then reaps it; how it ended.
+fn end(registry: &Registry, child: &mut Child) -> String {
+    registry.kill(child.id());
+    let _ = child.kill();
+    child.wait().map(|s| s.to_string()).unwrap_or_default()
 }
 
 impl Drop for Proc {
@@ -213,9 +218,7 @@ impl Shared {
         let to_worker = match to_worker {
             Ok(w) => w,
             Err(e) => {
-                self.registry.kill(pid);
-                let _ = child.kill();
-                let _ = child.wait();
+                end(&self.registry, &mut child);
                 return Err(e);
             }
         };

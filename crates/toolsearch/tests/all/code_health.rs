@@ -8,27 +8,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolsearch::{Mode, Provider, Session, ToolSearch};
-use toolsearch_catalog::{Catalog, Source, Tool};
+use toolsearch_catalog::Catalog;
 use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
 
 /// A hang guard for a loaded machine; passing waits end at once.
 const HANG_GUARD: Duration = Duration::from_secs(30);
 
 fn catalog() -> Catalog {
-    Catalog::new(
-        (0..30)
-            .map(|i| {
-                Tool::new(
-                    Source::Mcp,
-                    Some("srv"),
-                    &format!("tool_{i}"),
-                    &format!("Does thing number {i}"),
-                    json!({"type": "object"}),
-                )
-            })
-            .collect(),
-    )
-    .unwrap()
+    Catalog::new(crate::facade::tools(30)).unwrap()
 }
 
 fn worker() -> WorkerCommand {

@@ -9,7 +9,7 @@ use toolsearch::{
 };
 use toolsearch_catalog::{Annotations, Catalog, Deferrable, Source, Tool};
 
-fn tools(n: usize) -> Vec<Tool> {
+pub(crate) fn tools(n: usize) -> Vec<Tool> {
     (0..n)
         .map(|i| {
             Tool::new(
