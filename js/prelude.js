@@ -619,6 +619,55 @@ ObjectDefineProperty(Array.prototype, "fill", {
   configurable: true,
 });
 
+// ---- one surface on every path ------------------------------------------------
+// v8x builds a context cold (the fork path's template) or restores it from a
+// snapshot (threads; a worker with `TOOLSEARCH_SANDBOX_FORK=0`), and after a
+// restore it runs its polyfill installers again, after this prelude ran at
+// snapshot time. The three differ: the Temporal polyfill comes back as
+// `Date.prototype.toTemporalInstant`, a restore in a worker process leaves
+// `TypeError` and `InternalError` inheriting from `Function.prototype` instead
+// of `Error`, and a cold context has v8x's `Date.prototype.toLocaleString`
+// patch (it answers one German date for one set of options, whatever the
+// date). `settle` puts back the one surface, here and before every snippet;
+// `tests/all/surface.rs` walks it on all three paths against one list.
+const DatePrototype = Date.prototype;
+const errorCtors = [
+  TypeError, RangeError, ReferenceError, SyntaxError, URIError, EvalError,
+  typeof InternalError === "function" ? InternalError : null,
+  typeof AggregateError === "function" ? AggregateError : null,
+  typeof SuppressedError === "function" ? SuppressedError : null,
+];
+function settle() {
+  if (
+    ObjectHasOwn(DatePrototype, "toTemporalInstant") &&
+    !ReflectDeleteProperty(DatePrototype, "toTemporalInstant")
+  ) {
+    throw new TypeErrorCtor("sandbox scrub: cannot delete Date.prototype.toTemporalInstant");
+  }
+  for (let i = 0; i < errorCtors.length; i++) {
+    const C = errorCtors[i];
+    if (C === null) continue;
+    if (ReflectGetPrototypeOf(C) !== ErrorCtor) ObjectSetPrototypeOf(C, ErrorCtor);
+    if (ReflectGetPrototypeOf(C.prototype) !== ErrorPrototype) {
+      ObjectSetPrototypeOf(C.prototype, ErrorPrototype);
+    }
+  }
+}
+// Locale arguments are not passed on: the engine has no locale data, and v8x's
+// patch would answer them with its one fixed string.
+const dateToLocaleString = DatePrototype.toLocaleString;
+ObjectDefineProperty(DatePrototype, "toLocaleString", {
+  __proto__: null,
+  value: {
+    toLocaleString() {
+      return ReflectApply(dateToLocaleString, this, []);
+    },
+  }.toLocaleString,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
 // ---- globals ---------------------------------------------------------------
 const allowed = {
   __proto__: null,
@@ -629,7 +678,7 @@ const allowed = {
   String: 1, Symbol: 1, BigInt: 1, Date: 1, Promise: 1, RegExp: 1,
   Error: 1, AggregateError: 1, EvalError: 1, RangeError: 1,
   ReferenceError: 1, SyntaxError: 1, TypeError: 1, URIError: 1,
-  InternalError: 1, SuppressedError: 1, JSON: 1, Math: 1, Intl: 1,
+  InternalError: 1, SuppressedError: 1, JSON: 1, Math: 1,
   Reflect: 1, Proxy: 1, Map: 1, Set: 1, WeakMap: 1, WeakSet: 1,
   Iterator: 1, ArrayBuffer: 1, DataView: 1, Int8Array: 1, Uint8Array: 1,
   Uint8ClampedArray: 1, Int16Array: 1, Uint16Array: 1, Int32Array: 1,
@@ -660,6 +709,7 @@ for (const name in wrappedTypedArrays) {
 ObjectDefineProperty(globalObject, "Error", desc(ErrorCtor, false));
 // deno_core calls a user-defined Error.prepareStackTrace; forbid one.
 ObjectDefineProperty(ErrorCtor, "prepareStackTrace", desc(undefined, false));
+settle();
 // `await` and the bridge rely on the real Promise machinery.
 ObjectFreeze(PromiseCtor.prototype);
 ObjectFreeze(PromiseCtor);
@@ -687,6 +737,7 @@ return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   let v;
   try {
     rescrub();
+    settle();
     if (typeof fn !== "function") {
       throw new TypeErrorCtor("the snippet must be the body of an async function");
     }

@@ -45,7 +45,8 @@
 //! - A scrub script captures intrinsics and the bridge ops, defines a frozen
 //!   non-writable `openclaw` global, and deletes every global not on an
 //!   allowlist (`Deno`, `__bootstrap`, `__infra`, `WebAssembly`,
-//!   `SharedArrayBuffer`, `Atomics`, `Temporal`, timers, ...). `eval` and the
+//!   `SharedArrayBuffer`, `Atomics`, `Temporal`, `Intl`, timers, ...) and puts
+//!   back one surface on every path (`settle`, `tests/all/surface.rs`). `eval` and the
 //!   (async/generator) `Function` constructors throw `EvalError`.
 //! - Ops by allowlist: besides the five bridge ops only the deno_core ops its
 //!   bootstrap and event loop call run; every other registered op (and any a

@@ -9,3 +9,4 @@ mod liveness;
 mod process;
 mod security;
 mod soak;
+mod surface;
