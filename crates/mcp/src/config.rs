@@ -82,6 +82,11 @@ pub struct Limits {
     /// Default 30,000; a slower server is marked down and retried in the background.
     #[serde(default = "default_startup_timeout_ms")]
     pub startup_timeout_ms: Spanned<u64>,
+    /// Longest wait for one approval (`destructive = "elicit"`) before the call
+    /// is refused (1,000 to 3,600,000 ms). Default 120,000. A snippet waiting for
+    /// an approval is paused: the wait does not count against `timeout_ms`.
+    #[serde(default = "default_approval_timeout_ms")]
+    pub approval_timeout_ms: Spanned<u64>,
 }
 
 fn default_timeout_ms() -> Spanned<u64> {
@@ -93,6 +98,9 @@ fn default_call_timeout_ms() -> Spanned<u64> {
 fn default_startup_timeout_ms() -> Spanned<u64> {
     Spanned::new(0..0, 30_000)
 }
+fn default_approval_timeout_ms() -> Spanned<u64> {
+    Spanned::new(0..0, 120_000)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -100,6 +108,7 @@ impl Default for Limits {
             timeout_ms: default_timeout_ms(),
             call_timeout_ms: default_call_timeout_ms(),
             startup_timeout_ms: default_startup_timeout_ms(),
+            approval_timeout_ms: default_approval_timeout_ms(),
         }
     }
 }
@@ -315,6 +324,12 @@ impl Config {
             600_000,
         )?;
         range(
+            "limits.approval_timeout_ms",
+            &Some(limits.approval_timeout_ms.clone()),
+            1_000,
+            3_600_000,
+        )?;
+        range(
             "http.rate_limit_per_minute",
             &self.http.rate_limit_per_minute,
             1,
@@ -443,6 +458,11 @@ impl Config {
         Duration::from_millis(*self.limits.call_timeout_ms.get_ref())
     }
 
+    /// Longest wait for one approval.
+    pub fn approval_timeout(&self) -> Duration {
+        Duration::from_millis(*self.limits.approval_timeout_ms.get_ref())
+    }
+
     /// How long a server may take to start.
     pub fn startup_timeout(&self) -> Duration {
         Duration::from_millis(*self.limits.startup_timeout_ms.get_ref())
@@ -491,6 +511,7 @@ impl Config {
                 "timeout_ms": *self.limits.timeout_ms.get_ref(),
                 "call_timeout_ms": *self.limits.call_timeout_ms.get_ref(),
                 "startup_timeout_ms": *self.limits.startup_timeout_ms.get_ref(),
+                "approval_timeout_ms": *self.limits.approval_timeout_ms.get_ref(),
             },
             "policy": {"allow": self.policy.allow, "deny": self.policy.deny},
             "http": {

@@ -205,6 +205,7 @@ impl Gateway {
             .dispatcher(fleet.dispatcher())
             .availability(fleet.availability())
             .call_timeout(cfg.call_timeout())
+            .approval_timeout(cfg.approval_timeout())
             .approve_destructive(cfg.destructive != Destructive::Allow);
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);

@@ -70,6 +70,7 @@
 // needs) → pool (thread and process backends) → worker (the worker process's
 // side) → ipc (the host ↔ worker protocol). `sys.rs` holds every `unsafe` call.
 mod bridge;
+mod clock;
 mod ipc;
 mod isolate;
 mod limits;
@@ -80,6 +81,7 @@ mod util;
 mod worker;
 
 pub use bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+pub use clock::{pause_for_a_person, Pause};
 pub use isolate::runtime::live_isolates;
 pub use isolate::watchdog::live_threads;
 pub use limits::{

@@ -53,11 +53,22 @@ impl ExecResult {
 
 impl ExecError {
     /// The error for a snippet stopped at its deadline.
-    pub(crate) fn timeout(deadline: std::time::Duration) -> Self {
+    /// The snippet's own time ran out; `waited` is the time it spent idle
+    /// waiting for approvals, which did not count.
+    pub(crate) fn timeout(deadline: std::time::Duration, waited: std::time::Duration) -> Self {
+        let not_counted = if waited.is_zero() {
+            String::new()
+        } else {
+            format!(
+                " of its own time ({:.1} s waiting for approvals not counted)",
+                waited.as_secs_f64()
+            )
+        };
         ExecError {
             kind: ErrorKind::Timeout,
             message: format!(
-                "the snippet did not finish within {} ms and was stopped; do less per snippet",
+                "the snippet did not finish within {} ms{not_counted} and was stopped; do less \
+                 per snippet",
                 deadline.as_millis()
             ),
         }

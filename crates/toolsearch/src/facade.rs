@@ -369,6 +369,14 @@ impl Builder {
         self.host.call_timeout = timeout;
         self
     }
+    /// Longest wait for one approval before the call is refused (default
+    /// [`DEFAULT_APPROVAL_TIMEOUT`](crate::DEFAULT_APPROVAL_TIMEOUT), 120 s). A
+    /// snippet waiting for an approval is paused: the wait does not count against
+    /// its deadline.
+    pub fn approval_timeout(mut self, timeout: Duration) -> Self {
+        self.host.approval_timeout = timeout;
+        self
+    }
     /// Fuses an embedding model with search (all shapes: code mode, structured tools).
     /// Tool vectors are built in the background for each catalog snapshot and cached
     /// in `cache`; search is lexical until they are ready.
@@ -401,6 +409,12 @@ impl Builder {
         self.settings.validate()?;
         if self.host.call_timeout.is_zero() {
             return Err(BuildError::new("call_timeout", "must be more than zero"));
+        }
+        if self.host.approval_timeout.is_zero() {
+            return Err(BuildError::new(
+                "approval_timeout",
+                "must be more than zero",
+            ));
         }
         self.host.limits = self.settings.limits();
         let host = Arc::new(Host::new(self.host));

@@ -75,7 +75,7 @@ pub use facade::{
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope,
-    DEFAULT_CALL_TIMEOUT,
+    DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};

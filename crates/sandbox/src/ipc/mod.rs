@@ -50,6 +50,9 @@ pub(crate) enum ToChild {
     },
     /// The answer to a bridge request.
     Reply { req: u64, answer: Answer },
+    /// The job is waiting for a person (an approval) from now on (`true`), or
+    /// no longer (`false`): its deadline counts only its own time (`clock.rs`).
+    Pause { job: u64, paused: bool },
     /// Finish the running job (if any) and exit.
     Shutdown,
 }

@@ -32,6 +32,8 @@ pub(crate) struct JobCtx {
     /// Fired when the job ends for any reason; every call gets a child token.
     pub cancel: CancellationToken,
     pub slots: Arc<Semaphore>,
+    /// The job's clock; a bridge call runs with it (`clock::pause_for_a_person`).
+    pub clock: crate::clock::JobClock,
 }
 
 deno_core::extension!(
@@ -398,7 +400,7 @@ async fn op_ts_call(
     #[string] id: String,
     #[string] args: String,
 ) -> String {
-    let (bridge, limits, journal, token, slots) = {
+    let (bridge, limits, journal, token, slots, clock) = {
         let st = state.borrow();
         let Some(ctx) = st.try_borrow::<JobCtx>() else {
             return no_job();
@@ -409,6 +411,7 @@ async fn op_ts_call(
             ctx.journal.clone(),
             ctx.cancel.child_token(),
             ctx.slots.clone(),
+            ctx.clock.clone(),
         )
     };
     if let Err(e) = check_id(&id) {
@@ -505,7 +508,7 @@ async fn op_ts_call(
     let out = match fut {
         Ok(fut) => {
             tokio::select! {
-                r = catch_panic(fut) => r,
+                r = crate::clock::with_clock(clock, catch_panic(fut)) => r,
                 _ = token.cancelled() => Ok(Err(BridgeError::new(BridgeErrorCode::Timeout, "the snippet ended before the tool answered"))),
             }
         }

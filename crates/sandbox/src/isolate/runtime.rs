@@ -10,10 +10,11 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeErrorCode};
+use crate::clock::{JobClock, Metered};
 use crate::isolate::engine::{self, ArrayBufferBudget};
 use crate::isolate::journal::{lock, Journal};
 use crate::isolate::ops::{self, JobCtx};
-use crate::isolate::watchdog::Watchdog;
+use crate::isolate::watchdog::{deadline_passed, Watchdog};
 use crate::limits::{Limits, MAX_JSON_DEPTH};
 use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
 use crate::util::truncate;
@@ -76,6 +77,8 @@ pub(crate) struct JobSpec<'a> {
     pub journal: Arc<Mutex<Journal>>,
     /// Fired when the caller stopped waiting.
     pub abandon: CancellationToken,
+    /// The job's clock: approvals pause its deadline (`clock.rs`).
+    pub clock: JobClock,
 }
 
 enum Outcome {
@@ -147,6 +150,7 @@ impl Sandbox {
             journal: job.journal.clone(),
             cancel: cancel.clone(),
             slots: Arc::new(Semaphore::new(limits.max_in_flight.max(1) as usize)),
+            clock: job.clock.clone(),
         });
         self.budget.set_cap(limits.array_buffer_bytes);
         {
@@ -155,11 +159,13 @@ impl Sandbox {
         }
 
         let t0 = Instant::now();
-        let deadline = tokio::time::Instant::now() + limits.deadline;
+        job.clock.start();
+        let deadline = t0 + limits.deadline;
         let timed_out = Arc::new(AtomicBool::new(false));
         watchdog.arm(
             self.handle.clone(),
-            Instant::now() + limits.deadline,
+            deadline,
+            job.clock.clone(),
             timed_out.clone(),
         );
         let outcome = self.execute(job, deadline).await;
@@ -169,7 +175,12 @@ impl Sandbox {
         cancel.cancel();
         let run_us = t0.elapsed().as_micros() as u64;
 
-        let (value, error) = self.classify(outcome, limits, timed_out.load(Ordering::SeqCst));
+        let (value, error) = self.classify(
+            outcome,
+            limits,
+            timed_out.load(Ordering::SeqCst),
+            job.clock.credit(),
+        );
         let mut res = finish(&job.journal, value, error);
         res.stats.run_us = run_us;
         res.stats.bytes_out += self.result_len as u64;
@@ -177,7 +188,7 @@ impl Sandbox {
         res
     }
 
-    async fn execute(&mut self, job: &JobSpec<'_>, deadline: tokio::time::Instant) -> Outcome {
+    async fn execute(&mut self, job: &JobSpec<'_>, deadline: Instant) -> Outcome {
         // The snippet is the body of an async arrow function. Closing the
         // wrapper early only runs code at the top level of the same
         // scrubbed global scope: no new capability (catalogue row 6).
@@ -220,10 +231,15 @@ impl Sandbox {
         let call = self.runtime.call_with_args(&self.runner, &args);
         drop(args);
         let rt = &mut self.runtime;
+        // Polled = running JavaScript: the clock credits only idle time paused.
+        let running = Metered {
+            inner: Box::pin(rt.with_event_loop_promise(call, PollEventLoopOptions::default())),
+            clock: job.clock.clone(),
+        };
         tokio::select! {
             biased;
-            r = rt.with_event_loop_promise(call, PollEventLoopOptions::default()) => Outcome::Done(r),
-            _ = tokio::time::sleep_until(deadline) => Outcome::Deadline,
+            r = running => Outcome::Done(r),
+            _ = deadline_passed(deadline, &job.clock) => Outcome::Deadline,
             _ = job.abandon.cancelled() => Outcome::Abandoned,
         }
     }
@@ -256,6 +272,7 @@ impl Sandbox {
         outcome: Outcome,
         limits: &Limits,
         watchdog_fired: bool,
+        waited: Duration,
     ) -> (serde_json::Value, Option<ExecError>) {
         let err =
             |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
@@ -271,7 +288,7 @@ impl Sandbox {
         let timeout = || {
             (
                 serde_json::Value::Null,
-                Some(ExecError::timeout(limits.deadline)),
+                Some(ExecError::timeout(limits.deadline, waited)),
             )
         };
         match outcome {
@@ -465,7 +482,11 @@ pub(crate) fn finish(
 
 /// A timeout answered by the host while the worker is still busy: a copy of
 /// what the journal holds so far.
-pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> ExecResult {
+pub(crate) fn snapshot_timeout(
+    journal: &Mutex<Journal>,
+    deadline: Duration,
+    waited: Duration,
+) -> ExecResult {
     let j = lock(journal);
     let mut calls = j.calls.clone();
     let now = Instant::now();
@@ -484,7 +505,7 @@ pub(crate) fn snapshot_timeout(journal: &Mutex<Journal>, deadline: Duration) -> 
         ok: false,
         value: serde_json::Value::Null,
         logs: j.logs.clone(),
-        error: Some(ExecError::timeout(deadline)),
+        error: Some(ExecError::timeout(deadline, waited)),
         stats,
         calls,
     }

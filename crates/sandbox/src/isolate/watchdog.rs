@@ -11,11 +11,15 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8;
 
+use crate::clock::{JobClock, PAUSED_RECHECK};
+
 /// Interval between repeated termination requests.
 pub(crate) const REFIRE: Duration = Duration::from_millis(20);
 
 struct Armed {
+    /// The deadline before any credit (`clock.rs`).
     deadline: Instant,
+    clock: JobClock,
     handle: v8::IsolateHandle,
     fired: Arc<AtomicBool>,
 }
@@ -53,11 +57,18 @@ impl Watchdog {
     }
 
     /// Starts watching an isolate; `fired` is set when termination was requested.
-    pub(crate) fn arm(&self, handle: v8::IsolateHandle, deadline: Instant, fired: Arc<AtomicBool>) {
+    pub(crate) fn arm(
+        &self,
+        handle: v8::IsolateHandle,
+        deadline: Instant,
+        clock: JobClock,
+        fired: Arc<AtomicBool>,
+    ) {
         let (m, cv) = &*self.shared;
         lock(m).armed = Some(Armed {
             deadline,
             handle,
+            clock,
             fired,
         });
         cv.notify_one();
@@ -93,12 +104,13 @@ fn watch(shared: &Shared) {
             None => None,
             Some(a) => {
                 let now = Instant::now();
-                if now < a.deadline {
-                    Some(a.deadline - now)
-                } else {
-                    a.fired.store(true, Ordering::SeqCst);
-                    a.handle.terminate_execution();
-                    Some(REFIRE)
+                match time_left(a.deadline, &a.clock, now) {
+                    Some(left) => Some(left),
+                    None => {
+                        a.fired.store(true, Ordering::SeqCst);
+                        a.handle.terminate_execution();
+                        Some(REFIRE)
+                    }
                 }
             }
         };
@@ -106,6 +118,28 @@ fn watch(shared: &Shared) {
             None => cv.wait(s).unwrap_or_else(|p| p.into_inner()),
             Some(d) => cv.wait_timeout(s, d).unwrap_or_else(|p| p.into_inner()).0,
         };
+    }
+}
+
+/// How long until the deadline, moved by the clock's credit; `None` once it
+/// passed. While an approval is pending the credit grows, so the answer is
+/// looked at again at least every [`PAUSED_RECHECK`].
+fn time_left(deadline: Instant, clock: &JobClock, now: Instant) -> Option<Duration> {
+    let left = (deadline + clock.credit()).checked_duration_since(now)?;
+    if left.is_zero() {
+        return None;
+    }
+    Some(if clock.is_paused() {
+        left.min(PAUSED_RECHECK)
+    } else {
+        left
+    })
+}
+
+/// Resolves once the job's deadline, moved by its clock's credit, has passed.
+pub(crate) async fn deadline_passed(deadline: Instant, clock: &JobClock) {
+    while let Some(left) = time_left(deadline, clock, Instant::now()) {
+        tokio::time::sleep(left).await;
     }
 }
 

@@ -25,6 +25,7 @@ use super::requests::{handle_request, Records, ToWorker};
 use super::worker_command::WorkerCommand;
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
+use crate::clock::JobClock;
 use crate::ipc::{self, ToChild, ToHost};
 use crate::limits::{Limits, PoolConfig};
 use crate::result::{ErrorKind, ExecError, ExecResult, SandboxError};
@@ -430,13 +431,22 @@ fn run_job(
         );
     }
     let hard_deadline = started + limits.deadline + limits.grace + IPC_SLACK;
+    // The approver runs here; the worker's clock hears of each pause.
+    let clock = {
+        let to_worker = p.to_worker.clone();
+        JobClock::with_observer(move |paused| {
+            let _ = to_worker.send(&ToChild::Pause { job, paused });
+        })
+    };
+    // Time paused moves the bound (the worker counts only the idle part).
+    let bound = || hard_deadline + clock.paused();
     let job_cancel = CancellationToken::new();
     let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
     let records: Records = Arc::new(Mutex::new((Vec::new(), 0)));
     let budget = u64::from(limits.max_calls) + u64::from(limits.max_lookups);
     let mut requests = 0u64;
     let outcome = loop {
-        let left = hard_deadline.saturating_duration_since(Instant::now());
+        let left = bound().saturating_duration_since(Instant::now());
         if reply.is_closed() {
             break Err(ExecError {
                 kind: ErrorKind::Timeout,
@@ -469,6 +479,7 @@ fn run_job(
                     &job_cancel,
                     &mut calls,
                     &records,
+                    &clock,
                 );
             }
             Ok(Event::Msg(ToHost::CancelCall { job: j, req })) if j == job => {
@@ -498,9 +509,9 @@ fn run_job(
                     }
                 });
             }
-            Err(RecvTimeoutError::Timeout) if Instant::now() < hard_deadline => {}
+            Err(RecvTimeoutError::Timeout) if Instant::now() < bound() => {}
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
-                break Err(ExecError::timeout(limits.deadline))
+                break Err(ExecError::timeout(limits.deadline, clock.credit()))
             }
         }
     };

@@ -14,6 +14,7 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::Bridge;
+use crate::clock::{with_clock, JobClock};
 use crate::ipc::{self, BridgeOp, ToChild};
 use crate::isolate::ops::{catch_panic, encode_call, encode_lookup, keep_result, CallOutcome};
 use crate::limits::Limits;
@@ -88,6 +89,7 @@ pub(crate) fn handle_request(
     job_cancel: &CancellationToken,
     calls: &mut HashMap<u64, CancellationToken>,
     records: &Records,
+    clock: &JobClock,
 ) {
     let cap = limits.tool_result_bytes;
     let result_cap = limits.result_bytes;
@@ -106,7 +108,7 @@ pub(crate) fn handle_request(
             let fut = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 bridge.call_json(&id, args, token.clone())
             }));
-            let (to_worker, records) = (to_worker.clone(), records.clone());
+            let (to_worker, records, clock) = (to_worker.clone(), records.clone(), clock.clone());
             let Some(runtime) = runtime else {
                 return;
             };
@@ -114,7 +116,7 @@ pub(crate) fn handle_request(
                 let started = Instant::now();
                 let out = match fut {
                     Ok(fut) => tokio::select! {
-                        r = catch_panic(fut) => r,
+                        r = with_clock(clock, catch_panic(fut)) => r,
                         _ = token.cancelled() => return,
                     },
                     Err(_) => Err(()),

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
+use crate::clock::{JobClock, PAUSED_RECHECK};
 use crate::isolate::jobs::Isolates;
 use crate::isolate::journal::{lock, Journal};
 use crate::isolate::runtime::{self, JobSpec, Sandbox};
@@ -43,6 +44,7 @@ struct Job {
     limits: Limits,
     journal: Arc<Mutex<Journal>>,
     abandon: CancellationToken,
+    clock: JobClock,
     enqueued: Instant,
     reply: oneshot::Sender<ExecResult>,
     /// Set by the pool when the worker running this job did not acknowledge in
@@ -154,12 +156,14 @@ impl Threads {
         let retired = Arc::new(AtomicBool::new(false));
         let (reply, mut rx) = oneshot::channel();
         let enqueued = Instant::now();
+        let clock = JobClock::default();
         let job = Job {
             code: code.to_owned(),
             bridge,
             limits: limits.clone(),
             journal: journal.clone(),
             abandon: abandon.clone(),
+            clock: clock.clone(),
             enqueued,
             reply,
             retired: retired.clone(),
@@ -177,7 +181,12 @@ impl Threads {
         loop {
             let started = lock(&journal).started;
             let until = match started {
-                Some(t) => t + budget,
+                // Time paused for an approval moves the bound (the watchdog
+                // counts only the idle part of it against the snippet).
+                Some(t) if clock.is_paused() => {
+                    (t + budget + clock.paused()).min(Instant::now() + PAUSED_RECHECK)
+                }
+                Some(t) => t + budget + clock.paused(),
                 None if Instant::now() >= queue_deadline => {
                     // Every worker stayed busy: the job never starts (the worker
                     // skips an abandoned job).
@@ -204,6 +213,9 @@ impl Threads {
                         "the sandbox worker stopped unexpectedly",
                     )
                 }
+                Err(_) if started.is_some_and(|t| Instant::now() < t + budget + clock.paused()) => {
+                    continue
+                }
                 Err(_) if started.is_some() => {
                     // The worker did not acknowledge in time (a built-in the engine
                     // cannot interrupt, or a synchronous bridge call that never
@@ -211,7 +223,8 @@ impl Threads {
                     // its place so the pool keeps its size.
                     abandon.cancel();
                     let tid = lock(&journal).worker_tid;
-                    let answer = runtime::snapshot_timeout(&journal, limits.deadline);
+                    let answer =
+                        runtime::snapshot_timeout(&journal, limits.deadline, clock.credit());
                     // A worker that is only slow (a loaded machine) answers soon;
                     // one that still has not after WEDGE_CONFIRM is wedged. A plain
                     // thread waits, so no runtime has to outlive this call.
@@ -375,6 +388,7 @@ impl Worker {
                     limits: &job.limits,
                     journal: job.journal.clone(),
                     abandon: job.abandon.clone(),
+                    clock: job.clock.clone(),
                 };
                 let (mut res, used) = isolates.run(&spec, &self.watchdog).await;
                 drop(spec);

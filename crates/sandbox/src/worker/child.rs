@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::JobClock;
 use crate::ipc::{self, ToChild, ToHost, Transport};
 use crate::isolate::jobs::Isolates;
 use crate::isolate::journal::Journal;
@@ -113,10 +114,13 @@ pub(crate) fn serve_jobs(
     let (up_tx, up_rx) = mpsc::channel::<()>();
     let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
     let next_req = Arc::new(AtomicU64::new(1));
+    // The running job's clock, for the host's pause messages.
+    let current: Arc<Mutex<Option<(u64, JobClock)>>> = Arc::default();
     // Jobs run on their own thread so this one keeps reading bridge answers.
     let (jobs_tx, jobs_rx) = mpsc::channel::<(u64, Work)>();
     let runner = {
         let (out, waiters, next_req) = (out.clone(), waiters.clone(), next_req.clone());
+        let current = current.clone();
         std::thread::spawn(move || {
             let rt = match tokio::runtime::Builder::new_current_thread()
                 .enable_time()
@@ -160,14 +164,18 @@ pub(crate) fn serve_jobs(
                         next_req: next_req.clone(),
                         deadline: Instant::now() + limits.deadline + limits.grace,
                     });
+                    let clock = JobClock::default();
+                    *current.lock().unwrap_or_else(|p| p.into_inner()) = Some((job, clock.clone()));
                     let spec = JobSpec {
                         code: &code,
                         bridge,
                         limits: &limits,
                         journal: Arc::new(Mutex::new(Journal::default())),
                         abandon: CancellationToken::new(),
+                        clock,
                     };
                     let (result, used) = isolates.run(&spec, &watchdog).await;
+                    *current.lock().unwrap_or_else(|p| p.into_inner()) = None;
                     send(
                         &out,
                         &ToHost::Done {
@@ -215,6 +223,16 @@ pub(crate) fn serve_jobs(
             Ok(Some(ToChild::Config { .. })) => {}
             Ok(Some(ToChild::Reply { req, answer })) => {
                 deliver(&waiters, req, answer.into_encoded())
+            }
+            Ok(Some(ToChild::Pause { job, paused })) => {
+                if let Some((_, clock)) = current
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .as_ref()
+                    .filter(|(j, _)| *j == job)
+                {
+                    clock.set_paused(paused);
+                }
             }
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             Err(e) => {

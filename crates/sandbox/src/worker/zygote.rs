@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::{JobClock, PAUSED_RECHECK};
 use crate::ipc::{self, ToChild, ToHost};
 use crate::isolate::jobs::run_on;
 use crate::isolate::journal::Journal;
@@ -146,7 +147,7 @@ pub(crate) fn serve(
             }
             Ok(Some(ToChild::Config { .. })) => continue,
             // An answer the last child did not read: its job is over.
-            Ok(Some(ToChild::Reply { .. })) => continue,
+            Ok(Some(ToChild::Reply { .. } | ToChild::Pause { .. })) => continue,
             Ok(Some(ToChild::Shutdown)) | Ok(None) => break,
             // The rest of an answer a finished child had begun to read.
             Err(e) if ipc::is_malformed(&e) => {
@@ -296,6 +297,8 @@ struct Start {
     give_up: Instant,
     deadline: std::time::Duration,
     cap: usize,
+    /// The job's clock: the host's pause messages move `give_up`.
+    clock: JobClock,
 }
 
 /// The forked child: starts its threads, waits for its one job, runs it on its
@@ -360,10 +363,14 @@ fn run_child(
             }
             // The host went away or the deadline passed: answer from the journal
             // at `give_up` unless the job ends first.
-            if wait_stop(&stop_rd, start.give_up) {
+            if wait_stop(&stop_rd, start.give_up + start.clock.paused()) {
                 return;
             }
-            answer(start.job, snapshot_timeout(&journal, start.deadline));
+            let waited = start.clock.credit();
+            answer(
+                start.job,
+                snapshot_timeout(&journal, start.deadline, waited),
+            );
             // Ends this process without running the engine's destructors.
             sys::exit_now(0)
         })
@@ -379,11 +386,13 @@ fn run_child(
     };
     let started = Instant::now();
     let give_up = started + limits.deadline + limits.grace;
+    let clock = JobClock::default();
     let _ = start_tx.send(Start {
         job,
         give_up,
         deadline: limits.deadline,
         cap: ipc::line_cap(&limits),
+        clock: clock.clone(),
     });
     let result = match watchdog {
         Ok(watchdog) => {
@@ -410,6 +419,7 @@ fn run_child(
                 limits: &limits,
                 journal: journal.clone(),
                 abandon: CancellationToken::new(),
+                clock,
             };
             let (res, used) = rt.block_on(run_on(live, fits, &spec, &watchdog));
             // Never torn down: disposing the isolate would free (and so
@@ -442,10 +452,16 @@ fn serve_replies(
 ) -> bool {
     loop {
         if input.buffer().is_empty() {
-            let left = start.give_up.saturating_duration_since(Instant::now());
+            let left =
+                (start.give_up + start.clock.paused()).saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return true;
             }
+            let left = if start.clock.is_paused() {
+                left.min(PAUSED_RECHECK)
+            } else {
+                left
+            };
             let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
             match sys::poll_either(input.get_ref().as_fd(), stop.as_fd(), ms) {
                 Ok((_, true)) => return false,
@@ -459,6 +475,9 @@ fn serve_replies(
         match ipc::recv::<ToChild>(input, start.cap) {
             Ok(Some(ToChild::Reply { req, answer })) => {
                 deliver(waiters, req, answer.into_encoded())
+            }
+            Ok(Some(ToChild::Pause { job, paused })) if job == start.job => {
+                start.clock.set_paused(paused);
             }
             Ok(Some(_)) => {}
             Err(e) if ipc::is_malformed(&e) => {}

@@ -12,7 +12,9 @@ use toolsearch_sandbox::{
 };
 
 /// Tools the fake catalog knows. `denied_existing` exists but policy hides it.
-pub const VISIBLE: &[&str] = &["echo", "add", "hang", "big", "fail", "slow", "boom"];
+pub const VISIBLE: &[&str] = &[
+    "echo", "add", "hang", "big", "fail", "slow", "boom", "approve",
+];
 
 #[derive(Default)]
 pub struct FakeBridge {
@@ -109,6 +111,13 @@ impl Bridge for FakeBridge {
                 Ok(json!("slow done"))
             }),
             "boom" => panic!("call panicked on purpose"),
+            // Waits `ms` for a person: the snippet's deadline is paused meanwhile.
+            "approve" => Box::pin(async move {
+                let _paused = toolsearch_sandbox::pause_for_a_person();
+                let ms = args["ms"].as_u64().unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Ok(json!("approved"))
+            }),
             _ => Box::pin(async { Err(unknown()) }),
         }
     }

@@ -449,3 +449,78 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
         },
     );
 }
+
+/// Issue 30, item 5, on every backend: a call that waits 1.5 s for a person
+/// inside a 1 s snippet completes; a snippet that spins while it waits is
+/// stopped at its deadline; the timeout message counts only the snippet's time.
+fn approvals_pause_the_deadline(pool: &Pool, path: &str) {
+    let limits = Limits {
+        deadline: Duration::from_millis(1000),
+        ..Limits::default()
+    };
+    let r = pool.execute_blocking_with(
+        r#"const a = await openclaw.tools.call("approve", {ms: 1500}); return a;"#,
+        FakeBridge::new(),
+        limits.clone(),
+    );
+    assert_eq!(r.value, json!("approved"), "{path}: {:?}", r.error);
+    let t0 = Instant::now();
+    let r = pool.execute_blocking_with(
+        r#"openclaw.tools.call("approve", {ms: 6000}); for (;;) {}"#,
+        FakeBridge::new(),
+        limits.clone(),
+    );
+    let took = t0.elapsed();
+    assert_eq!(
+        err_kind(&r),
+        Some(ErrorKind::Timeout),
+        "{path}: {:?}",
+        r.error
+    );
+    assert!(
+        took < Duration::from_secs(6),
+        "{path}: the spin ran {took:?}"
+    );
+    // Idle 1.2 s in an approval, then spinning: stopped after about 1 s of its
+    // own time, and the message says the wait did not count.
+    let r = pool.execute_blocking_with(
+        r#"await openclaw.tools.call("approve", {ms: 1200}); for (;;) {}"#,
+        FakeBridge::new(),
+        limits,
+    );
+    assert_eq!(
+        err_kind(&r),
+        Some(ErrorKind::Timeout),
+        "{path}: {:?}",
+        r.error
+    );
+    assert!(
+        err_msg(&r).contains("waiting for approvals not counted"),
+        "{path}: {}",
+        err_msg(&r)
+    );
+    let next = pool.execute_blocking("return 1", FakeBridge::new());
+    assert_eq!(next.value, json!(1), "{path}: {:?}", next.error);
+}
+
+#[test]
+fn approvals_pause_the_deadline_on_threads() {
+    approvals_pause_the_deadline(&pool(1), "threads");
+}
+
+#[test]
+fn approvals_pause_the_deadline_on_the_fork_path() {
+    approvals_pause_the_deadline(&process_pool(1, test_limits()), "fork");
+}
+
+#[test]
+fn approvals_pause_the_deadline_in_a_worker_that_does_not_fork() {
+    in_own_process(
+        "liveness::approvals_pause_the_deadline_in_a_worker_that_does_not_fork",
+        || {
+            // Read by the host when it starts a worker; this process runs one test.
+            std::env::set_var("TOOLSEARCH_SANDBOX_FORK", "0");
+            approvals_pause_the_deadline(&process_pool(1, test_limits()), "no fork");
+        },
+    );
+}

@@ -58,12 +58,31 @@ impl Host {
             })?;
         }
         if let Some(approver) = &self.approver {
-            approver.approve(tool, &args, cx).await.map_err(|reason| {
-                HostError::new(
-                    ErrorCode::ApprovalDenied,
-                    format!("the call to `{}` was not approved: {reason}", tool.id),
-                )
-            })?;
+            // A person may take a while: the snippet's deadline does not run
+            // meanwhile (while it is idle); the approval has its own limit.
+            #[cfg(feature = "code")]
+            let _paused = toolsearch_sandbox::pause_for_a_person();
+            let asked = approver.approve(tool, &args, cx);
+            match tokio::time::timeout(self.approval_timeout, asked).await {
+                Ok(Ok(())) => {}
+                Ok(Err(reason)) => {
+                    return Err(HostError::new(
+                        ErrorCode::ApprovalDenied,
+                        format!("the call to `{}` was not approved: {reason}", tool.id),
+                    ))
+                }
+                Err(_) => {
+                    return Err(HostError::new(
+                        ErrorCode::ApprovalDenied,
+                        format!(
+                            "the approval of the call to `{}` was not given within {} s (the \
+                             longest an approval may take), so the call did not run",
+                            tool.id,
+                            self.approval_timeout.as_secs_f64()
+                        ),
+                    ))
+                }
+            }
         } else if self.approve_destructive && tool.is_destructive() {
             return Err(HostError::new(
                 ErrorCode::ApprovalDenied,

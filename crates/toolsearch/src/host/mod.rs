@@ -118,6 +118,12 @@ pub type Availability = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
 /// Per-call timeout when the caller sets none: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Longest wait for one approval (the approver, e.g. a person asked through MCP
+/// elicitation) before the call is refused: 120 s. While a snippet's call waits
+/// for one, the snippet's deadline does not run (as long as the snippet itself
+/// is idle): see `toolsearch_sandbox::pause_for_a_person`.
+pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// The shared core. Cheap to share behind an `Arc`.
 pub struct Host {
     catalog: RwLock<Catalog>,
@@ -130,6 +136,7 @@ pub struct Host {
     before: Vec<BeforeCall>,
     after: Vec<AfterCall>,
     call_timeout: Duration,
+    approval_timeout: Duration,
     pub(crate) telemetry: Mutex<Records>,
     #[cfg(feature = "semantic")]
     semantic: Option<Arc<SemanticSearch>>,
@@ -151,6 +158,7 @@ pub(crate) struct HostParts {
     pub before: Vec<BeforeCall>,
     pub after: Vec<AfterCall>,
     pub call_timeout: Duration,
+    pub approval_timeout: Duration,
     pub capture: bool,
     #[cfg(feature = "semantic")]
     pub semantic: Option<Arc<SemanticSearch>>,
@@ -174,6 +182,7 @@ impl HostParts {
             before: Vec::new(),
             after: Vec::new(),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            approval_timeout: DEFAULT_APPROVAL_TIMEOUT,
             capture: false,
             #[cfg(feature = "semantic")]
             semantic: None,
@@ -199,6 +208,7 @@ impl Host {
             before: p.before,
             after: p.after,
             call_timeout: p.call_timeout,
+            approval_timeout: p.approval_timeout,
             telemetry: Mutex::new(Records::new(p.capture)),
             #[cfg(feature = "semantic")]
             semantic: p.semantic,
