@@ -10,7 +10,7 @@
 //! its own maximum wait (the host's setting), so the credit is bounded too.
 //!
 //! On the process backend the host owns the pause (the approver runs there) and
-//! tells the worker (`ToWorker::Pause`), whose clock knows whether the isolate is
+//! tells the worker (`ToChild::Pause`), whose clock knows whether the isolate is
 //! idle; the host's own bound (`deadline + grace`, then the worker is killed)
 //! moves by the whole time paused.
 
@@ -21,7 +21,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 /// How often a bound that a pause may move is looked at again while paused.
-pub(crate) const PAUSED_RECHECK: Duration = Duration::from_millis(50);
+const PAUSED_RECHECK: Duration = Duration::from_millis(50);
 
 type OnChange = Box<dyn Fn(bool) + Send + Sync>;
 
@@ -122,7 +122,7 @@ impl JobClock {
     }
 
     /// (credit earned while paused and idle, wall time paused), up to now.
-    pub fn totals(&self) -> (Duration, Duration) {
+    pub(crate) fn totals(&self) -> (Duration, Duration) {
         let mut s = lock(&self.0.state);
         s.settle(Instant::now());
         (s.credit, s.paused)
@@ -139,8 +139,36 @@ impl JobClock {
     }
 
     /// Whether an approval is being waited for.
-    pub(crate) fn is_paused(&self) -> bool {
+    #[cfg(test)]
+    fn is_paused(&self) -> bool {
         lock(&self.0.state).pauses > 0
+    }
+
+    /// How long until `deadline`, moved by the credit (the snippet's own time
+    /// runs out); `None` once it passed.
+    pub(crate) fn left_of_deadline(&self, deadline: Instant) -> Option<Duration> {
+        self.left(deadline, true)
+    }
+
+    /// How long until `bound`, moved by the whole time paused (a host's or a
+    /// child's bound past the deadline); `None` once it passed.
+    pub(crate) fn left_of_bound(&self, bound: Instant) -> Option<Duration> {
+        self.left(bound, false)
+    }
+
+    /// While paused the moved instant keeps moving, so the answer is at most
+    /// [`PAUSED_RECHECK`]: look again then.
+    fn left(&self, base: Instant, by_credit: bool) -> Option<Duration> {
+        let now = Instant::now();
+        let mut s = lock(&self.0.state);
+        s.settle(now);
+        let moved = base + if by_credit { s.credit } else { s.paused };
+        let left = moved.checked_duration_since(now).filter(|d| !d.is_zero())?;
+        Some(if s.pauses > 0 {
+            left.min(PAUSED_RECHECK)
+        } else {
+            left
+        })
     }
 
     /// Starts counting (the job's deadline begins now).

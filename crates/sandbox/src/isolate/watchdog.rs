@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use deno_core::v8;
 
-use crate::clock::{JobClock, PAUSED_RECHECK};
+use crate::clock::JobClock;
 
 /// Interval between repeated termination requests.
 pub(crate) const REFIRE: Duration = Duration::from_millis(20);
@@ -102,17 +102,14 @@ fn watch(shared: &Shared) {
         }
         let wait = match &s.armed {
             None => None,
-            Some(a) => {
-                let now = Instant::now();
-                match time_left(a.deadline, &a.clock, now) {
-                    Some(left) => Some(left),
-                    None => {
-                        a.fired.store(true, Ordering::SeqCst);
-                        a.handle.terminate_execution();
-                        Some(REFIRE)
-                    }
+            Some(a) => match a.clock.left_of_deadline(a.deadline) {
+                Some(left) => Some(left),
+                None => {
+                    a.fired.store(true, Ordering::SeqCst);
+                    a.handle.terminate_execution();
+                    Some(REFIRE)
                 }
-            }
+            },
         };
         s = match wait {
             None => cv.wait(s).unwrap_or_else(|p| p.into_inner()),
@@ -121,24 +118,9 @@ fn watch(shared: &Shared) {
     }
 }
 
-/// How long until the deadline, moved by the clock's credit; `None` once it
-/// passed. While an approval is pending the credit grows, so the answer is
-/// looked at again at least every [`PAUSED_RECHECK`].
-fn time_left(deadline: Instant, clock: &JobClock, now: Instant) -> Option<Duration> {
-    let left = (deadline + clock.credit()).checked_duration_since(now)?;
-    if left.is_zero() {
-        return None;
-    }
-    Some(if clock.is_paused() {
-        left.min(PAUSED_RECHECK)
-    } else {
-        left
-    })
-}
-
 /// Resolves once the job's deadline, moved by its clock's credit, has passed.
 pub(crate) async fn deadline_passed(deadline: Instant, clock: &JobClock) {
-    while let Some(left) = time_left(deadline, clock, Instant::now()) {
+    while let Some(left) = clock.left_of_deadline(deadline) {
         tokio::time::sleep(left).await;
     }
 }

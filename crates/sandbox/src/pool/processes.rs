@@ -439,14 +439,13 @@ fn run_job(
         })
     };
     // Time paused moves the bound (the worker counts only the idle part).
-    let bound = || hard_deadline + clock.paused();
     let job_cancel = CancellationToken::new();
     let mut calls: HashMap<u64, CancellationToken> = HashMap::new();
     let records: Records = Arc::new(Mutex::new((Vec::new(), 0)));
     let budget = u64::from(limits.max_calls) + u64::from(limits.max_lookups);
     let mut requests = 0u64;
     let outcome = loop {
-        let left = bound().saturating_duration_since(Instant::now());
+        let left = clock.left_of_bound(hard_deadline).unwrap_or_default();
         if reply.is_closed() {
             break Err(ExecError {
                 kind: ErrorKind::Timeout,
@@ -509,7 +508,7 @@ fn run_job(
                     }
                 });
             }
-            Err(RecvTimeoutError::Timeout) if Instant::now() < bound() => {}
+            Err(RecvTimeoutError::Timeout) if clock.left_of_bound(hard_deadline).is_some() => {}
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {
                 break Err(ExecError::timeout(limits.deadline, clock.credit()))
             }

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
-use crate::clock::{JobClock, PAUSED_RECHECK};
+use crate::clock::JobClock;
 use crate::isolate::jobs::Isolates;
 use crate::isolate::journal::{lock, Journal};
 use crate::isolate::runtime::{self, JobSpec, Sandbox};
@@ -183,10 +183,7 @@ impl Threads {
             let until = match started {
                 // Time paused for an approval moves the bound (the watchdog
                 // counts only the idle part of it against the snippet).
-                Some(t) if clock.is_paused() => {
-                    (t + budget + clock.paused()).min(Instant::now() + PAUSED_RECHECK)
-                }
-                Some(t) => t + budget + clock.paused(),
+                Some(t) => Instant::now() + clock.left_of_bound(t + budget).unwrap_or_default(),
                 None if Instant::now() >= queue_deadline => {
                     // Every worker stayed busy: the job never starts (the worker
                     // skips an abandoned job).
@@ -213,7 +210,7 @@ impl Threads {
                         "the sandbox worker stopped unexpectedly",
                     )
                 }
-                Err(_) if started.is_some_and(|t| Instant::now() < t + budget + clock.paused()) => {
+                Err(_) if started.is_some_and(|t| clock.left_of_bound(t + budget).is_some()) => {
                     continue
                 }
                 Err(_) if started.is_some() => {

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::{JobClock, PAUSED_RECHECK};
+use crate::clock::JobClock;
 use crate::ipc::{self, ToChild, ToHost};
 use crate::isolate::jobs::run_on;
 use crate::isolate::journal::Journal;
@@ -452,15 +452,8 @@ fn serve_replies(
 ) -> bool {
     loop {
         if input.buffer().is_empty() {
-            let left =
-                (start.give_up + start.clock.paused()).saturating_duration_since(Instant::now());
-            if left.is_zero() {
+            let Some(left) = start.clock.left_of_bound(start.give_up) else {
                 return true;
-            }
-            let left = if start.clock.is_paused() {
-                left.min(PAUSED_RECHECK)
-            } else {
-                left
             };
             let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
             match sys::poll_either(input.get_ref().as_fd(), stop.as_fd(), ms) {

@@ -104,9 +104,14 @@ fn backends(limits: Limits) -> Vec<(&'static str, Pool)> {
 /// The job after a failure on the same pool: answered at once (well within
 /// the hang guard, nothing waits for a start timeout), with its value.
 fn next_job_runs(pool: &Pool, what: &str) {
+    next_job_answers(pool, what, "return 6 * 7", json!(42));
+}
+
+/// [`next_job_runs`] with a snippet of one's own and the value it must give.
+fn next_job_answers(pool: &Pool, what: &str, code: &str, want: Value) {
     let t0 = Instant::now();
-    let r = pool.execute_blocking("return 6 * 7", FakeBridge::new());
-    assert_eq!(r.value, json!(42), "{what}: next job: {:?}", r.error);
+    let r = pool.execute_blocking(code, FakeBridge::new());
+    assert_eq!(r.value, want, "{what}: next job: {:?}", r.error);
     assert!(
         t0.elapsed() < HANG_GUARD,
         "{what}: next job took {:?}",
@@ -420,14 +425,7 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                     );
                 }
                 // The worker was replaced: the next job runs at once.
-                let t0 = Instant::now();
-                let r = pool.execute_blocking("ok", FakeBridge::new());
-                assert_eq!(r.value, json!(1), "after {fault}: {:?}", r.error);
-                assert!(
-                    t0.elapsed() < HANG_GUARD,
-                    "after {fault}: {:?}",
-                    t0.elapsed()
-                );
+                next_job_answers(&pool, &format!("after {fault}"), "ok", json!(1));
                 assert_eq!(
                     pool.stats().live_threads,
                     drivers,
@@ -499,8 +497,7 @@ fn approvals_pause_the_deadline(pool: &Pool, path: &str) {
         "{path}: {}",
         err_msg(&r)
     );
-    let next = pool.execute_blocking("return 1", FakeBridge::new());
-    assert_eq!(next.value, json!(1), "{path}: {:?}", next.error);
+    next_job_runs(pool, path);
 }
 
 #[test]
