@@ -61,7 +61,7 @@ impl Isolates {
         &mut self,
         spec: &JobSpec<'_>,
         watchdog: &Watchdog,
-    ) -> (ExecResult, Option<Live>) {
+    ) -> (ExecResult, Used) {
         let fits =
             matches!(&self.next, Some(Ok(l)) if l.sandbox.heap_bytes == spec.limits.heap_bytes);
         let live = match self.next.take() {
@@ -71,7 +71,33 @@ impl Isolates {
                 self.create(spec.limits)
             }
         };
-        run_on(live, fits, spec, watchdog).await
+        let (res, live) = run_on(live, fits, spec, watchdog).await;
+        let filled_its_heap = res.error.as_ref().map(|e| e.kind) == Some(ErrorKind::Memory);
+        (
+            res,
+            Used {
+                live,
+                filled_its_heap,
+            },
+        )
+    }
+}
+
+/// The isolate a job ran on, to drop once the answer is out. Dropping the
+/// isolate of a job that filled its heap gives the freed pages back to the
+/// system: a heap limit's worth would otherwise stay with the thread's
+/// allocator arena for good (measured: 70-140 MiB after three such jobs).
+pub(crate) struct Used {
+    live: Option<Live>,
+    filled_its_heap: bool,
+}
+
+impl Drop for Used {
+    fn drop(&mut self) {
+        drop(self.live.take());
+        if self.filled_its_heap {
+            crate::sys::release_free_memory();
+        }
     }
 }
 
