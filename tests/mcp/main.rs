@@ -14,6 +14,8 @@ mod clients;
 mod common;
 mod conformance;
 mod gateway;
+mod harness;
 mod lifecycle;
 mod liveness;
+mod routing;
 mod tls;

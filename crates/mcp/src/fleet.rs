@@ -4,6 +4,7 @@
 //! tool never breaks the snapshot.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use toolsearch::{Availability, Dispatcher, Glob};
 use toolsearch_catalog::{Catalog, LoadOptions, Tool};
 
 use crate::config::Config;
-use crate::upstream::{Event, Upstream};
+use crate::upstream::{Event, Link, Upstream};
 
 /// The servers of one configuration.
 pub struct Fleet {
@@ -26,6 +27,7 @@ pub struct Fleet {
     events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     startup_timeout: Duration,
+    one_client: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Fleet {
@@ -49,16 +51,33 @@ pub struct ServerStatus {
     pub error: Option<String>,
     /// Times it came up.
     pub connections: u64,
+    /// Calls running on it now.
+    pub calls_in_flight: usize,
 }
 
 impl Fleet {
     /// The servers of `cfg`, not started.
     pub fn new(cfg: &Config) -> Arc<Fleet> {
+        Fleet::linked(cfg, &HashMap::new())
+    }
+
+    /// The servers of `cfg`, not started; those named in `links` are reached
+    /// through their link (see [`Link`]).
+    pub fn linked(cfg: &Config, links: &HashMap<String, Link>) -> Arc<Fleet> {
         let (tx, rx) = mpsc::unbounded_channel();
+        let one_client = Arc::new(AtomicBool::new(false));
         let servers: Vec<Arc<Upstream>> = cfg
             .servers
             .iter()
-            .map(|s| Upstream::new(s.clone(), cfg.startup_timeout(), tx.clone()))
+            .map(|s| {
+                Upstream::new(
+                    s.clone(),
+                    cfg.startup_timeout(),
+                    tx.clone(),
+                    one_client.clone(),
+                    links.get(s.name()).cloned(),
+                )
+            })
             .collect();
         let by_name = Arc::new(
             servers
@@ -82,7 +101,16 @@ impl Fleet {
             events: Mutex::new(Some(rx)),
             tasks: Mutex::new(Vec::new()),
             startup_timeout: cfg.startup_timeout(),
+            one_client,
         })
+    }
+
+    /// Says that the gateway serves one client for its whole life (the stdio
+    /// gateway): what a server sends that names no call goes to that client's
+    /// calls in flight (see `route`). Never set it for a gateway shared by
+    /// several clients.
+    pub fn serve_one_client(&self) {
+        self.one_client.store(true, Ordering::Relaxed);
     }
 
     /// Starts every server and waits until each has connected or failed once (at
@@ -135,6 +163,7 @@ impl Fleet {
                 tools: s.tools().map_or(0, |t| t.len()),
                 error: s.last_error(),
                 connections: s.connections(),
+                calls_in_flight: s.calls().len(),
             })
             .collect()
     }

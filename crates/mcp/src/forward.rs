@@ -12,7 +12,8 @@ use toolsearch::outcome::{error_detail, error_message};
 use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher};
 use toolsearch_catalog::Tool;
 
-use crate::upstream::{token_key, Upstream};
+use crate::route::InFlight;
+use crate::upstream::Upstream;
 
 /// Forwards calls to the configured servers, by name.
 pub struct Forward {
@@ -48,17 +49,16 @@ impl Dispatcher for Forward {
     }
 }
 
-/// Sends `notifications/cancelled` for a request unless disarmed (the answer came).
+/// Sends `notifications/cancelled` for a request unless disarmed (the answer
+/// came), and ends the routing of what the server sends for it.
 struct CancelOnDrop {
     peer: Option<Peer<RoleClient>>,
     id: rmcp::model::RequestId,
-    upstream: Arc<Upstream>,
-    token: String,
+    _routed: Option<InFlight>,
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        self.upstream.unwatch_progress(&self.token);
         if let Some(peer) = self.peer.take() {
             let id = self.id.clone();
             if let Ok(rt) = tokio::runtime::Handle::try_current() {
@@ -102,15 +102,15 @@ async fn call(
         .send_cancellable_request(request, PeerRequestOptions::no_options())
         .await
         .map_err(|e| unavailable(&server, e))?;
-    let token = token_key(&handle.progress_token);
-    if let Some(n) = &cx.notify {
-        upstream.watch_progress(token.clone(), n.clone());
-    }
+    let routed = cx.notify.as_ref().map(|n| {
+        upstream
+            .calls()
+            .enter(&handle.id, &handle.progress_token, n.clone())
+    });
     let mut guard = CancelOnDrop {
         peer: Some(peer),
         id: handle.id.clone(),
-        upstream: upstream.clone(),
-        token,
+        _routed: routed,
     };
     let answer = tokio::select! {
         r = handle.await_response() => r,

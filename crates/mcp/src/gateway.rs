@@ -30,7 +30,7 @@ use toolsearch_catalog::Tool;
 
 use crate::config::{ActivationName, Config, Destructive, ModeName};
 use crate::fleet::Fleet;
-use crate::upstream::Event;
+use crate::upstream::{Event, Link};
 
 /// Each MCP session's client, by toolsearch session id.
 type Peers = Arc<Mutex<std::collections::HashMap<String, Peer<RoleServer>>>>;
@@ -192,11 +192,21 @@ impl Gateway {
         cfg: &Config,
         pool: Option<toolsearch_sandbox::Pool>,
     ) -> anyhow::Result<Arc<Gateway>> {
+        Self::start_linked(cfg, pool, &std::collections::HashMap::new()).await
+    }
+
+    /// [`Gateway::start`], reaching the servers named in `links` through their
+    /// link (in-process servers: see [`Link`]).
+    pub async fn start_linked(
+        cfg: &Config,
+        pool: Option<toolsearch_sandbox::Pool>,
+        links: &std::collections::HashMap<String, Link>,
+    ) -> anyhow::Result<Arc<Gateway>> {
         // Settings out of range fail before any server is started.
         settings(cfg).validate()?;
         // So is a named embedding model that does not load.
         let embedder = embedder(cfg)?;
-        let fleet = Fleet::new(cfg);
+        let fleet = Fleet::linked(cfg, links);
         let events = fleet.start().await;
         let mut builder = ToolSearch::builder()
             .settings(settings(cfg))

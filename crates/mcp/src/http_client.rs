@@ -2,11 +2,19 @@
 //! config's headers and a bearer token read from an environment variable.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use http::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse, StreamableHttpResponseLimits,
+};
 use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::Value;
 
 use crate::config::ServerConfig;
+use crate::route::RELATED;
 
 /// Installs `ring` as the process's TLS provider (once; later calls do nothing).
 pub fn install_tls_provider() {
@@ -21,7 +29,7 @@ pub fn install_tls_provider() {
 pub(crate) fn transport(
     cfg: &ServerConfig,
     url: &str,
-) -> anyhow::Result<StreamableHttpClientTransport<reqwest::Client>> {
+) -> anyhow::Result<StreamableHttpClientTransport<Marking>> {
     install_tls_provider();
     let mut headers = HashMap::new();
     for (k, v) in &cfg.headers {
@@ -53,5 +61,237 @@ pub(crate) fn transport(
     let client = builder
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok(StreamableHttpClientTransport::with_client(
+        Marking(client),
+        config,
+    ))
+}
+
+/// The reqwest client, marking every request or notification a server sends
+/// on the response stream of a request with that request's id (`_meta`, under
+/// [`RELATED`]), and removing that key from everything else it sends: what
+/// arrives on a request's own stream belongs to the call that sent it (see
+/// `route`). The streams' size limits are the wrapped client's.
+#[derive(Clone, Default)]
+pub(crate) struct Marking(pub reqwest::Client);
+
+type SseStream = futures::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
+
+/// Sets (or, with `related` None, removes) the relation of one SSE event's
+/// message. Events that are not a JSON-RPC request or notification pass as
+/// they are.
+fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse {
+    let Some(data) = event.data.as_deref() else {
+        return event;
+    };
+    // Cheap test first: only a message with a method carries `_meta` we touch.
+    if !data.contains("\"method\"") {
+        return event;
+    }
+    let Ok(Value::Object(mut msg)) = serde_json::from_str::<Value>(data) else {
+        return event;
+    };
+    if !msg.contains_key("method") {
+        return event;
+    }
+    let params = msg
+        .entry("params")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Value::Object(params) = params else {
+        return event;
+    };
+    let had = params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .is_some_and(|m| m.contains_key(RELATED));
+    if related.is_none() && !had {
+        return event;
+    }
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if let Value::Object(meta) = meta {
+        meta.remove(RELATED);
+        if let Some(id) = related {
+            meta.insert(RELATED.to_string(), id.clone());
+        }
+    }
+    event.data = Some(Value::Object(msg).to_string());
+    event
+}
+
+fn marked(stream: SseStream, related: Option<Value>) -> SseStream {
+    use futures::StreamExt;
+    stream
+        .map(move |e| e.map(|e| mark(e, related.as_ref())))
+        .boxed()
+}
+
+impl StreamableHttpClient for Marking {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            StreamableHttpResponseLimits::default(),
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let mut limits = StreamableHttpResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            limits,
+        )
+        .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
+        let related = match &message {
+            rmcp::model::JsonRpcMessage::Request(r) => serde_json::to_value(&r.id).ok(),
+            _ => None,
+        };
+        let answer = self
+            .0
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await?;
+        Ok(match answer {
+            StreamableHttpPostResponse::Sse(stream, session) => {
+                StreamableHttpPostResponse::Sse(marked(stream, related), session)
+            }
+            other => other,
+        })
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.0
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        let s = self
+            .0
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await?;
+        Ok(marked(s, None))
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<SseStream, StreamableHttpError<Self::Error>> {
+        let s = self
+            .0
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(marked(s, None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(data: &str) -> sse_stream::Sse {
+        sse_stream::Sse {
+            event: None,
+            data: Some(data.to_string()),
+            id: None,
+            retry: None,
+        }
+    }
+
+    fn meta_of(e: &sse_stream::Sse) -> Value {
+        let v: Value = serde_json::from_str(e.data.as_deref().unwrap()).unwrap();
+        v["params"]["_meta"].clone()
+    }
+
+    #[test]
+    fn messages_on_a_request_stream_name_it_and_nothing_else_does() {
+        let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
+        let id = serde_json::json!(7);
+        assert_eq!(meta_of(&mark(event(log), Some(&id)))[RELATED], 7);
+        // A server's own claim is replaced on a request's stream, removed elsewhere.
+        let forged = r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"_meta":{"io.toolsearch/related-request":3,"progressToken":5}}}"#;
+        assert_eq!(meta_of(&mark(event(forged), Some(&id)))[RELATED], 7);
+        let stripped = mark(event(forged), None);
+        assert_eq!(meta_of(&stripped), serde_json::json!({"progressToken": 5}));
+        // No params: they are made to carry the mark.
+        let bare = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        assert_eq!(meta_of(&mark(event(bare), Some(&id)))[RELATED], 7);
+        // Responses, non-JSON and unmarked messages off a request stream pass untouched.
+        let response = r#"{"jsonrpc":"2.0","id":7,"result":{"method":"x"}}"#;
+        assert_eq!(mark(event(response), Some(&id)).data.unwrap(), response);
+        assert_eq!(
+            mark(event("not json \"method\""), Some(&id)).data.unwrap(),
+            "not json \"method\""
+        );
+        assert_eq!(mark(event(log), None).data.unwrap(), log);
+    }
 }

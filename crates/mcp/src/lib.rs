@@ -18,13 +18,14 @@ pub mod fleet;
 pub mod forward;
 pub mod gateway;
 pub mod http_client;
+mod route;
 pub mod serve;
 pub mod upstream;
 
 pub use config::{Config, ConfigError};
 pub use fleet::{Fleet, ServerStatus};
 pub use gateway::{Gateway, GatewaySession};
-pub use upstream::Upstream;
+pub use upstream::{Link, Upstream};
 
 /// Text from a server (a name, a description, a stderr line) made safe for one log
 /// line: controls, bidi overrides and other invisible characters escaped, at most

@@ -64,6 +64,7 @@ fn stdio_pipes() -> (Reader, Writer) {
 /// # Errors
 /// The client's `initialize` failed.
 pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
+    gw.fleet().serve_one_client();
     let session = gw.session();
     let served = tokio::select! {
         r = session.serve(stdio_pipes()) => r,

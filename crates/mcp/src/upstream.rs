@@ -7,8 +7,8 @@
 // gateway stands still send it, and clients still read it: it is forwarded.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -22,9 +22,9 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use toolsearch::Notifier;
 
 use crate::config::ServerConfig;
+use crate::route::{Calls, Relation};
 
 /// First retry delay after a failure; doubled up to [`MAX_BACKOFF`].
 pub const MIN_BACKOFF: Duration = Duration::from_millis(250);
@@ -55,6 +55,16 @@ const INHERITED_ENV: [&str; 13] = [
 /// Prefixes of variables a stdio server inherits (toolchain settings, not secrets).
 const INHERITED_PREFIXES: [&str; 4] = ["NODE_", "npm_config_", "PYTHON", "XDG_"];
 
+/// Opens a byte stream to an in-process server that speaks MCP on it (newline
+/// delimited JSON-RPC, as over stdio): for embedders whose servers live in the
+/// same process, and for tests. A server with a link is reached through it,
+/// whatever its `command` or `url` say.
+pub type Link = Arc<
+    dyn Fn() -> futures::future::BoxFuture<'static, std::io::Result<tokio::io::DuplexStream>>
+        + Send
+        + Sync,
+>;
+
 /// A change the gateway must act on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -78,10 +88,11 @@ struct State {
 pub struct Upstream {
     cfg: ServerConfig,
     state: Mutex<State>,
-    /// Progress token of each call in flight -> where its progress goes.
-    progress: Mutex<HashMap<String, Notifier>>,
+    /// The calls in flight, where what the server sends during them goes.
+    calls: Arc<Calls>,
     events: mpsc::UnboundedSender<Event>,
     startup_timeout: Duration,
+    link: Option<Link>,
 }
 
 impl std::fmt::Debug for Upstream {
@@ -101,17 +112,22 @@ struct Connection {
 
 impl Upstream {
     /// A server that is not started yet; [`Upstream::run`] keeps it connected.
+    /// `one_client` says whether the gateway serves a single client for its
+    /// whole life (see `route`).
     pub fn new(
         cfg: ServerConfig,
         startup_timeout: Duration,
         events: mpsc::UnboundedSender<Event>,
+        one_client: Arc<AtomicBool>,
+        link: Option<Link>,
     ) -> Arc<Self> {
         Arc::new(Upstream {
             cfg,
             state: Mutex::new(State::default()),
-            progress: Mutex::new(HashMap::new()),
+            calls: Arc::new(Calls::new(one_client)),
             events,
             startup_timeout,
+            link,
         })
     }
 
@@ -164,28 +180,9 @@ impl Upstream {
         }
     }
 
-    pub(crate) fn watch_progress(&self, token: String, to: Notifier) {
-        self.progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(token, to);
-    }
-
-    pub(crate) fn unwatch_progress(&self, token: &str) {
-        self.progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(token);
-    }
-
-    /// Where each call in flight on this server reports (one per call).
-    fn calls_in_flight(&self) -> Vec<Notifier> {
-        self.progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .values()
-            .cloned()
-            .collect()
+    /// The calls in flight on this server.
+    pub(crate) fn calls(&self) -> &Arc<Calls> {
+        &self.calls
     }
 
     fn changed(&self) {
@@ -252,10 +249,16 @@ impl Upstream {
         let (relist_tx, relist) = mpsc::unbounded_channel();
         let handler = Handler {
             upstream: Arc::downgrade(self),
+            marked: self.link.is_none() && self.cfg.command.is_none(),
             relist: relist_tx,
             info: client_info(),
         };
-        let (running, child) = if let Some(command) = &self.cfg.command {
+        let (running, child) = if let Some(link) = &self.link {
+            let stream = link()
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot reach the linked server: {e}"))?;
+            (handler.serve(stream).await?, None)
+        } else if let Some(command) = &self.cfg.command {
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(&self.cfg.args)
                 .env_clear()
@@ -412,46 +415,48 @@ fn client_info() -> ClientConfig {
     info
 }
 
-/// The client side of one connection: notifications from the server.
+/// The client side of one connection: what the server sends, routed to the
+/// call it belongs to (see `route`).
 struct Handler {
     upstream: Weak<Upstream>,
+    /// The transport marks the request each message relates to (HTTP).
+    marked: bool,
     relist: mpsc::UnboundedSender<()>,
     info: ClientConfig,
 }
 
 impl Handler {
     /// Forwards a request the server makes during a call to the client that made
-    /// the call. MCP does not say which call a stdio server's request belongs to,
-    /// so it goes out only when every call in flight on this server is for one
-    /// client; otherwise (or with no call in flight) it is refused, never guessed:
-    /// a sampling request carries data another client must not see.
-    async fn ask_caller(&self, method: &str, params: Value) -> Result<Value, McpError> {
+    /// that call; a request that names no call in flight is refused, never
+    /// guessed: a sampling prompt carries data another client must not see.
+    async fn ask_caller(
+        &self,
+        method: &str,
+        params: Value,
+        rel: Relation,
+    ) -> Result<Value, McpError> {
         let refuse = |why: String| McpError::new(rmcp::model::ErrorCode(-32600), why, None);
         let Some(up) = self.upstream.upgrade() else {
             return Err(refuse("the gateway is shutting down".into()));
         };
-        let sinks = up.calls_in_flight();
-        let Some(first) = sinks.first() else {
+        let Some(to) = up.calls.route(&rel).await else {
+            tracing::warn!(
+                server = up.name(),
+                method,
+                "refused a server request that belongs to no call in flight"
+            );
             return Err(refuse(format!(
-                "`{method}` outside a tool call is not forwarded"
+                "`{method}` is answered only during the call it belongs to: send it on that \
+                 call's response stream (streamable HTTP) or with the call's progress token \
+                 in `_meta`"
             )));
         };
-        let caller = first.0.caller().map(str::to_string);
-        if sinks.len() > 1
-            && (caller.is_none() || sinks.iter().any(|s| s.0.caller() != caller.as_deref()))
-        {
-            return Err(refuse(format!(
-                "`{method}` cannot be attributed: calls of several clients are running on this server"
-            )));
-        }
         tracing::info!(
             server = up.name(),
             method,
             "forwarding a server request to the client"
         );
-        first
-            .0
-            .ask(method, params)
+        to.0.ask(method, params)
             .await
             .map_err(|e| McpError::new(rmcp::model::ErrorCode(e.code), e.message, None))
     }
@@ -461,10 +466,20 @@ impl Handler {
         &self,
         method: &str,
         params: impl serde::Serialize,
+        cx: &RequestContext<RoleClient>,
     ) -> Result<R, McpError> {
         let params = serde_json::to_value(params)
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
-        let v = self.ask_caller(method, params).await?;
+        let mut rel = Relation::of_meta(&cx.meta, self.marked);
+        if rel.request.is_none() {
+            // rmcp's own record of the response stream a request came on.
+            if let Some(rmcp::service::InboundStreamOrigin::OutboundRequest(id)) =
+                cx.extensions.get::<rmcp::service::InboundStreamOrigin>()
+            {
+                rel.request = Some(crate::route::id_key(id));
+            }
+        }
+        let v = self.ask_caller(method, params, rel).await?;
         serde_json::from_value(v).map_err(|e| {
             McpError::internal_error(
                 format!("the client's answer to `{method}` is not valid: {e}"),
@@ -491,14 +506,9 @@ impl ClientHandler for Handler {
         let Some(up) = self.upstream.upgrade() else {
             return;
         };
-        let key = token_key(&params.progress_token);
-        let to = up
-            .progress
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&key)
-            .cloned();
-        if let Some(to) = to {
+        // Only the call whose token it carries: never the one-client fallback.
+        let rel = Relation::of_token(&params.progress_token);
+        if let Some(to) = up.calls.route_named(&rel).await {
             to.0.progress(params.progress, params.total, params.message);
         }
     }
@@ -506,23 +516,23 @@ impl ClientHandler for Handler {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _cx: RequestContext<RoleClient>,
+        cx: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        self.relay("sampling/createMessage", params).await
+        self.relay("sampling/createMessage", params, &cx).await
     }
 
     async fn create_elicitation(
         &self,
         params: ElicitRequestParams,
-        _cx: RequestContext<RoleClient>,
+        cx: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        self.relay("elicitation/create", params).await
+        self.relay("elicitation/create", params, &cx).await
     }
 
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,
-        _cx: NotificationContext<RoleClient>,
+        cx: NotificationContext<RoleClient>,
     ) {
         let Some(up) = self.upstream.upgrade() else {
             return;
@@ -531,18 +541,18 @@ impl ClientHandler for Handler {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| "info".into());
-        // A log message is not tied to a call: it goes to every call in flight on
-        // this server (usually one), and to the gateway's log.
-        let sinks = up.calls_in_flight();
-        for s in &sinks {
-            s.0.log(&level, params.logger.as_deref(), params.data.clone());
-        }
+        // The gateway's log always; the client of the call it belongs to, if any.
         let text = crate::clean_for_log(&params.data.to_string(), MAX_LOG_LINE);
         tracing::info!(target: "toolsearch::server", server = up.name(), level = %level, "{text}");
+        // rmcp 3.11 moves a notification's extensions into the context before
+        // its `_meta` (which lives among them), so `cx.meta` comes out empty:
+        // the `_meta` is read where it went.
+        let rel = match cx.extensions.get::<rmcp::model::NotificationMetaObject>() {
+            Some(meta) => Relation::of_meta(&meta.0, self.marked),
+            None => Relation::of_meta(&cx.meta.0, self.marked),
+        };
+        if let Some(to) = up.calls.route(&rel).await {
+            to.0.log(&level, params.logger.as_deref(), params.data);
+        }
     }
-}
-
-/// A progress token as a map key.
-pub(crate) fn token_key(token: &rmcp::model::ProgressToken) -> String {
-    serde_json::to_string(token).unwrap_or_default()
 }

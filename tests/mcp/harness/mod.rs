@@ -1,0 +1,192 @@
+//! The gateway in process, under plain `cargo test` (no node, no binary): its
+//! servers are [`script::Script`]s, over an in-process byte stream or over
+//! streamable HTTP on a loopback port, and its clients are rmcp clients over
+//! in-process byte streams, each one MCP session that records what reaches it.
+
+pub mod script;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde_json::{json, Value};
+use toolsearch_mcp::{Config, Gateway, Link};
+
+pub use script::Script;
+
+/// How a server is reached.
+pub enum Reach {
+    /// An in-process byte stream (what stdio is).
+    Stream(Arc<Script>),
+    /// Streamable HTTP on a loopback port.
+    Http(Arc<Script>),
+}
+
+/// A gateway in tools mode (no sandbox needed) over `servers`, by name.
+pub async fn gateway(servers: Vec<(&str, Reach)>, extra: &str) -> Arc<Gateway> {
+    let mut toml =
+        format!("mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n{extra}\n");
+    let mut links: HashMap<String, Link> = HashMap::new();
+    for (name, reach) in servers {
+        match reach {
+            Reach::Stream(script) => {
+                toml.push_str(&format!(
+                    "[[servers]]\nname = \"{name}\"\ncommand = \"in-process\"\n"
+                ));
+                links.insert(
+                    name.to_string(),
+                    Arc::new(move || {
+                        let script = script.clone();
+                        Box::pin(async move { Ok(script::stream(script)) })
+                    }),
+                );
+            }
+            Reach::Http(script) => {
+                let url = script::http(script).await;
+                toml.push_str(&format!(
+                    "[[servers]]\nname = \"{name}\"\nurl = \"{url}\"\n"
+                ));
+            }
+        }
+    }
+    let cfg = Config::parse(&toml).unwrap();
+    Gateway::start_linked(&cfg, None, &links).await.unwrap()
+}
+
+/// What reached one client.
+#[derive(Default)]
+pub struct Seen {
+    pub logs: Vec<String>,
+    pub progress: Vec<f64>,
+    pub prompts: Vec<String>,
+    pub questions: Vec<String>,
+}
+
+/// A client that records what reaches it, answers sampling with
+/// `<prompt>@<name>` and elicitation with `{who: name}`.
+#[derive(Clone)]
+pub struct Recorder {
+    pub name: String,
+    pub seen: Arc<Mutex<Seen>>,
+}
+
+#[allow(deprecated)]
+impl rmcp::ClientHandler for Recorder {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"sampling": {}, "elicitation": {"form": {}}},
+            "clientInfo": {"name": self.name, "version": "0"}
+        }))
+        .unwrap()
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        let text = params
+            .data
+            .as_str()
+            .map_or_else(|| params.data.to_string(), str::to_string);
+        self.seen.lock().unwrap().logs.push(text);
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _cx: NotificationContext<RoleClient>,
+    ) {
+        self.seen.lock().unwrap().progress.push(params.progress);
+    }
+
+    async fn create_message(
+        &self,
+        params: rmcp::model::CreateMessageRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let asked = serde_json::to_value(&params).unwrap();
+        let prompt = asked["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        self.seen.lock().unwrap().prompts.push(prompt.clone());
+        Ok(serde_json::from_value(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": format!("{prompt}@{}", self.name)},
+            "model": "recorder",
+            "stopReason": "endTurn"
+        }))
+        .unwrap())
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: rmcp::model::ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        let asked = serde_json::to_value(&params).unwrap();
+        self.seen
+            .lock()
+            .unwrap()
+            .questions
+            .push(asked["message"].as_str().unwrap_or("").to_string());
+        Ok(
+            serde_json::from_value(json!({"action": "accept", "content": {"who": self.name}}))
+                .unwrap(),
+        )
+    }
+}
+
+/// One client of the gateway, in process.
+pub struct Client {
+    pub recorder: Recorder,
+    pub service: RunningService<RoleClient, Recorder>,
+}
+
+impl Client {
+    /// Opens an MCP session of `gw` for a client named `name`.
+    pub async fn connect(gw: &Arc<Gateway>, name: &str) -> Client {
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let session = gw.session();
+        tokio::spawn(async move {
+            if let Ok(running) = session.serve(theirs).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let recorder = Recorder {
+            name: name.to_string(),
+            seen: Arc::default(),
+        };
+        let service = recorder.clone().serve(ours).await.unwrap();
+        Client { recorder, service }
+    }
+
+    /// Calls `tool` of the gateway's server `server` through `tool_call`.
+    pub async fn call(&self, server: &str, tool: &str, args: Value) -> CallToolResult {
+        let args = json!({"id": format!("mcp:{server}:{tool}"), "arguments": args});
+        self.service
+            .peer()
+            .call_tool(
+                CallToolRequestParams::new("tool_call")
+                    .with_arguments(args.as_object().unwrap().clone()),
+            )
+            .await
+            .unwrap()
+    }
+
+    /// What reached this client so far.
+    pub fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.recorder.seen.lock().unwrap()
+    }
+}
+
+/// The text of a result's first content block, parsed as JSON when it is.
+pub fn text(r: &CallToolResult) -> Value {
+    let v = serde_json::to_value(r).unwrap();
+    let t = v["content"][0]["text"].as_str().unwrap_or("").to_string();
+    serde_json::from_str(&t).unwrap_or(Value::String(t))
+}
