@@ -115,6 +115,8 @@ pub struct Gateway {
     next_session: AtomicU64,
     /// Tool calls answered so far (see [`Gateway::trim_after_bursts`]).
     calls: AtomicU64,
+    /// Snapshots built since start, after the first.
+    snapshots: AtomicU64,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -243,6 +245,7 @@ impl Gateway {
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
+            snapshots: AtomicU64::new(0),
         });
         let code_mode = gw.ts.code_mode_changes();
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
@@ -261,6 +264,12 @@ impl Gateway {
     /// The servers.
     pub fn fleet(&self) -> &Arc<Fleet> {
         &self.fleet
+    }
+
+    /// How many times the catalog was rebuilt since start (changes of servers'
+    /// tools, servers going down or coming back; a burst makes one).
+    pub fn snapshots_built(&self) -> u64 {
+        self.snapshots.load(Ordering::Relaxed)
     }
 
     /// A handler for one new MCP session.
@@ -303,10 +312,21 @@ impl Gateway {
                 event = events.recv() => {
                     let Some(Event::Changed(server)) = event else { return };
                     let Some(g) = gw.upgrade() else { return };
-                    // Several changes in a burst make one snapshot.
+                    // Several changes in a burst make one snapshot, built off the
+                    // runtime (loading, indexing and embedding a catalog take CPU
+                    // seconds for large ones); changes meanwhile make one more.
                     while events.try_recv().is_ok() {}
-                    g.ts.set_catalog(g.fleet.snapshot(&g.extra));
-                    let now = g.tools_for(&probe);
+                    let (built, probe_now) = (g.clone(), probe.clone());
+                    let Ok(now) = tokio::task::spawn_blocking(move || {
+                        built.ts.set_catalog(built.fleet.snapshot(&built.extra));
+                        built.snapshots.fetch_add(1, Ordering::Relaxed);
+                        built.tools_for(&probe_now)
+                    })
+                    .await
+                    else {
+                        tracing::error!("building a snapshot panicked; serving the last one");
+                        continue;
+                    };
                     tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
                     if now != served {
                         served = now;

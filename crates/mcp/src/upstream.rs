@@ -106,7 +106,8 @@ impl std::fmt::Debug for Upstream {
 /// A live connection: the service, and for stdio the child's process group.
 struct Connection {
     running: RunningService<RoleClient, Handler>,
-    relist: mpsc::UnboundedReceiver<()>,
+    /// Set by each `tools/list_changed`; one permit however many came.
+    relist: Arc<tokio::sync::Notify>,
     child: Option<tokio::process::Child>,
 }
 
@@ -246,11 +247,11 @@ impl Upstream {
     }
 
     async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
-        let (relist_tx, relist) = mpsc::unbounded_channel();
+        let relist = Arc::new(tokio::sync::Notify::new());
         let handler = Handler {
             upstream: Arc::downgrade(self),
             marked: self.link.is_none() && self.cfg.command.is_none(),
-            relist: relist_tx,
+            relist: relist.clone(),
             info: client_info(),
         };
         let (running, child) = if let Some(link) = &self.link {
@@ -308,26 +309,49 @@ impl Upstream {
     }
 
     /// Serves one connection until it ends or `shutdown` fires; says how it ended.
+    /// A `tools/list_changed` re-lists the tools: at most one listing runs at a
+    /// time and any number of notifications during it make one more (a storm
+    /// costs two listings), each bounded like the first (see [`list_tools`]).
     async fn serve(&self, conn: Connection, shutdown: &CancellationToken) -> String {
         let Connection {
             running,
-            mut relist,
+            relist,
             mut child,
         } = conn;
         let peer = running.peer().clone();
         let ct = running.cancellation_token();
         let mut waiting = Box::pin(running.waiting());
+        let mut listing: Option<futures::future::BoxFuture<'static, anyhow::Result<Vec<Value>>>> =
+            None;
         let ended = loop {
             tokio::select! {
                 r = &mut waiting => break format!("{:?}", r.map(|q| format!("{q:?}")).unwrap_or_else(|e| e.to_string())),
-                Some(()) = relist.recv() => {
-                    match list_tools(&peer).await {
+                () = relist.notified(), if listing.is_none() => {
+                    let (peer, limit) = (peer.clone(), self.startup_timeout);
+                    listing = Some(Box::pin(async move {
+                        tokio::time::timeout(limit, list_tools(&peer))
+                            .await
+                            .unwrap_or_else(|_| Err(anyhow::anyhow!("its tools/list did not finish within {} ms", limit.as_millis())))
+                    }));
+                }
+                listed = async { listing.as_mut().expect("guarded").await }, if listing.is_some() => {
+                    listing = None;
+                    match listed {
                         Ok(tools) => {
-                            self.state().tools = Some(tools);
+                            {
+                                let mut st = self.state();
+                                st.tools = Some(tools);
+                                st.error = None;
+                            }
                             tracing::info!(server = self.name(), "tool list changed");
                             self.changed();
                         }
-                        Err(e) => tracing::warn!(server = self.name(), error = %e, "re-listing tools failed"),
+                        Err(e) => {
+                            // The last good list stays; the reason is shown in `status`.
+                            let why = format!("server `{}`: re-listing its tools failed: {e}", self.name());
+                            tracing::warn!(server = self.name(), error = %e, "re-listing tools failed; keeping the last list");
+                            self.state().error = Some(why);
+                        }
                     }
                 }
                 () = shutdown.cancelled() => {
@@ -345,13 +369,53 @@ impl Upstream {
     }
 }
 
-/// Every tool the server lists, all pages.
-async fn list_tools(peer: &Peer<RoleClient>) -> anyhow::Result<Vec<Value>> {
-    let tools = peer.list_all_tools().await?;
-    Ok(tools
-        .into_iter()
-        .filter_map(|t| serde_json::to_value(t).ok())
-        .collect())
+/// Most pages of one `tools/list` the gateway reads.
+pub const MAX_LIST_PAGES: usize = 100;
+/// Most tools one `tools/list` may hold.
+pub const MAX_LISTED_TOOLS: usize = 100_000;
+/// Most bytes (as JSON) the tools of one `tools/list` may take.
+pub const MAX_LISTED_BYTES: usize = 64 << 20;
+
+/// Every tool the server lists, all pages, within [`MAX_LIST_PAGES`],
+/// [`MAX_LISTED_TOOLS`] and [`MAX_LISTED_BYTES`]; a cursor seen before ends
+/// the listing as an error too (a loop). Past a bound the listing fails whole:
+/// a partial list would serve tools the server may no longer have.
+pub(crate) async fn list_tools(peer: &Peer<RoleClient>) -> anyhow::Result<Vec<Value>> {
+    let mut tools = Vec::new();
+    let mut bytes = 0usize;
+    let mut cursor: Option<String> = None;
+    let mut cursors = std::collections::HashSet::new();
+    for _ in 0..MAX_LIST_PAGES {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor.take());
+        let page = peer.list_tools(Some(params)).await?;
+        for t in page.tools {
+            let v = serde_json::to_value(t)?;
+            bytes += serde_json::to_vec(&v).map_or(0, |b| b.len());
+            tools.push(v);
+        }
+        if tools.len() > MAX_LISTED_TOOLS {
+            anyhow::bail!("it lists more than {MAX_LISTED_TOOLS} tools (the most the gateway takes from one server)");
+        }
+        if bytes > MAX_LISTED_BYTES {
+            anyhow::bail!(
+                "its tools take more than {} MiB as JSON (the most the gateway takes from one server)",
+                MAX_LISTED_BYTES >> 20
+            );
+        }
+        match page.next_cursor {
+            None => return Ok(tools),
+            Some(next) => {
+                if !cursors.insert(next.clone()) {
+                    anyhow::bail!(
+                        "its tools/list pagination loops (cursor `{}` came twice)",
+                        crate::clean_for_log(&next, 80)
+                    );
+                }
+                cursor = Some(next);
+            }
+        }
+    }
+    anyhow::bail!("its tools/list goes on past {MAX_LIST_PAGES} pages (the most the gateway reads)")
 }
 
 /// Ends a stdio server and everything it started: SIGTERM to its process group,
@@ -421,7 +485,7 @@ struct Handler {
     upstream: Weak<Upstream>,
     /// The transport marks the request each message relates to (HTTP).
     marked: bool,
-    relist: mpsc::UnboundedSender<()>,
+    relist: Arc<tokio::sync::Notify>,
     info: ClientConfig,
 }
 
@@ -495,7 +559,8 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
-        let _ = self.relist.send(());
+        // One permit however many come: a storm makes one more listing.
+        self.relist.notify_one();
     }
 
     async fn on_progress(

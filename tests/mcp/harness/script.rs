@@ -4,11 +4,11 @@
 //! what to send while a call runs (logs, progress, sampling and elicitation,
 //! on the call's own stream or on the shared one), after it answered, or to
 //! everyone (`tools/list_changed` storms); its `tools/list` can paginate
-//! without end.
+//! without end, in a loop or with huge pages ([`Pages`]).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -22,14 +22,28 @@ use tokio::sync::{mpsc, oneshot};
 /// Where one message goes: the stream it belongs on.
 pub type Tx = mpsc::UnboundedSender<Value>;
 
+/// How `tools/list` pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Pages {
+    /// One page.
+    #[default]
+    One,
+    /// A new `nextCursor` on every page, for ever.
+    Endless,
+    /// The same `nextCursor` again and again.
+    Loop,
+    /// `count` pages whose padding tools have descriptions of `kib` KiB.
+    Many { count: usize, kib: usize },
+}
+
 /// The server's state, shared by its connections.
 #[derive(Default)]
 pub struct Script {
-    /// `tools/list` always returns a `nextCursor`.
-    pub endless_pages: AtomicBool,
+    /// How `tools/list` pages (the `list_mode` tool changes it).
+    pub pages: Mutex<Pages>,
     /// `tools/list` requests answered (pages included).
     pub lists: AtomicUsize,
-    /// Tools per page beside `work`, `storm` and `endless`.
+    /// Tools per page beside `work`, `storm` and `list_mode`.
     pub padding: usize,
     /// How each request sent after its call had answered ended.
     pub late: Mutex<Vec<String>>,
@@ -96,15 +110,33 @@ impl Script {
             .and_then(|c| c.strip_prefix('p'))
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
-        let tool = |name: String| json!({"name": name, "description": format!("the {name} tool"), "inputSchema": {"type": "object"}});
+        let mode = *self.pages.lock().unwrap();
+        let kib = match mode {
+            Pages::Many { kib, .. } => kib,
+            _ => 0,
+        };
+        let tool = |name: String, kib: usize| {
+            let description = if kib == 0 {
+                format!("the {name} tool")
+            } else {
+                "d".repeat(kib << 10)
+            };
+            json!({"name": name, "description": description, "inputSchema": {"type": "object"}})
+        };
         let mut tools: Vec<Value> = Vec::new();
         if page == 0 {
-            tools.extend(["work", "storm", "endless"].map(|n| tool(n.to_string())));
+            tools.extend(["work", "storm", "list_mode"].map(|n| tool(n.to_string(), 0)));
         }
-        tools.extend((0..self.padding).map(|i| tool(format!("pad_{page}_{i}"))));
+        tools.extend((0..self.padding).map(|i| tool(format!("pad_{page}_{i}"), kib)));
         let mut result = json!({"tools": tools});
-        if self.endless_pages.load(Ordering::SeqCst) {
-            result["nextCursor"] = json!(format!("p{}", page + 1));
+        let next = match mode {
+            Pages::One => None,
+            Pages::Endless => Some(format!("p{}", page + 1)),
+            Pages::Loop => Some("p1".to_string()),
+            Pages::Many { count, .. } => (page + 1 < count).then(|| format!("p{}", page + 1)),
+        };
+        if let Some(next) = next {
+            result["nextCursor"] = json!(next);
         }
         result
     }
@@ -151,12 +183,19 @@ impl Script {
                 }
                 text("stormed".into())
             }
-            "endless" => {
-                self.endless_pages
-                    .store(args["on"].as_bool().unwrap_or(true), Ordering::SeqCst);
+            "list_mode" => {
+                *self.pages.lock().unwrap() = match args["mode"].as_str() {
+                    Some("endless") => Pages::Endless,
+                    Some("loop") => Pages::Loop,
+                    Some("many") => Pages::Many {
+                        count: n("count") as usize,
+                        kib: n("kib") as usize,
+                    },
+                    _ => Pages::One,
+                };
                 let to = self.common().unwrap_or_else(|| related.clone());
                 let _ = to.send(notification("notifications/tools/list_changed", json!({})));
-                text("endless".into())
+                text("listing changed".into())
             }
             "work" => self.work(params, related).await,
             other => text(format!("no tool {other}")),
