@@ -19,4 +19,5 @@ mod harness;
 mod lifecycle;
 mod liveness;
 mod routing;
+mod sessions;
 mod tls;

@@ -25,6 +25,7 @@ mod exact;
 mod index;
 pub mod listing;
 pub mod load;
+pub mod lru;
 mod pin;
 pub mod query;
 mod rank;

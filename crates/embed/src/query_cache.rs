@@ -2,9 +2,10 @@
 //! (and `search_many` carries several queries at once), and embedding a query is
 //! most of a fused search's time, so the last few vectors are kept.
 
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+use toolsearch_catalog::lru::Lru;
 
 /// Query vectors kept by default (1.5 KB each for a 384-wide model).
 pub const DEFAULT_QUERY_CACHE: usize = 256;
@@ -13,8 +14,7 @@ pub const DEFAULT_QUERY_CACHE: usize = 256;
 #[derive(Debug)]
 pub(crate) struct QueryCache {
     capacity: usize,
-    /// Most recently used last.
-    entries: Mutex<VecDeque<(String, Arc<[f32]>)>>,
+    entries: Mutex<Lru<String, Arc<[f32]>>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -34,7 +34,7 @@ impl QueryCache {
     pub(crate) fn new(capacity: usize) -> QueryCache {
         QueryCache {
             capacity,
-            entries: Mutex::new(VecDeque::with_capacity(capacity.min(1024))),
+            entries: Mutex::new(Lru::new(capacity)),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -45,10 +45,8 @@ impl QueryCache {
     pub(crate) fn get_or(&self, text: &str, embed: impl FnOnce() -> Vec<f32>) -> Arc<[f32]> {
         if self.capacity > 0 {
             let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(at) = entries.iter().position(|e| e.0 == text) {
-                let entry = entries.remove(at).expect("found");
-                let v = Arc::clone(&entry.1);
-                entries.push_back(entry);
+            if let Some(v) = entries.get(text) {
+                let v = Arc::clone(v);
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 return v;
             }
@@ -57,11 +55,8 @@ impl QueryCache {
         let v: Arc<[f32]> = embed().into();
         if self.capacity > 0 {
             let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-            if !entries.iter().any(|e| e.0 == text) {
-                if entries.len() >= self.capacity {
-                    entries.pop_front();
-                }
-                entries.push_back((text.to_string(), Arc::clone(&v)));
+            if !entries.contains(text) {
+                entries.insert(text.to_string(), Arc::clone(&v));
             }
         }
         v

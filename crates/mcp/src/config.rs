@@ -143,11 +143,35 @@ pub struct HttpConfig {
     pub rate_limit_per_minute: Option<Spanned<u64>>,
     /// Snippets running at once across all sessions (1 to 256). Default 8.
     pub max_concurrent_snippets: Option<Spanned<u64>>,
+    /// MCP sessions open at once (1 to 1,000,000); a new one past it is refused
+    /// (503). Default 10,000.
+    pub max_sessions: Option<Spanned<u64>>,
+    /// A session nobody used for this long is closed and its calls cancelled
+    /// (1,000 to 86,400,000 ms). Default 600,000 (10 minutes).
+    pub session_idle_ttl_ms: Option<Spanned<u64>>,
     /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
     /// relative path is read from the config file's folder.
     pub tls_cert: Option<PathBuf>,
     /// PEM private key for `tls_cert`.
     pub tls_key: Option<PathBuf>,
+}
+
+impl HttpConfig {
+    /// `max_sessions`, or its default.
+    pub fn max_sessions(&self) -> usize {
+        self.max_sessions
+            .as_ref()
+            .map_or(10_000, |s| *s.get_ref() as usize)
+    }
+
+    /// `session_idle_ttl_ms`, or its default.
+    pub fn session_idle_ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.session_idle_ttl_ms
+                .as_ref()
+                .map_or(600_000, |s| *s.get_ref()),
+        )
+    }
 }
 
 /// One `[[servers]]` entry: a stdio server (`command`) or a streamable HTTP one (`url`).
@@ -341,6 +365,13 @@ impl Config {
             1,
             256,
         )?;
+        range("http.max_sessions", &self.http.max_sessions, 1, 1_000_000)?;
+        range(
+            "http.session_idle_ttl_ms",
+            &self.http.session_idle_ttl_ms,
+            1_000,
+            86_400_000,
+        )?;
         if self.search_limit() > self.max_search() {
             let line = self
                 .search_default_limit
@@ -520,6 +551,8 @@ impl Config {
                 "allowed_origins": self.http.allowed_origins,
                 "rate_limit_per_minute": v(&self.http.rate_limit_per_minute, 600),
                 "max_concurrent_snippets": v(&self.http.max_concurrent_snippets, 8),
+                "max_sessions": self.http.max_sessions(),
+                "session_idle_ttl_ms": self.http.session_idle_ttl().as_millis() as u64,
                 "tls_cert": self.http.tls_cert,
                 "tls_key": self.http.tls_key.as_ref().map(|_| "<path redacted>"),
             },

@@ -32,7 +32,9 @@ use crate::config::{ActivationName, Config, Destructive, ModeName};
 use crate::fleet::Fleet;
 use crate::upstream::{Event, Link};
 
-/// Each MCP session's client, by toolsearch session id.
+/// Each open MCP session's client, by toolsearch session id. An entry is the
+/// session's own: made when it starts, removed when its handler is dropped
+/// (the client disconnected, sent DELETE, or stayed idle past the TTL).
 type Peers = Arc<Mutex<std::collections::HashMap<String, Peer<RoleServer>>>>;
 
 /// `destructive = "elicit"`: asks the session's user, through MCP elicitation,
@@ -108,9 +110,11 @@ pub struct Gateway {
     fleet: Arc<Fleet>,
     /// Tools that are not from servers (none unless the embedder adds some).
     extra: Vec<Tool>,
-    /// Connected clients, to tell them the tool list changed.
-    clients: Mutex<Vec<Peer<RoleServer>>>,
+    /// Open sessions' clients: to ask for approvals, to tell that the tool list
+    /// changed.
     peers: Peers,
+    /// Sessions open now (handlers not yet dropped).
+    open: Arc<AtomicU64>,
     snippets: Arc<Semaphore>,
     next_session: AtomicU64,
     /// Tool calls answered so far (see [`Gateway::trim_after_bursts`]).
@@ -240,8 +244,8 @@ impl Gateway {
             ts: Arc::new(builder.build()?),
             fleet,
             extra: Vec::new(),
-            clients: Mutex::new(Vec::new()),
             peers,
+            open: Arc::default(),
             snippets: Arc::new(Semaphore::new(max_snippets)),
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
@@ -275,6 +279,7 @@ impl Gateway {
     /// A handler for one new MCP session.
     pub fn session(self: &Arc<Self>) -> GatewaySession {
         let n = self.next_session.fetch_add(1, Ordering::Relaxed);
+        self.open.fetch_add(1, Ordering::Relaxed);
         GatewaySession {
             gw: self.clone(),
             session: Session::new(format!("mcp-{n}")),
@@ -379,14 +384,22 @@ impl Gateway {
     }
 
     async fn notify_list_changed(&self) {
-        let clients: Vec<Peer<RoleServer>> = {
-            let mut c = self.clients.lock().unwrap_or_else(|p| p.into_inner());
-            c.retain(|p| !p.is_transport_closed());
-            c.clone()
-        };
+        let clients: Vec<Peer<RoleServer>> = self
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter(|p| !p.is_transport_closed())
+            .cloned()
+            .collect();
         for peer in clients {
             let _ = peer.notify_tool_list_changed().await;
         }
+    }
+
+    /// MCP sessions open now.
+    pub fn open_sessions(&self) -> u64 {
+        self.open.load(Ordering::Relaxed)
     }
 
     /// Stops every server.
@@ -431,10 +444,25 @@ async fn sleep_until_some(at: Option<tokio::time::Instant>) {
     }
 }
 
-/// One MCP session of the gateway.
+/// One MCP session of the gateway. It owns what the gateway keeps for it
+/// (its client, its reveals, its turn record): dropping it (the transport
+/// closed, the client sent DELETE, the idle TTL passed) releases them, and the
+/// calls it was running are cancelled by their transport.
 pub struct GatewaySession {
     gw: Arc<Gateway>,
     session: Session,
+}
+
+impl Drop for GatewaySession {
+    fn drop(&mut self) {
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.session.id);
+        self.gw.ts.end_session(&self.session);
+        self.gw.open.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// Forwards a running call's progress, logs and its server's requests (sampling,
@@ -445,7 +473,25 @@ struct ToClient {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
     session: String,
-    notes: tokio::sync::mpsc::UnboundedSender<Note>,
+    notes: tokio::sync::mpsc::Sender<Note>,
+    /// Fired when the client falls [`MAX_QUEUED_NOTES`] behind: the call stops.
+    overflow: tokio_util::sync::CancellationToken,
+}
+
+/// Most notifications of one call waiting for its client to read them; a call
+/// whose client falls further behind is stopped with that reason (a slow client
+/// slows its own calls, it does not grow the gateway).
+pub const MAX_QUEUED_NOTES: usize = 1_000;
+
+impl ToClient {
+    fn queue(&self, note: Note) {
+        if let Err(tokio::sync::mpsc::error::TrySendError::Full(_)) = self.notes.try_send(note) {
+            if !self.overflow.is_cancelled() {
+                tracing::warn!(session = %self.session, "a client fell 1,000 notifications behind; its call is stopped");
+                self.overflow.cancel();
+            }
+        }
+    }
 }
 
 /// A notification to the client, in the order the call produced it.
@@ -457,8 +503,8 @@ enum Note {
 }
 
 /// The queue of one call's notifications and the task that sends them in order.
-fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::UnboundedSender<Note> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Note>();
+fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::Sender<Note> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Note>(MAX_QUEUED_NOTES);
     tokio::spawn(async move {
         while let Some(note) = rx.recv().await {
             match note {
@@ -479,11 +525,14 @@ fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::UnboundedSender<Note
 }
 
 /// Waits (at most 5 s) until the notifications queued so far have been sent.
-async fn flush(notes: &tokio::sync::mpsc::UnboundedSender<Note>) {
+async fn flush(notes: &tokio::sync::mpsc::Sender<Note>) {
     let (done, sent) = tokio::sync::oneshot::channel();
-    if notes.send(Note::Flush(done)).is_ok() {
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sent).await;
-    }
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        if notes.send(Note::Flush(done)).await.is_ok() {
+            let _ = sent.await;
+        }
+    })
+    .await;
 }
 
 fn ask_error(code: i32, message: impl Into<String>) -> AskError {
@@ -508,7 +557,7 @@ impl Notify for ToClient {
         let mut p = ProgressNotificationParam::new(token, progress);
         p.total = total;
         p.message = message;
-        let _ = self.notes.send(Note::Progress(p));
+        self.queue(Note::Progress(p));
     }
 
     fn log(&self, level: &str, logger: Option<&str>, data: Value) {
@@ -516,7 +565,7 @@ impl Notify for ToClient {
             serde_json::from_value(Value::String(level.into())).unwrap_or(LoggingLevel::Info);
         let mut p = LoggingMessageNotificationParam::new(level, data);
         p.logger = logger.map(str::to_string);
-        let _ = self.notes.send(Note::Log(p));
+        self.queue(Note::Log(p));
     }
 
     fn caller(&self) -> Option<&str> {
@@ -594,13 +643,10 @@ impl ServerHandler for GatewaySession {
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         self.gw
-            .clients
+            .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push(cx.peer.clone());
-        let mut peers = self.gw.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|_, p| !p.is_transport_closed());
-        peers.insert(self.session.id.clone(), cx.peer.clone());
+            .insert(self.session.id.clone(), cx.peer.clone());
     }
 
     async fn set_level(
@@ -658,13 +704,17 @@ impl ServerHandler for GatewaySession {
             None
         };
         let notes = note_queue(cx.peer.clone());
+        // Cancelled by the client, by its session's end, or by its falling
+        // too far behind on this call's notifications.
+        let cancel = cx.ct.child_token();
         let opts = CallOptions {
-            cancel: cx.ct.clone(),
+            cancel: cancel.clone(),
             notify: Some(Notifier(Arc::new(ToClient {
                 peer: cx.peer.clone(),
                 progress_token: cx.meta.get_progress_token(),
                 session: self.session.id.to_string(),
                 notes: notes.clone(),
+                overflow: cancel.clone(),
             }))),
         };
         let started = std::time::Instant::now();
@@ -672,11 +722,20 @@ impl ServerHandler for GatewaySession {
         // session's list, so this session's client is told.
         let reveal = self.gw.ts.settings().mode == Mode::Reveal;
         let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
-        let out = self
+        let mut out = self
             .gw
             .ts
             .handle_call_with(&self.session, &name, args, &opts)
             .await;
+        if cancel.is_cancelled() && !cx.ct.is_cancelled() {
+            out = ToolOutput::error(
+                "LIMIT",
+                format!(
+                    "the call was stopped: its client fell {MAX_QUEUED_NOTES} notifications \
+                     behind (progress and log messages not yet read)"
+                ),
+            );
+        }
         // Every progress and log message of the call reaches the client before its
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;

@@ -2,7 +2,6 @@
 //! stopping cleanly on stdin EOF, SIGTERM or SIGINT: every downstream server and
 //! everything it started is stopped before the process exits.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -14,6 +13,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
+use toolsearch_catalog::lru::Lru;
 
 use crate::config::Config;
 use crate::gateway::Gateway;
@@ -94,21 +94,47 @@ pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Requests per minute per session and per token, counted in fixed windows.
+/// Requests per minute per session, per client address and per token, counted
+/// in fixed windows; at most [`RATE_KEYS`] keys are kept (least recently used
+/// forgotten, which only ever forgives).
 struct RateLimit {
     per_minute: u64,
-    windows: Mutex<HashMap<String, (Instant, u64)>>,
+    windows: Mutex<Lru<String, (Instant, u64)>>,
+    swept: Mutex<Instant>,
 }
 
+/// Most keys the rate limiter keeps.
+const RATE_KEYS: usize = 20_000;
+
 impl RateLimit {
-    /// True when `key` may make one more request now.
+    fn new(per_minute: u64) -> RateLimit {
+        RateLimit {
+            per_minute,
+            windows: Mutex::new(Lru::new(RATE_KEYS)),
+            swept: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Forgets `key` (a session that ended).
+    fn forget(&self, key: &str) {
+        self.windows
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(key);
+    }
+
+    /// True when `key` may make one more request now. Once a minute, windows
+    /// that ended are dropped (they hold nothing a new window would not).
     fn admit(&self, key: &str) -> bool {
         let mut w = self.windows.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        if w.len() > 10_000 {
+        let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
+        if now.duration_since(*swept) >= Duration::from_secs(60) {
+            *swept = now;
             w.retain(|_, (start, _)| now.duration_since(*start) < Duration::from_secs(60));
         }
-        let entry = w.entry(key.to_string()).or_insert((now, 0));
+        drop(swept);
+        let entry = w.get_or_insert_with(key.to_string(), || (now, 0));
         if now.duration_since(entry.0) >= Duration::from_secs(60) {
             *entry = (now, 0);
         }
@@ -252,19 +278,20 @@ pub async fn http(
         .with_allowed_origins(origins)
         .enforce_origin_validation();
     let factory_gw = gw.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(factory_gw.session()),
-        LocalSessionManager::default().into(),
-        hcfg,
-    );
-    let limit = Arc::new(RateLimit {
-        per_minute: cfg
-            .http
+    // Sessions idle past the TTL are closed by rmcp (their handlers dropped,
+    // their calls cancelled); at most `max_sessions` are open (see below).
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(cfg.http.session_idle_ttl());
+    let manager = Arc::new(manager);
+    let service =
+        StreamableHttpService::new(move || Ok(factory_gw.session()), manager.clone(), hcfg);
+    let max_sessions = cfg.http.max_sessions();
+    let limit = Arc::new(RateLimit::new(
+        cfg.http
             .rate_limit_per_minute
             .as_ref()
             .map_or(600, |s| *s.get_ref()),
-        windows: Mutex::new(HashMap::new()),
-    });
+    ));
     let token: Option<Arc<str>> = token.map(Arc::from);
     tracing::info!(
         %url,
@@ -283,10 +310,20 @@ pub async fn http(
             () = shutdown_signal() => break,
             () = stop.cancelled() => break,
         };
-        let (service, limit, token) = (service.clone(), limit.clone(), token.clone());
-        let handler =
-            hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                let (mut service, limit, token) = (service.clone(), limit.clone(), token.clone());
+        let (service, limit, token, manager) = (
+            service.clone(),
+            limit.clone(),
+            token.clone(),
+            manager.clone(),
+        );
+        let handler = hyper::service::service_fn(
+            move |req: http::Request<hyper::body::Incoming>| {
+                let (mut service, limit, token, manager) = (
+                    service.clone(),
+                    limit.clone(),
+                    token.clone(),
+                    manager.clone(),
+                );
                 async move {
                     if let Some(t) = &token {
                         let sent = req
@@ -301,11 +338,32 @@ pub async fn http(
                             ));
                         }
                     }
-                    let session = req
+                    // A session id counts as a key only when it names an open
+                    // session: invented ones are the client address's (rmcp
+                    // answers them 404), so they cannot grow the limiter.
+                    let claimed = req
                         .headers()
                         .get("mcp-session-id")
-                        .and_then(|v| v.to_str().ok())
-                        .map(|s| format!("session:{s}"));
+                        .and_then(|v| v.to_str().ok());
+                    let session = match claimed {
+                        Some(id) if manager.sessions.read().await.contains_key(id) => {
+                            Some(format!("session:{id}"))
+                        }
+                        _ => None,
+                    };
+                    if claimed.is_none()
+                        && req.method() == http::Method::POST
+                        && manager.sessions.read().await.len() >= max_sessions
+                    {
+                        tracing::warn!(
+                            max_sessions,
+                            "refused a new session: the gateway holds its most"
+                        );
+                        return Ok(refuse(
+                            503,
+                            &format!("the gateway holds its most sessions ({max_sessions}); close one or try again later"),
+                        ));
+                    }
                     let who = match (&token, session) {
                         (_, Some(s)) => s,
                         (Some(_), None) => "token".to_string(),
@@ -314,10 +372,18 @@ pub async fn http(
                     if !limit.admit(&who) || (token.is_some() && !limit.admit("token:all")) {
                         return Ok(refuse(429, "rate limit reached; slow down"));
                     }
+                    let ending =
+                        req.method() == http::Method::DELETE && who.starts_with("session:");
                     use tower_service::Service;
-                    service.call(req).await
+                    let answer = service.call(req).await;
+                    if ending {
+                        // The session's own bucket goes with it.
+                        limit.forget(&who);
+                    }
+                    answer
                 }
-            });
+            },
+        );
         let tls = tls.clone();
         tokio::spawn(async move {
             let Some(tls) = tls else {

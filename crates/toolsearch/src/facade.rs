@@ -418,6 +418,7 @@ impl Builder {
         }
         self.host.limits = self.settings.limits();
         let host = Arc::new(Host::new(self.host));
+        let reveals = crate::modes::Store::new(self.settings.max_sessions);
         Ok(ToolSearch {
             host,
             settings: self.settings,
@@ -425,7 +426,7 @@ impl Builder {
             pool: Mutex::new(self.pool),
             #[cfg(feature = "code")]
             health: Arc::default(),
-            reveals: Mutex::new(crate::modes::Store::default()),
+            reveals: Mutex::new(reveals),
         })
     }
 }
@@ -517,6 +518,18 @@ impl ToolSearch {
     /// Each session has its own: concurrent sessions never mix their counts.
     pub fn take_record(&self, session: &Session) -> TurnRecord {
         self.host.take_record(&session.id)
+    }
+
+    /// Forgets what is kept for the session (its reveals, its turn record):
+    /// call it when the session ends (the gateway does when its MCP session
+    /// closes). Without it the state is bounded all the same (least recently
+    /// used sessions go first) but lives until evicted.
+    pub fn end_session(&self, session: &Session) {
+        self.reveals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .forget(&session.id);
+        let _ = self.host.take_record(&session.id);
     }
 
     /// Records `ids` as revealed for the session (new ones after the earlier ones).

@@ -2,7 +2,7 @@
 //! stubs and the session reveals, native mode's search. A leaf: the modes
 //! themselves (`reveal/`, `native.rs`) build on the facade, not the other way round.
 
-use std::collections::HashMap;
+use toolsearch_catalog::lru::Lru;
 
 use crate::defs::Provider;
 
@@ -34,70 +34,55 @@ impl Default for RevealSettings {
 /// Most tools one session keeps revealed (a search reveals at most 20).
 pub const MAX_REVEALED: usize = 256;
 
-/// The reveals of each session, least recently used session evicted.
-#[derive(Default)]
+/// The reveals of each session (tool ids in the order they were first
+/// revealed), least recently used session evicted.
 pub(crate) struct Store {
-    sessions: HashMap<String, Entry>,
-    tick: u64,
-}
-
-#[derive(Default)]
-struct Entry {
-    /// Tool ids in the order they were first revealed.
-    ids: Vec<String>,
-    used: u64,
+    sessions: Lru<String, Vec<String>>,
 }
 
 impl Store {
+    /// Reveals of at most `max_sessions` sessions.
+    pub(crate) fn new(max_sessions: usize) -> Store {
+        Store {
+            sessions: Lru::new(max_sessions),
+        }
+    }
+
     /// Adds `ids` to the session's reveals (new ones at the end); evicts the least
     /// recently used session beyond `max_sessions`.
     pub(crate) fn reveal(&mut self, session: &str, ids: &[String], max_sessions: usize) {
-        self.tick += 1;
-        let tick = self.tick;
-        if !self.sessions.contains_key(session) {
-            while self.sessions.len() >= max_sessions.max(1) {
-                let Some(oldest) = self
-                    .sessions
-                    .iter()
-                    .min_by_key(|(_, e)| e.used)
-                    .map(|(k, _)| k.clone())
-                else {
-                    break;
-                };
-                self.sessions.remove(&oldest);
-            }
+        if self.sessions.capacity() != max_sessions.max(1) {
+            self.sessions.set_capacity(max_sessions);
         }
-        let e = self.sessions.entry(session.to_owned()).or_default();
-        e.used = tick;
+        let e = self
+            .sessions
+            .get_or_insert_with(session.to_owned(), Vec::new);
         for id in ids {
-            if !e.ids.contains(id) {
-                e.ids.push(id.clone());
+            if !e.contains(id) {
+                e.push(id.clone());
             }
         }
         // The oldest reveals go first past the cap.
-        if e.ids.len() > MAX_REVEALED {
-            let extra = e.ids.len() - MAX_REVEALED;
-            e.ids.drain(..extra);
+        if e.len() > MAX_REVEALED {
+            let extra = e.len() - MAX_REVEALED;
+            e.drain(..extra);
         }
     }
 
     /// The session's reveals in reveal order (and marks it used).
     pub(crate) fn get(&mut self, session: &str) -> Vec<String> {
-        self.tick += 1;
-        let tick = self.tick;
-        match self.sessions.get_mut(session) {
-            Some(e) => {
-                e.used = tick;
-                e.ids.clone()
-            }
-            None => Vec::new(),
-        }
+        self.sessions.get(session).cloned().unwrap_or_default()
+    }
+
+    /// Forgets the session.
+    pub(crate) fn forget(&mut self, session: &str) {
+        self.sessions.remove(session);
     }
 
     /// Drops ids no longer in the catalog from every session.
     pub(crate) fn retain(&mut self, keep: &dyn Fn(&str) -> bool) {
         for e in self.sessions.values_mut() {
-            e.ids.retain(|id| keep(id));
+            e.retain(|id| keep(id));
         }
     }
 
@@ -142,7 +127,7 @@ mod tests {
 
     #[test]
     fn reveals_keep_their_order_and_never_cross_sessions() {
-        let mut s = Store::default();
+        let mut s = Store::new(8);
         s.reveal("a", &ids(&["x", "y"]), 8);
         s.reveal("a", &ids(&["y", "z"]), 8);
         s.reveal("b", &ids(&["q"]), 8);
@@ -153,7 +138,7 @@ mod tests {
 
     #[test]
     fn the_least_recently_used_session_is_evicted() {
-        let mut s = Store::default();
+        let mut s = Store::new(8);
         s.reveal("a", &ids(&["x"]), 2);
         s.reveal("b", &ids(&["y"]), 2);
         // `a` is used again: `b` is now the least recently used.
@@ -166,7 +151,7 @@ mod tests {
 
     #[test]
     fn tools_that_leave_the_catalog_are_dropped_and_reveals_are_capped() {
-        let mut s = Store::default();
+        let mut s = Store::new(8);
         let many: Vec<String> = (0..MAX_REVEALED + 5).map(|i| format!("t{i}")).collect();
         s.reveal("a", &many, 2);
         let got = s.get("a");

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
+use toolsearch_catalog::lru::Lru;
 use toolsearch_catalog::Tool;
 
 /// Why deferral was on or off for a set of definitions.
@@ -153,50 +154,32 @@ impl Telemetry {
 pub const MAX_RECORDED_SESSIONS: usize = 1024;
 
 /// One turn record per session, so concurrent sessions never mix their counts.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Records {
     capture: bool,
-    by_session: std::collections::HashMap<String, (u64, Telemetry)>,
-    /// Use counter, for least-recently-used eviction.
-    clock: u64,
+    by_session: Lru<String, Telemetry>,
 }
 
 impl Records {
     pub(crate) fn new(capture: bool) -> Self {
         Records {
             capture,
-            ..Default::default()
+            by_session: Lru::new(MAX_RECORDED_SESSIONS),
         }
     }
 
     /// The record of `session` ("" for calls made without one), created on first use.
     pub(crate) fn of(&mut self, session: &str) -> &mut Telemetry {
-        self.clock += 1;
-        if !self.by_session.contains_key(session) && self.by_session.len() >= MAX_RECORDED_SESSIONS
-        {
-            let oldest = self
-                .by_session
-                .iter()
-                .min_by_key(|(_, (used, _))| *used)
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                self.by_session.remove(&k);
-            }
-        }
         let capture = self.capture;
-        let entry = self
-            .by_session
-            .entry(session.to_string())
-            .or_insert_with(|| (0, Telemetry::new(capture)));
-        entry.0 = self.clock;
-        &mut entry.1
+        self.by_session
+            .get_or_insert_with(session.to_string(), || Telemetry::new(capture))
     }
 
     /// Takes the record of `session` (and starts a new one).
     pub(crate) fn take(&mut self, session: &str) -> TurnRecord {
         self.by_session
             .remove(session)
-            .map(|(_, mut t)| t.take())
+            .map(|mut t| t.take())
             .unwrap_or_default()
     }
 }
@@ -210,7 +193,10 @@ pub(crate) struct RecordGuard<'a> {
 impl std::ops::Deref for RecordGuard<'_> {
     type Target = Telemetry;
     fn deref(&self) -> &Telemetry {
-        &self.guard.by_session[self.session].1
+        self.guard
+            .by_session
+            .peek(self.session)
+            .expect("made when the guard was taken")
     }
 }
 

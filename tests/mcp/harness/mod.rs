@@ -190,3 +190,65 @@ pub fn text(r: &CallToolResult) -> Value {
     let t = v["content"][0]["text"].as_str().unwrap_or("").to_string();
     serde_json::from_str(&t).unwrap_or(Value::String(t))
 }
+
+/// Serves `gw` over streamable HTTP on a loopback port with `cfg`; returns its
+/// URL and the token that stops it.
+pub async fn serve_http(
+    gw: Arc<Gateway>,
+    cfg: &Config,
+) -> (String, tokio_util::sync::CancellationToken) {
+    let stop = tokio_util::sync::CancellationToken::new();
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let (cfg, s) = (cfg.clone(), stop.clone());
+    tokio::spawn(async move {
+        let addr = "127.0.0.1:0".parse().unwrap();
+        let _ = toolsearch_mcp::serve::http(gw, &cfg, addr, s, |url| {
+            let _ = tx.send(url.to_string());
+        })
+        .await;
+    });
+    (rx.await.unwrap(), stop)
+}
+
+/// Runs `body` as the only test of a child copy of this test binary (for
+/// figures of the whole process, such as RSS, that tests running beside it
+/// would change) and asserts that it passed; inside the child, runs `body`.
+pub fn alone(test_path: &str, body: impl FnOnce()) {
+    const VAR: &str = "TOOLSEARCH_CHILD_CASE";
+    if std::env::var(VAR).as_deref() == Ok(test_path) {
+        body();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            test_path,
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+            "--include-ignored",
+        ])
+        .env(VAR, test_path)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    eprint!("{stderr}");
+}
+
+/// This process's resident memory, KiB.
+pub fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}

@@ -26,7 +26,6 @@
 //!   times argument nodes must stay under [`MAX_WORK`]; otherwise only the subset
 //!   checks the call.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use jsonschema::error::ValidationErrorKind;
@@ -34,6 +33,7 @@ use jsonschema::paths::LocationSegment;
 use jsonschema::{Draft, PatternOptions, Validator};
 use serde_json::{Map, Value};
 use toolsearch_catalog::clean::clean_inline;
+use toolsearch_catalog::lru::Lru;
 use toolsearch_catalog::schema::{resolve, MAX_WALK_DEPTH};
 
 use super::{render_path, Checked, Segment, Violation, MAX_MESSAGE_BYTES, MAX_VIOLATIONS};
@@ -72,22 +72,22 @@ const BEYOND_SUBSET: &[&str] = &[
 ];
 
 /// The compiled schemas of one host, by tool id.
-#[derive(Default)]
 pub(crate) struct Compiled {
-    entries: Mutex<Cache>,
+    entries: Mutex<Lru<String, Entry>>,
 }
 
-#[derive(Default)]
-struct Cache {
-    by_tool: HashMap<String, Entry>,
-    tick: u64,
+impl Default for Compiled {
+    fn default() -> Self {
+        Compiled {
+            entries: Mutex::new(Lru::new(CACHE_ENTRIES)),
+        }
+    }
 }
 
 struct Entry {
     /// The schema compiled (a tool whose schema changed compiles again).
     schema: Value,
     plan: Option<Arc<Plan>>,
-    used: u64,
 }
 
 /// A schema worth checking in full, compiled.
@@ -111,48 +111,31 @@ impl Compiled {
     fn plan(&self, tool_id: &str, schema: &Value) -> Option<Arc<Plan>> {
         {
             let mut cache = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-            cache.tick += 1;
-            let tick = cache.tick;
-            if let Some(e) = cache.by_tool.get_mut(tool_id) {
+            if let Some(e) = cache.get(tool_id) {
                 if &e.schema == schema {
-                    e.used = tick;
                     return e.plan.clone();
                 }
             }
         }
         // Compiled outside the lock: other calls go on meanwhile.
         let plan = compile(schema).map(Arc::new);
-        let mut cache = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.by_tool.len() >= CACHE_ENTRIES && !cache.by_tool.contains_key(tool_id) {
-            if let Some(oldest) = cache
-                .by_tool
-                .iter()
-                .min_by_key(|(_, e)| e.used)
-                .map(|(k, _)| k.clone())
-            {
-                cache.by_tool.remove(&oldest);
-            }
-        }
-        let used = cache.tick;
-        cache.by_tool.insert(
-            tool_id.to_owned(),
-            Entry {
-                schema: schema.clone(),
-                plan: plan.clone(),
-                used,
-            },
-        );
+        self.entries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(
+                tool_id.to_owned(),
+                Entry {
+                    schema: schema.clone(),
+                    plan: plan.clone(),
+                },
+            );
         plan
     }
 
     /// Schemas compiled and kept (for tests).
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.entries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .by_tool
-            .len()
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 }
 
