@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use toolsearch_mcp::{Config, Gateway};
 
@@ -255,4 +256,61 @@ fn ten_thousand_sessions_and_ten_thousand_invented_ids_leave_rss_where_it_was() 
             });
         },
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_has_its_call_stopped_not_buffered() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let script = Script::new(0);
+    let gw = gateway(vec![("s", Reach::Stream(script.clone()))], "").await;
+    // A raw client on a small pipe: it writes its requests, then reads nothing.
+    let (ours, theirs) = tokio::io::duplex(16 << 10);
+    let session = gw.session();
+    tokio::spawn(async move {
+        if let Ok(running) = session.serve(theirs).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let send = |v: Value| format!("{v}\n");
+    write
+        .write_all(send(serde_json::from_str(&init()).unwrap()).as_bytes())
+        .await
+        .unwrap();
+    let _ = lines.next_line().await.unwrap();
+    write
+        .write_all(
+            send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).as_bytes(),
+        )
+        .await
+        .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "tool_call", "_meta": {"progressToken": "p"},
+        "arguments": {"id": "mcp:s:work", "arguments": {"progress": 50_000, "hold_after_ms": 20_000}}}});
+    write.write_all(send(call).as_bytes()).await.unwrap();
+    // The server floods progress and holds the call; the client reads nothing:
+    // the call is stopped (cancelled upstream) long before the server answers.
+    assert!(until(|| in_flight(&gw) == 1).await);
+    assert!(
+        until(|| in_flight(&gw) == 0).await,
+        "the call of a client that reads nothing still runs"
+    );
+    // Reading now: the answer says why.
+    let answer = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let v: Value = serde_json::from_str(&line).unwrap_or_default();
+            if v["id"] == json!(9) {
+                return v;
+            }
+        }
+        Value::Null
+    })
+    .await
+    .unwrap();
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    assert!(text.contains("fell 1000 notifications behind"), "{answer}");
+    gw.shutdown().await;
 }

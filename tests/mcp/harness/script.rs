@@ -202,7 +202,8 @@ impl Script {
         }
     }
 
-    /// `work {tag, hold_ms, logs, progress, sample, elicit, stray, late_ms, name_token}`
+    /// `work {tag, hold_ms, logs, progress, hold_after_ms, sample, elicit, stray,
+    /// late_ms, name_token}`
     async fn work(self: &Arc<Self>, params: &Value, related: &Tx) -> Value {
         let args = &params["arguments"];
         let n = |k: &str| args[k].as_u64().unwrap_or(0);
@@ -222,6 +223,7 @@ impl Script {
                 ));
             }
         }
+        tokio::time::sleep(Duration::from_millis(n("hold_after_ms"))).await;
         let common = self.common().unwrap_or_else(|| related.clone());
         for i in 0..n("stray") {
             let _ = common.send(log(&format!("{tag}-stray-{i}"), None));
