@@ -121,6 +121,16 @@ pub struct Gateway {
     calls: AtomicU64,
     /// Snapshots built since start, after the first.
     snapshots: AtomicU64,
+    /// The tools served, for the snapshot and code mode's availability they
+    /// were made for (see [`Gateway::served`]).
+    served: Mutex<Option<Served>>,
+}
+
+/// One `tools/list` answer, made once per snapshot.
+struct Served {
+    snapshot: u64,
+    code_mode: bool,
+    tools: Arc<Vec<rmcp::model::Tool>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -250,7 +260,14 @@ impl Gateway {
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
+            served: Mutex::new(None),
         });
+        // The first probe of code mode (a snippet on the pool) happens here, on
+        // a blocking thread, not in the first client's `tools/list`.
+        let ts = gw.ts.clone();
+        if let Ok(Err(reason)) = tokio::task::spawn_blocking(move || ts.probe_code_mode()).await {
+            tracing::warn!(%reason, "code mode unavailable at start; serving the structured tools");
+        }
         let code_mode = gw.ts.code_mode_changes();
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
@@ -268,6 +285,43 @@ impl Gateway {
     /// The servers.
     pub fn fleet(&self) -> &Arc<Fleet> {
         &self.fleet
+    }
+
+    /// What `tools/list` answers `session`: made on a blocking thread (every
+    /// schema is serialised for the size estimate) once per snapshot and
+    /// availability of code mode, and shared by every session (they have one
+    /// scope); in reveal mode each session's own.
+    async fn served(self: &Arc<Self>, session: &Session) -> Arc<Vec<rmcp::model::Tool>> {
+        let per_session = self.ts.settings().mode == Mode::Reveal;
+        let snapshot = self.snapshots.load(Ordering::SeqCst);
+        let code_mode = *self.ts.code_mode_changes().borrow();
+        if !per_session {
+            let served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(s) = served.as_ref() {
+                if s.snapshot == snapshot && s.code_mode == code_mode {
+                    return s.tools.clone();
+                }
+            }
+        }
+        let (gw, session) = (self.clone(), session.clone());
+        let tools: Arc<Vec<rmcp::model::Tool>> = Arc::new(
+            tokio::task::spawn_blocking(move || {
+                gw.tools_for(&session)
+                    .into_iter()
+                    .filter_map(|t| serde_json::from_value(t).ok())
+                    .collect()
+            })
+            .await
+            .unwrap_or_default(),
+        );
+        if !per_session {
+            *self.served.lock().unwrap_or_else(|p| p.into_inner()) = Some(Served {
+                snapshot,
+                code_mode,
+                tools: tools.clone(),
+            });
+        }
+        tools
     }
 
     /// How many times the catalog was rebuilt since start (changes of servers'
@@ -664,13 +718,8 @@ impl ServerHandler for GatewaySession {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self
-            .gw
-            .tools_for(&self.session)
-            .into_iter()
-            .filter_map(|t| serde_json::from_value(t).ok())
-            .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let tools = self.gw.served(&self.session).await;
+        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
     async fn call_tool(
@@ -722,11 +771,27 @@ impl ServerHandler for GatewaySession {
         // session's list, so this session's client is told.
         let reveal = self.gw.ts.settings().mode == Mode::Reveal;
         let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
-        let mut out = self
-            .gw
-            .ts
-            .handle_call_with(&self.session, &name, args, &opts)
-            .await;
+        let mut out = if ToolSearch::is_cpu_tool(&name) {
+            // Search and describe are CPU work (a fused search embeds its query):
+            // a blocking thread runs them, never the runtime's.
+            let (ts, session, opts, name) = (
+                self.gw.ts.clone(),
+                self.session.clone(),
+                opts.clone(),
+                name.clone(),
+            );
+            let rt = tokio::runtime::Handle::current();
+            tokio::task::spawn_blocking(move || {
+                rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
+            })
+            .await
+            .unwrap_or_else(|_| ToolOutput::error("INTERNAL", "the call failed inside the gateway"))
+        } else {
+            self.gw
+                .ts
+                .handle_call_with(&self.session, &name, args, &opts)
+                .await
+        };
         if cancel.is_cancelled() && !cx.ct.is_cancelled() {
             out = ToolOutput::error(
                 "LIMIT",

@@ -5,6 +5,27 @@
 use serde_json::Value;
 
 use crate::facade::{CallOptions, Session, ToolOutput, ToolSearch};
+
+impl ToolSearch {
+    /// Probes code mode now when the mode may use it (a trivial snippet on the
+    /// pool: up to seconds on a cold machine), so that no `definitions` call
+    /// waits for the first probe. Whether code mode can run (`Ok` too when the
+    /// mode never uses it). Blocks: call it at start, outside async code (the
+    /// gateway does, on a blocking thread).
+    pub fn probe_code_mode(&self) -> Result<(), String> {
+        match self.settings.mode {
+            crate::Mode::Code | crate::Mode::Auto => self.engine_ok(),
+            _ => Ok(()),
+        }
+    }
+
+    /// True for the facade's tools whose work is CPU only (search, describe):
+    /// an async host runs their calls on a blocking thread (a fused search
+    /// embeds its query: milliseconds of CPU).
+    pub fn is_cpu_tool(name: &str) -> bool {
+        matches!(name, "tool_search" | "tool_describe")
+    }
+}
 #[cfg(feature = "code")]
 use {
     crate::bridge::CatalogBridge,
