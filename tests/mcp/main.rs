@@ -20,4 +20,5 @@ mod lifecycle;
 mod liveness;
 mod routing;
 mod sessions;
+mod soak;
 mod tls;

@@ -46,7 +46,10 @@ pub(crate) fn transport(
             .map_err(|_| anyhow::anyhow!("the bearer token variable `{var}` is not set"))?;
         config = config.auth_header(token);
     }
-    let mut builder = reqwest::Client::builder();
+    // Idle connections to a server close after 20 s: a burst leaves no
+    // descriptors behind for long (reqwest's default keeps them 90 s).
+    let mut builder =
+        reqwest::Client::builder().pool_idle_timeout(std::time::Duration::from_secs(20));
     if let Some(path) = &cfg.ca_file {
         let pem = std::fs::File::open(path)
             .and_then(|f| toolsearch_catalog::read_at_most(f, 16 << 20, "the file"))
