@@ -3,12 +3,19 @@
 //! (environment variables), never written in the file, and are redacted when the
 //! effective configuration is printed.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
+
+mod http;
+mod limits;
+mod servers;
+
+pub use http::HttpConfig;
+pub use limits::{Limits, PolicyConfig};
+pub use servers::{redact_url, ServerConfig};
 
 /// A configuration problem, with the key and line it is about.
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +25,7 @@ pub struct ConfigError {
     pub message: String,
 }
 
-fn error(message: impl Into<String>) -> ConfigError {
+pub(super) fn error(message: impl Into<String>) -> ConfigError {
     ConfigError {
         message: message.into(),
     }
@@ -66,155 +73,6 @@ pub enum Destructive {
     Allow,
     /// Asked of the user through MCP elicitation when the client supports it, else refused.
     Elicit,
-}
-
-/// `[limits]`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Limits {
-    /// A snippet's wall-clock budget (100 to 600,000 ms). Default 10,000.
-    #[serde(default = "default_timeout_ms")]
-    pub timeout_ms: Spanned<u64>,
-    /// One downstream call (100 to 3,600,000 ms). Default 60,000.
-    #[serde(default = "default_call_timeout_ms")]
-    pub call_timeout_ms: Spanned<u64>,
-    /// How long a server may take to start and list its tools (100 to 600,000 ms).
-    /// Default 30,000; a slower server is marked down and retried in the background.
-    #[serde(default = "default_startup_timeout_ms")]
-    pub startup_timeout_ms: Spanned<u64>,
-    /// Longest wait for one approval (`destructive = "elicit"`) before the call
-    /// is refused (1,000 to 3,600,000 ms). Default 120,000. A snippet waiting for
-    /// an approval is paused: the wait does not count against `timeout_ms`.
-    #[serde(default = "default_approval_timeout_ms")]
-    pub approval_timeout_ms: Spanned<u64>,
-}
-
-fn default_timeout_ms() -> Spanned<u64> {
-    Spanned::new(0..0, 10_000)
-}
-fn default_call_timeout_ms() -> Spanned<u64> {
-    Spanned::new(0..0, 60_000)
-}
-fn default_startup_timeout_ms() -> Spanned<u64> {
-    Spanned::new(0..0, 30_000)
-}
-fn default_approval_timeout_ms() -> Spanned<u64> {
-    Spanned::new(0..0, 120_000)
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            timeout_ms: default_timeout_ms(),
-            call_timeout_ms: default_call_timeout_ms(),
-            startup_timeout_ms: default_startup_timeout_ms(),
-            approval_timeout_ms: default_approval_timeout_ms(),
-        }
-    }
-}
-
-/// `[policy]`: allow and deny globs over tool ids (`mcp:server:tool`) and names.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PolicyConfig {
-    /// When non-empty, only matching tools are visible.
-    #[serde(default)]
-    pub allow: Vec<String>,
-    /// Matching tools are hidden (deny wins).
-    #[serde(default)]
-    pub deny: Vec<String>,
-}
-
-/// `[http]`: serving streamable HTTP (`toolsearch gateway --http ADDR`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HttpConfig {
-    /// Environment variable holding the bearer token clients must send. Required to
-    /// bind a non-loopback address.
-    pub bearer_token_env: Option<String>,
-    /// Extra `Host` values accepted (loopback names always are).
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
-    /// `Origin` values accepted from browsers (`https://app.example.com:443`);
-    /// requests with any other `Origin` are refused.
-    #[serde(default)]
-    pub allowed_origins: Vec<String>,
-    /// Requests per minute per MCP session and per token (1 to 100,000). Default 600.
-    pub rate_limit_per_minute: Option<Spanned<u64>>,
-    /// Snippets running at once across all sessions (1 to 256). Default 8.
-    pub max_concurrent_snippets: Option<Spanned<u64>>,
-    /// MCP sessions open at once (1 to 1,000,000); a new one past it is refused
-    /// (503). Default 10,000.
-    pub max_sessions: Option<Spanned<u64>>,
-    /// A session nobody used for this long is closed and its calls cancelled
-    /// (1,000 to 86,400,000 ms). Default 600,000 (10 minutes).
-    pub session_idle_ttl_ms: Option<Spanned<u64>>,
-    /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
-    /// relative path is read from the config file's folder.
-    pub tls_cert: Option<PathBuf>,
-    /// PEM private key for `tls_cert`.
-    pub tls_key: Option<PathBuf>,
-}
-
-impl HttpConfig {
-    /// `max_sessions`, or its default.
-    pub fn max_sessions(&self) -> usize {
-        self.max_sessions
-            .as_ref()
-            .map_or(10_000, |s| *s.get_ref() as usize)
-    }
-
-    /// `session_idle_ttl_ms`, or its default.
-    pub fn session_idle_ttl(&self) -> std::time::Duration {
-        std::time::Duration::from_millis(
-            self.session_idle_ttl_ms
-                .as_ref()
-                .map_or(600_000, |s| *s.get_ref()),
-        )
-    }
-}
-
-/// One `[[servers]]` entry: a stdio server (`command`) or a streamable HTTP one (`url`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServerConfig {
-    /// Identifier-like, unique: tool ids are `mcp:<name>:<tool>`.
-    pub name: Spanned<String>,
-    /// Program to run (stdio).
-    pub command: Option<String>,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Environment variables set for it (values are redacted when printed). The
-    /// server also inherits `PATH`, `HOME`, `LANG` and the like, never the gateway's
-    /// other variables.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Working directory.
-    pub cwd: Option<PathBuf>,
-    /// Streamable HTTP endpoint.
-    pub url: Option<String>,
-    /// Extra HTTP headers (values are redacted when printed).
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// Environment variable holding a bearer token for this server.
-    pub bearer_token_env: Option<String>,
-    /// PEM file of root certificates trusted for this `https://` server beside the
-    /// system's (a private CA). A relative path is read from the config file's folder.
-    pub ca_file: Option<PathBuf>,
-    /// Allow globs for this server's tools (by tool name or id).
-    #[serde(default)]
-    pub allow: Vec<String>,
-    /// Deny globs for this server's tools.
-    #[serde(default)]
-    pub deny: Vec<String>,
-}
-
-impl ServerConfig {
-    /// The server's name.
-    pub fn name(&self) -> &str {
-        self.name.get_ref()
-    }
 }
 
 /// The whole file.
@@ -315,63 +173,15 @@ impl Config {
     }
 
     fn check(&self, text: &str) -> Result<(), ConfigError> {
-        let range = |key: &str, v: &Option<Spanned<u64>>, lo: u64, hi: u64| match v {
-            Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(error(format!(
-                "line {}: `{key}` is {}; it must be between {lo} and {hi}",
-                line_of(text, s.span().start),
-                s.get_ref()
-            ))),
-            _ => Ok(()),
-        };
+        let range =
+            |key: &str, v: &Option<Spanned<u64>>, lo: u64, hi: u64| range(text, key, v, lo, hi);
         range("threshold", &self.threshold, 1, 100_000)?;
         range("threshold_pct", &self.threshold_pct, 0, 100)?;
         range("context_window", &self.context_window, 1_000, 100_000_000)?;
         range("search_default_limit", &self.search_default_limit, 1, 50)?;
         range("max_search_limit", &self.max_search_limit, 1, 50)?;
-        let limits = &self.limits;
-        range(
-            "limits.timeout_ms",
-            &Some(limits.timeout_ms.clone()),
-            100,
-            600_000,
-        )?;
-        range(
-            "limits.call_timeout_ms",
-            &Some(limits.call_timeout_ms.clone()),
-            100,
-            3_600_000,
-        )?;
-        range(
-            "limits.startup_timeout_ms",
-            &Some(limits.startup_timeout_ms.clone()),
-            100,
-            600_000,
-        )?;
-        range(
-            "limits.approval_timeout_ms",
-            &Some(limits.approval_timeout_ms.clone()),
-            1_000,
-            3_600_000,
-        )?;
-        range(
-            "http.rate_limit_per_minute",
-            &self.http.rate_limit_per_minute,
-            1,
-            100_000,
-        )?;
-        range(
-            "http.max_concurrent_snippets",
-            &self.http.max_concurrent_snippets,
-            1,
-            256,
-        )?;
-        range("http.max_sessions", &self.http.max_sessions, 1, 1_000_000)?;
-        range(
-            "http.session_idle_ttl_ms",
-            &self.http.session_idle_ttl_ms,
-            1_000,
-            86_400_000,
-        )?;
+        self.limits.check(text)?;
+        self.http.check(text)?;
         if self.search_limit() > self.max_search() {
             let line = self
                 .search_default_limit
@@ -390,69 +200,7 @@ impl Config {
                 "`tool_search = false` means `activation = \"never\"`; remove one of them",
             ));
         }
-        let mut seen = std::collections::HashSet::new();
-        for (i, s) in self.servers.iter().enumerate() {
-            let line = line_of(text, s.name.span().start);
-            let at = format!("line {line}: servers[{i}]");
-            let name = s.name();
-            if !is_server_name(name) {
-                return Err(error(format!(
-                    "{at}.name `{}` must be 1 to 48 letters, digits, `_` or `-` (it becomes part of tool ids)",
-                    name.escape_debug()
-                )));
-            }
-            if !seen.insert(name.to_ascii_lowercase()) {
-                return Err(error(format!("{at}.name `{name}` is used twice")));
-            }
-            match (&s.command, &s.url) {
-                (Some(_), Some(_)) => {
-                    return Err(error(format!(
-                        "{at} (`{name}`) has both `command` and `url`; give one"
-                    )))
-                }
-                (None, None) => {
-                    return Err(error(format!(
-                        "{at} (`{name}`) needs `command` (stdio) or `url` (HTTP)"
-                    )))
-                }
-                (Some(c), None) if c.trim().is_empty() => {
-                    return Err(error(format!("{at}.command is empty")))
-                }
-                (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
-                    return Err(error(format!(
-                        "{at}.url must start with http:// or https://"
-                    )))
-                }
-                _ => {}
-            }
-            if s.command.is_some()
-                && (!s.headers.is_empty() || s.bearer_token_env.is_some() || s.ca_file.is_some())
-            {
-                return Err(error(format!(
-                    "{at}: `headers`, `bearer_token_env` and `ca_file` are for `url` servers"
-                )));
-            }
-            if let Some(u) = s.url.as_deref().filter(|u| u.starts_with("http://")) {
-                if s.ca_file.is_some() {
-                    return Err(error(format!("{at}: `ca_file` is for an https:// url")));
-                }
-                if s.bearer_token_env.is_some() && !is_loopback_url(u) {
-                    return Err(error(format!(
-                        "{at}: a bearer token is never sent in clear text to another machine; use https://"
-                    )));
-                }
-            }
-            if s.url.is_some() && (!s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some()) {
-                return Err(error(format!(
-                    "{at}: `args`, `env` and `cwd` are for `command` servers"
-                )));
-            }
-        }
-        if self.http.tls_cert.is_some() != self.http.tls_key.is_some() {
-            return Err(error(
-                "[http] `tls_cert` and `tls_key` go together; give both or neither".to_string(),
-            ));
-        }
+        servers::check(&self.servers, text)?;
         Ok(())
     }
 
@@ -502,31 +250,8 @@ impl Config {
     /// The effective configuration as JSON, every default filled in and every secret
     /// (env values, header values) redacted: what `toolsearch config check` prints.
     pub fn effective(&self) -> serde_json::Value {
-        let servers: Vec<serde_json::Value> = self
-            .servers
-            .iter()
-            .map(|s| {
-                let redact = |m: &BTreeMap<String, String>| -> BTreeMap<String, String> {
-                    m.keys()
-                        .map(|k| (k.clone(), "<redacted>".to_string()))
-                        .collect()
-                };
-                serde_json::json!({
-                    "name": s.name(),
-                    "transport": if s.command.is_some() { "stdio" } else { "streamable-http" },
-                    "command": s.command,
-                    "args": s.args,
-                    "env": redact(&s.env),
-                    "cwd": s.cwd,
-                    "url": s.url.as_deref().map(redact_url),
-                    "headers": redact(&s.headers),
-                    "bearer_token_env": s.bearer_token_env,
-                    "ca_file": s.ca_file,
-                    "allow": s.allow,
-                    "deny": s.deny,
-                })
-            })
-            .collect();
+        let servers: Vec<serde_json::Value> =
+            self.servers.iter().map(ServerConfig::effective).collect();
         let v = |s: &Option<Spanned<u64>>, d: u64| s.as_ref().map_or(d, |s| *s.get_ref());
         serde_json::json!({
             "mode": self.mode,
@@ -538,69 +263,31 @@ impl Config {
             "max_search_limit": self.max_search(),
             "never_defer": self.never_defer,
             "destructive": self.destructive,
-            "limits": {
-                "timeout_ms": *self.limits.timeout_ms.get_ref(),
-                "call_timeout_ms": *self.limits.call_timeout_ms.get_ref(),
-                "startup_timeout_ms": *self.limits.startup_timeout_ms.get_ref(),
-                "approval_timeout_ms": *self.limits.approval_timeout_ms.get_ref(),
-            },
+            "limits": self.limits.effective(),
             "policy": {"allow": self.policy.allow, "deny": self.policy.deny},
-            "http": {
-                "bearer_token_env": self.http.bearer_token_env,
-                "allowed_hosts": self.http.allowed_hosts,
-                "allowed_origins": self.http.allowed_origins,
-                "rate_limit_per_minute": v(&self.http.rate_limit_per_minute, 600),
-                "max_concurrent_snippets": v(&self.http.max_concurrent_snippets, 8),
-                "max_sessions": self.http.max_sessions(),
-                "session_idle_ttl_ms": self.http.session_idle_ttl().as_millis() as u64,
-                "tls_cert": self.http.tls_cert,
-                "tls_key": self.http.tls_key.as_ref().map(|_| "<path redacted>"),
-            },
+            "http": self.http.effective(),
             "servers": servers,
         })
     }
 }
 
-/// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
-fn is_loopback_url(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
-/// A URL with any user info and query string redacted (they often carry keys).
-pub fn redact_url(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, _)) => (b, "?<redacted>"),
-        None => (url, ""),
-    };
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((_, host)) if !host.contains('/') || rest.find('@') < rest.find('/') => {
-                format!("{scheme}://<redacted>@{host}")
-            }
-            _ => base.to_string(),
-        },
-        None => base.to_string(),
-    };
-    format!("{base}{query}")
-}
-
-/// 1 to 48 ASCII letters, digits, `_` or `-`.
-fn is_server_name(name: &str) -> bool {
-    (1..=48).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+/// Checks that a number in the file is within `lo..=hi`; the error names the
+/// key and its line.
+pub(super) fn range(
+    text: &str,
+    key: &str,
+    v: &Option<Spanned<u64>>,
+    lo: u64,
+    hi: u64,
+) -> Result<(), ConfigError> {
+    match v {
+        Some(s) if !(lo..=hi).contains(s.get_ref()) => Err(error(format!(
+            "line {}: `{key}` is {}; it must be between {lo} and {hi}",
+            line_of(text, s.span().start),
+            s.get_ref()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// 1-based line of a byte offset.

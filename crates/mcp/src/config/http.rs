@@ -1,0 +1,107 @@
+//! `[http]`: serving streamable HTTP (`toolsearch gateway --http ADDR`): auth,
+//! accepted hosts and origins, TLS, and the bounds of the front door (rate,
+//! snippets, sessions and their idle TTL).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::{error, range, ConfigError};
+
+/// `[http]`: serving streamable HTTP (`toolsearch gateway --http ADDR`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    /// Environment variable holding the bearer token clients must send. Required to
+    /// bind a non-loopback address.
+    pub bearer_token_env: Option<String>,
+    /// Extra `Host` values accepted (loopback names always are).
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// `Origin` values accepted from browsers (`https://app.example.com:443`);
+    /// requests with any other `Origin` are refused.
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+    /// Requests per minute per MCP session and per token (1 to 100,000). Default 600.
+    pub rate_limit_per_minute: Option<Spanned<u64>>,
+    /// Snippets running at once across all sessions (1 to 256). Default 8.
+    pub max_concurrent_snippets: Option<Spanned<u64>>,
+    /// MCP sessions open at once (1 to 1,000,000); a new one past it is refused
+    /// (503). Default 10,000.
+    pub max_sessions: Option<Spanned<u64>>,
+    /// A session nobody used for this long is closed and its calls cancelled
+    /// (1,000 to 86,400,000 ms). Default 600,000 (10 minutes).
+    pub session_idle_ttl_ms: Option<Spanned<u64>>,
+    /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
+    /// relative path is read from the config file's folder.
+    pub tls_cert: Option<PathBuf>,
+    /// PEM private key for `tls_cert`.
+    pub tls_key: Option<PathBuf>,
+}
+
+impl HttpConfig {
+    /// `max_sessions`, or its default.
+    pub fn max_sessions(&self) -> usize {
+        self.max_sessions
+            .as_ref()
+            .map_or(10_000, |s| *s.get_ref() as usize)
+    }
+
+    /// `session_idle_ttl_ms`, or its default.
+    pub fn session_idle_ttl(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.session_idle_ttl_ms
+                .as_ref()
+                .map_or(600_000, |s| *s.get_ref()),
+        )
+    }
+}
+
+impl HttpConfig {
+    pub(super) fn check(&self, text: &str) -> Result<(), ConfigError> {
+        range(
+            text,
+            "http.rate_limit_per_minute",
+            &self.rate_limit_per_minute,
+            1,
+            100_000,
+        )?;
+        range(
+            text,
+            "http.max_concurrent_snippets",
+            &self.max_concurrent_snippets,
+            1,
+            256,
+        )?;
+        range(text, "http.max_sessions", &self.max_sessions, 1, 1_000_000)?;
+        range(
+            text,
+            "http.session_idle_ttl_ms",
+            &self.session_idle_ttl_ms,
+            1_000,
+            86_400_000,
+        )?;
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err(error(
+                "[http] `tls_cert` and `tls_key` go together; give both or neither".to_string(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn effective(&self) -> serde_json::Value {
+        let v = |s: &Option<Spanned<u64>>, d: u64| s.as_ref().map_or(d, |s| *s.get_ref());
+        serde_json::json!({
+            "bearer_token_env": self.bearer_token_env,
+            "allowed_hosts": self.allowed_hosts,
+            "allowed_origins": self.allowed_origins,
+            "rate_limit_per_minute": v(&self.rate_limit_per_minute, 600),
+            "max_concurrent_snippets": v(&self.max_concurrent_snippets, 8),
+            "max_sessions": self.max_sessions(),
+            "session_idle_ttl_ms": self.session_idle_ttl().as_millis() as u64,
+            "tls_cert": self.tls_cert,
+            "tls_key": self.tls_key.as_ref().map(|_| "<path redacted>"),
+        })
+    }
+}

@@ -1,0 +1,185 @@
+//! `[[servers]]`: the MCP servers behind the gateway, stdio (`command`) or
+//! streamable HTTP (`url`); names, transports and secrets checked.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use super::{error, line_of, ConfigError};
+
+/// One `[[servers]]` entry: a stdio server (`command`) or a streamable HTTP one (`url`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Identifier-like, unique: tool ids are `mcp:<name>:<tool>`.
+    pub name: Spanned<String>,
+    /// Program to run (stdio).
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it (values are redacted when printed). The
+    /// server also inherits `PATH`, `HOME`, `LANG` and the like, never the gateway's
+    /// other variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Working directory.
+    pub cwd: Option<PathBuf>,
+    /// Streamable HTTP endpoint.
+    pub url: Option<String>,
+    /// Extra HTTP headers (values are redacted when printed).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Environment variable holding a bearer token for this server.
+    pub bearer_token_env: Option<String>,
+    /// PEM file of root certificates trusted for this `https://` server beside the
+    /// system's (a private CA). A relative path is read from the config file's folder.
+    pub ca_file: Option<PathBuf>,
+    /// Allow globs for this server's tools (by tool name or id).
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Deny globs for this server's tools.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+impl ServerConfig {
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        self.name.get_ref()
+    }
+}
+
+impl ServerConfig {
+    /// As `toolsearch config check` prints it: secrets redacted.
+    pub(super) fn effective(&self) -> serde_json::Value {
+        let s = self;
+        let redact = |m: &BTreeMap<String, String>| -> BTreeMap<String, String> {
+            m.keys()
+                .map(|k| (k.clone(), "<redacted>".to_string()))
+                .collect()
+        };
+        serde_json::json!({
+            "name": s.name(),
+            "transport": if s.command.is_some() { "stdio" } else { "streamable-http" },
+            "command": s.command,
+            "args": s.args,
+            "env": redact(&s.env),
+            "cwd": s.cwd,
+            "url": s.url.as_deref().map(redact_url),
+            "headers": redact(&s.headers),
+            "bearer_token_env": s.bearer_token_env,
+            "ca_file": s.ca_file,
+            "allow": s.allow,
+            "deny": s.deny,
+        })
+    }
+}
+
+/// Checks every server: names (unique, id-like), one transport each, and
+/// the settings each transport takes.
+pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigError> {
+    let mut seen = std::collections::HashSet::new();
+    for (i, s) in servers.iter().enumerate() {
+        let line = line_of(text, s.name.span().start);
+        let at = format!("line {line}: servers[{i}]");
+        let name = s.name();
+        if !is_server_name(name) {
+            return Err(error(format!(
+                "{at}.name `{}` must be 1 to 48 letters, digits, `_` or `-` (it becomes part of tool ids)",
+                name.escape_debug()
+            )));
+        }
+        if !seen.insert(name.to_ascii_lowercase()) {
+            return Err(error(format!("{at}.name `{name}` is used twice")));
+        }
+        match (&s.command, &s.url) {
+            (Some(_), Some(_)) => {
+                return Err(error(format!(
+                    "{at} (`{name}`) has both `command` and `url`; give one"
+                )))
+            }
+            (None, None) => {
+                return Err(error(format!(
+                    "{at} (`{name}`) needs `command` (stdio) or `url` (HTTP)"
+                )))
+            }
+            (Some(c), None) if c.trim().is_empty() => {
+                return Err(error(format!("{at}.command is empty")))
+            }
+            (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => {
+                return Err(error(format!(
+                    "{at}.url must start with http:// or https://"
+                )))
+            }
+            _ => {}
+        }
+        if s.command.is_some()
+            && (!s.headers.is_empty() || s.bearer_token_env.is_some() || s.ca_file.is_some())
+        {
+            return Err(error(format!(
+                "{at}: `headers`, `bearer_token_env` and `ca_file` are for `url` servers"
+            )));
+        }
+        if let Some(u) = s.url.as_deref().filter(|u| u.starts_with("http://")) {
+            if s.ca_file.is_some() {
+                return Err(error(format!("{at}: `ca_file` is for an https:// url")));
+            }
+            if s.bearer_token_env.is_some() && !is_loopback_url(u) {
+                return Err(error(format!(
+                    "{at}: a bearer token is never sent in clear text to another machine; use https://"
+                )));
+            }
+        }
+        if s.url.is_some() && (!s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some()) {
+            return Err(error(format!(
+                "{at}: `args`, `env` and `cwd` are for `command` servers"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
+fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A URL with any user info and query string redacted (they often carry keys).
+pub fn redact_url(url: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, _)) => (b, "?<redacted>"),
+        None => (url, ""),
+    };
+    let base = match base.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) if !host.contains('/') || rest.find('@') < rest.find('/') => {
+                format!("{scheme}://<redacted>@{host}")
+            }
+            _ => base.to_string(),
+        },
+        None => base.to_string(),
+    };
+    format!("{base}{query}")
+}
+
+/// 1 to 48 ASCII letters, digits, `_` or `-`.
+fn is_server_name(name: &str) -> bool {
+    (1..=48).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
