@@ -12,8 +12,8 @@ use toolsearch::outcome::{error_detail, error_message};
 use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher};
 use toolsearch_catalog::Tool;
 
-use crate::route::InFlight;
-use crate::upstream::Upstream;
+use crate::upstream::calls::InFlight;
+use crate::upstream::{Fleet, Upstream};
 
 /// Forwards calls to the configured servers, by name.
 pub struct Forward {
@@ -24,6 +24,11 @@ impl Forward {
     /// Forwards to these servers (by their configured names).
     pub fn new(servers: Arc<HashMap<String, Arc<Upstream>>>) -> Self {
         Forward { servers }
+    }
+
+    /// Forwards to the servers of `fleet`.
+    pub fn to_fleet(fleet: &Fleet) -> Arc<dyn toolsearch::Dispatcher> {
+        Arc::new(Forward::new(fleet.by_name()))
     }
 }
 
@@ -158,7 +163,7 @@ async fn call(
             };
             Err(DispatchError::new(
                 kind,
-                crate::clean_for_log(&e.message, 1000),
+                crate::text::clean_for_log(&e.message, 1000),
             ))
         }
         Err(ServiceError::Timeout { .. }) => Err(DispatchError::new(

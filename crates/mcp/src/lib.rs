@@ -1,59 +1,29 @@
-//! MCP for toolsearch, on the official Rust SDK (`rmcp`).
+//! MCP for toolsearch, on the official Rust SDK (`rmcp`). The folders follow
+//! rmcp's split of transport from service, and the two sides of a gateway:
 //!
-//! - **Sources** ([`Fleet`], [`Upstream`]): stdio and streamable HTTP servers whose
-//!   tools become catalog snapshots, rebuilt on `tools/list_changed`, reconnected
-//!   with backoff; their tools get ids `mcp:<server>:<tool>` from the gateway, never
-//!   from what a server claims.
-//! - **Dispatch** ([`forward`]): calls forwarded under the server's own names, with
-//!   the host's timeout, cancellation both ways and progress routed back.
-//! - **Gateway** ([`Gateway`], [`serve`]): an MCP server in front of them all, serving
-//!   `tool_search_code` (or the structured tools) to any MCP client, over stdio or
-//!   streamable HTTP.
+//! - **The servers behind** ([`upstream`]): stdio, streamable HTTP and
+//!   in-process servers whose tools become catalog snapshots ([`Fleet`]),
+//!   rebuilt on `tools/list_changed`, reconnected with backoff; their tools get
+//!   ids `mcp:<server>:<tool>` from the gateway, never from what a server
+//!   claims; what a server sends during a call is routed to that call only.
+//! - **Forwarding** ([`forward`]): a call that passed the host's checks goes to
+//!   its server under the server's own name, with the host's timeout and
+//!   cancellation both ways.
+//! - **The clients in front** ([`gateway`], [`serve`]): an MCP server serving
+//!   `tool_search_code` (or the structured tools) to any number of MCP
+//!   clients, each session owning its state; over stdio or streamable HTTP.
 //!
-//! Configuration is one TOML file ([`Config`]).
+//! Configuration is one TOML file ([`Config`]), in parts per section.
 #![deny(missing_docs)]
 
 pub mod config;
-pub mod fleet;
 pub mod forward;
 pub mod gateway;
-pub mod http_client;
-mod route;
 pub mod serve;
+pub mod text;
 pub mod upstream;
 
 pub use config::{Config, ConfigError};
-pub use fleet::{Fleet, ServerStatus};
 pub use gateway::{Gateway, GatewaySession};
-pub use upstream::{Link, Upstream};
-
-/// Text from a server (a name, a description, a stderr line) made safe for one log
-/// line: controls, bidi overrides and other invisible characters escaped, at most
-/// `max` bytes.
-pub fn clean_for_log(text: &str, max: usize) -> String {
-    toolsearch_catalog::clean::escape_for_log(text, max)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn log_text_escapes_controls_and_bidi() {
-        let s = super::clean_for_log("evil\u{202E}txt\n\u{1b}[2J", 100);
-        assert!(!s.chars().any(|c| c.is_control() || c == '\u{202E}'), "{s}");
-        assert!(s.contains("\\u{202e}"));
-        assert!(super::clean_for_log(&"x".repeat(50), 10).len() <= 14);
-    }
-
-    /// One class of unsafe characters: whatever the sandbox escapes in a snippet's
-    /// output, and every control character, is escaped in log lines too.
-    #[test]
-    fn log_escaping_covers_the_sandbox_class_and_controls() {
-        let missed: Vec<u32> = (0..=0x10FFFFu32)
-            .filter_map(char::from_u32)
-            .filter(|&c| toolsearch_sandbox::is_unsafe_char(c) || c.is_control())
-            .filter(|&c| super::clean_for_log(&c.to_string(), 100) == c.to_string())
-            .map(|c| c as u32)
-            .collect();
-        assert!(missed.is_empty(), "not escaped: {missed:x?}");
-    }
-}
+pub use text::clean_for_log;
+pub use upstream::{http_client, Fleet, Link, ServerStatus, Upstream};

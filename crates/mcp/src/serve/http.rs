@@ -1,6 +1,6 @@
-//! Serving the gateway: over stdio (one session) or streamable HTTP (many), and
-//! stopping cleanly on stdin EOF, SIGTERM or SIGINT: every downstream server and
-//! everything it started is stopped before the process exits.
+//! The gateway's front door over streamable HTTP: TLS, bearer auth, `Host` and
+//! `Origin` checks, a rate limit per session, address and token, and the
+//! bounds on sessions (how many, how long idle).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -11,88 +11,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::ServiceExt;
 use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::lru::Lru;
 
+use super::shutdown_signal;
 use crate::config::Config;
 use crate::gateway::Gateway;
-
-/// Resolves on SIGTERM or SIGINT.
-pub async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = term => {}
-    }
-}
-
-type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
-type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
-
-/// stdin and stdout for the protocol. When they are pipes (how MCP clients start a
-/// server) they are read and written from the runtime's own thread, non-blocking;
-/// tokio's `stdin()`/`stdout()` hand every read and write to a blocking-pool thread,
-/// two thread wake-ups per message that cost about 0.4 ms each after an idle pause
-/// (measured with `toolsearch bench-gateway --pause-ms 20`). Anything else (a
-/// terminal, a file, a socket) keeps tokio's blocking stdio.
-fn stdio_pipes() -> (Reader, Writer) {
-    use std::os::fd::AsFd;
-    use tokio::net::unix::pipe;
-    let dup = |fd: std::os::fd::BorrowedFd<'_>| fd.try_clone_to_owned().map(std::fs::File::from);
-    let reader: Reader = match dup(std::io::stdin().as_fd()).and_then(pipe::Receiver::from_file) {
-        Ok(r) => Box::new(r),
-        Err(_) => Box::new(tokio::io::stdin()),
-    };
-    let writer: Writer = match dup(std::io::stdout().as_fd()).and_then(pipe::Sender::from_file) {
-        Ok(w) => Box::new(w),
-        Err(_) => Box::new(tokio::io::stdout()),
-    };
-    (reader, writer)
-}
-
-/// Serves one MCP session on stdin/stdout until stdin closes or a signal comes;
-/// then stops the servers.
-///
-/// # Errors
-/// The client's `initialize` failed.
-pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
-    gw.fleet().serve_one_client();
-    let session = gw.session();
-    let served = tokio::select! {
-        r = session.serve(stdio_pipes()) => r,
-        () = shutdown_signal() => {
-            gw.shutdown().await;
-            return Ok(());
-        }
-    };
-    let running = match served {
-        Ok(r) => r,
-        Err(e) => {
-            gw.shutdown().await;
-            return Err(anyhow::anyhow!("the MCP client did not initialize: {e}"));
-        }
-    };
-    let quit = running.cancellation_token();
-    let waiting = running.waiting();
-    tokio::pin!(waiting);
-    tokio::select! {
-        _ = &mut waiting => {}
-        () = shutdown_signal() => {
-            quit.cancel();
-            let _ = tokio::time::timeout(Duration::from_secs(2), waiting).await;
-        }
-    }
-    gw.shutdown().await;
-    Ok(())
-}
 
 /// Requests per minute per session, per client address and per token, counted
 /// in fixed windows; at most [`RATE_KEYS`] keys are kept (least recently used
@@ -193,7 +117,7 @@ where
 fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    crate::http_client::install_tls_provider();
+    crate::upstream::http_client::install_tls_provider();
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
         .and_then(Iterator::collect)
         .map_err(|e| anyhow::anyhow!("[http] tls_cert {}: {e}", cert.display()))?;

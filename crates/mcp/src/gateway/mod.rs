@@ -13,96 +13,27 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
-};
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
-use rmcp::{ErrorData as McpError, ServerHandler};
+use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::Semaphore;
-use toolsearch::{
-    Activation, AskError, AskFuture, CallOptions, Mode, Notifier, Notify, Policy, Provider,
-    Session, Settings, ToolOutput, ToolSearch,
-};
+use toolsearch::{Activation, Mode, Policy, Provider, Session, Settings, ToolSearch};
 use toolsearch_catalog::Tool;
 
 use crate::config::{ActivationName, Config, Destructive, ModeName};
-use crate::fleet::Fleet;
+
+mod approve;
+mod notes;
+mod session;
+
+use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
+pub use notes::MAX_QUEUED_NOTES;
+pub use session::{to_result, GatewaySession};
 
 /// Each open MCP session's client, by toolsearch session id. An entry is the
 /// session's own: made when it starts, removed when its handler is dropped
 /// (the client disconnected, sent DELETE, or stayed idle past the TTL).
 type Peers = Arc<Mutex<std::collections::HashMap<String, Peer<RoleServer>>>>;
-
-/// `destructive = "elicit"`: asks the session's user, through MCP elicitation,
-/// before a tool annotated `destructiveHint` runs; denies when the client cannot
-/// ask or the user does not accept. Other tools pass.
-struct Elicit {
-    peers: Peers,
-}
-
-impl toolsearch::Approver for Elicit {
-    fn approve(
-        &self,
-        tool: &Tool,
-        args: &Value,
-        cx: &toolsearch::CallContext,
-    ) -> toolsearch::ApprovalFuture {
-        if !tool.is_destructive() {
-            return Box::pin(async { Ok(()) });
-        }
-        let peer = cx.session.as_deref().and_then(|s| {
-            self.peers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(s)
-                .cloned()
-        });
-        let args = crate::clean_for_log(&args.to_string(), 400);
-        let id = tool.id.clone();
-        Box::pin(async move {
-            let Some(peer) = peer else {
-                return Err("no client to ask for approval".to_string());
-            };
-            let can_ask = peer
-                .peer_info()
-                .is_some_and(|i| i.capabilities.elicitation.is_some());
-            if !can_ask {
-                return Err(
-                    "it is destructive and the client cannot be asked (no elicitation support)"
-                        .into(),
-                );
-            }
-            let params: rmcp::model::ElicitRequestParams =
-                serde_json::from_value(serde_json::json!({
-                    "mode": "form",
-                    "message": format!("Allow the destructive tool `{id}` to run with {args}?"),
-                    "requestedSchema": {
-                        "type": "object",
-                        "properties": {"confirm": {"type": "boolean", "title": "Run it"}},
-                        "required": ["confirm"]
-                    }
-                }))
-                .map_err(|e| format!("cannot ask: {e}"))?;
-            let answer = peer
-                .create_elicitation(params)
-                .await
-                .map_err(|e| format!("the approval request failed: {e}"))?;
-            let accepted = serde_json::to_value(&answer.action).ok()
-                == Some(Value::String("accept".into()))
-                && answer.content.as_ref().and_then(|c| c.get("confirm"))
-                    == Some(&Value::Bool(true));
-            if accepted {
-                Ok(())
-            } else {
-                Err("the user did not approve it".into())
-            }
-        })
-    }
-}
 
 /// What every session of one gateway shares.
 pub struct Gateway {
@@ -228,7 +159,7 @@ impl Gateway {
             .settings(settings(cfg))
             .catalog(fleet.snapshot(&[]))
             .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
-            .dispatcher(fleet.dispatcher())
+            .dispatcher(crate::forward::Forward::to_fleet(&fleet))
             .availability(fleet.availability())
             .call_timeout(cfg.call_timeout())
             .approval_timeout(cfg.approval_timeout())
@@ -241,7 +172,7 @@ impl Gateway {
         }
         let peers: Peers = Arc::default();
         if cfg.destructive == Destructive::Elicit {
-            builder = builder.approver(Arc::new(Elicit {
+            builder = builder.approver(Arc::new(approve::Elicit {
                 peers: peers.clone(),
             }));
         }
@@ -328,16 +259,6 @@ impl Gateway {
     /// tools, servers going down or coming back; a burst makes one).
     pub fn snapshots_built(&self) -> u64 {
         self.snapshots.load(Ordering::Relaxed)
-    }
-
-    /// A handler for one new MCP session.
-    pub fn session(self: &Arc<Self>) -> GatewaySession {
-        let n = self.next_session.fetch_add(1, Ordering::Relaxed);
-        self.open.fetch_add(1, Ordering::Relaxed);
-        GatewaySession {
-            gw: self.clone(),
-            session: Session::new(format!("mcp-{n}")),
-        }
     }
 
     /// The tools this gateway serves a session now, in MCP's shape.
@@ -495,331 +416,6 @@ async fn sleep_until_some(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
-    }
-}
-
-/// One MCP session of the gateway. It owns what the gateway keeps for it
-/// (its client, its reveals, its turn record): dropping it (the transport
-/// closed, the client sent DELETE, the idle TTL passed) releases them, and the
-/// calls it was running are cancelled by their transport.
-pub struct GatewaySession {
-    gw: Arc<Gateway>,
-    session: Session,
-}
-
-impl Drop for GatewaySession {
-    fn drop(&mut self) {
-        self.gw
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.session.id);
-        self.gw.ts.end_session(&self.session);
-        self.gw.open.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Forwards a running call's progress, logs and its server's requests (sampling,
-/// elicitation) to the gateway's client. Progress and logs go through one queue per
-/// call, sent in order by one task, so none can overtake another or the call's
-/// response (the call waits for the queue to drain: [`flush`]).
-struct ToClient {
-    peer: Peer<RoleServer>,
-    progress_token: Option<ProgressToken>,
-    session: String,
-    notes: tokio::sync::mpsc::Sender<Note>,
-    /// Fired when the client falls [`MAX_QUEUED_NOTES`] behind: the call stops.
-    overflow: tokio_util::sync::CancellationToken,
-}
-
-/// Most notifications of one call waiting for its client to read them; a call
-/// whose client falls further behind is stopped with that reason (a slow client
-/// slows its own calls, it does not grow the gateway).
-pub const MAX_QUEUED_NOTES: usize = 1_000;
-
-impl ToClient {
-    fn queue(&self, note: Note) {
-        if let Err(tokio::sync::mpsc::error::TrySendError::Full(_)) = self.notes.try_send(note) {
-            if !self.overflow.is_cancelled() {
-                tracing::warn!(session = %self.session, "a client fell 1,000 notifications behind; its call is stopped");
-                self.overflow.cancel();
-            }
-        }
-    }
-}
-
-/// A notification to the client, in the order the call produced it.
-enum Note {
-    Progress(ProgressNotificationParam),
-    Log(LoggingMessageNotificationParam),
-    /// Answered once everything queued before it was sent.
-    Flush(tokio::sync::oneshot::Sender<()>),
-}
-
-/// The queue of one call's notifications and the task that sends them in order.
-fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::Sender<Note> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Note>(MAX_QUEUED_NOTES);
-    tokio::spawn(async move {
-        while let Some(note) = rx.recv().await {
-            match note {
-                Note::Progress(p) => {
-                    let _ = peer.notify_progress(p).await;
-                }
-                Note::Log(p) => {
-                    #[allow(deprecated)]
-                    let _ = peer.notify_logging_message(p).await;
-                }
-                Note::Flush(done) => {
-                    let _ = done.send(());
-                }
-            }
-        }
-    });
-    tx
-}
-
-/// Waits (at most 5 s) until the notifications queued so far have been sent.
-async fn flush(notes: &tokio::sync::mpsc::Sender<Note>) {
-    let (done, sent) = tokio::sync::oneshot::channel();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        if notes.send(Note::Flush(done)).await.is_ok() {
-            let _ = sent.await;
-        }
-    })
-    .await;
-}
-
-fn ask_error(code: i32, message: impl Into<String>) -> AskError {
-    AskError {
-        code,
-        message: message.into(),
-    }
-}
-
-fn service_error(e: rmcp::service::ServiceError) -> AskError {
-    match e {
-        rmcp::service::ServiceError::McpError(e) => ask_error(e.code.0, e.message),
-        other => ask_error(-32603, format!("the client did not answer: {other}")),
-    }
-}
-
-impl Notify for ToClient {
-    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        let Some(token) = self.progress_token.clone() else {
-            return;
-        };
-        let mut p = ProgressNotificationParam::new(token, progress);
-        p.total = total;
-        p.message = message;
-        self.queue(Note::Progress(p));
-    }
-
-    fn log(&self, level: &str, logger: Option<&str>, data: Value) {
-        let level: LoggingLevel =
-            serde_json::from_value(Value::String(level.into())).unwrap_or(LoggingLevel::Info);
-        let mut p = LoggingMessageNotificationParam::new(level, data);
-        p.logger = logger.map(str::to_string);
-        self.queue(Note::Log(p));
-    }
-
-    fn caller(&self) -> Option<&str> {
-        Some(&self.session)
-    }
-
-    fn ask(&self, method: &str, params: Value) -> AskFuture {
-        let peer = self.peer.clone();
-        let caps = peer.peer_info().map(|i| i.capabilities.clone());
-        let method = method.to_string();
-        Box::pin(async move {
-            let unsupported = || {
-                ask_error(
-                    -32601,
-                    format!("the gateway's client does not support `{method}`"),
-                )
-            };
-            let invalid =
-                |e: serde_json::Error| ask_error(-32602, format!("bad `{method}` params: {e}"));
-            let answer = match method.as_str() {
-                "sampling/createMessage" => {
-                    if caps.as_ref().is_none_or(|c| c.sampling.is_none()) {
-                        return Err(unsupported());
-                    }
-                    let p = serde_json::from_value(params).map_err(invalid)?;
-                    #[allow(deprecated)]
-                    let r = peer.create_message(p).await.map_err(service_error)?;
-                    serde_json::to_value(r)
-                }
-                "elicitation/create" => {
-                    if caps.as_ref().is_none_or(|c| c.elicitation.is_none()) {
-                        return Err(unsupported());
-                    }
-                    let p = serde_json::from_value(params).map_err(invalid)?;
-                    let r = peer.create_elicitation(p).await.map_err(service_error)?;
-                    serde_json::to_value(r)
-                }
-                _ => return Err(unsupported()),
-            };
-            answer.map_err(|e| ask_error(-32603, format!("unreadable answer: {e}")))
-        })
-    }
-}
-
-/// An MCP result for a facade answer: the tool's own result when it ran one MCP
-/// tool directly, else the answer's JSON as text.
-pub fn to_result(out: ToolOutput) -> CallToolResult {
-    if let Some(native) = out.passthrough {
-        if let Ok(r) = serde_json::from_value::<CallToolResult>(native) {
-            return r;
-        }
-    }
-    let text = serde_json::to_string(&out.content).unwrap_or_default();
-    if out.is_error {
-        CallToolResult::error(vec![ContentBlock::text(text)])
-    } else {
-        CallToolResult::success(vec![ContentBlock::text(text)])
-    }
-}
-
-impl ServerHandler for GatewaySession {
-    fn get_info(&self) -> ServerConfig {
-        let mut caps = ServerCapabilities::builder()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .build();
-        caps.logging = Some(Default::default());
-        ServerConfig::new(caps)
-            .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Tools of several MCP servers behind one search: search, describe and call them \
-                 through tool_search_code (or tool_search, tool_describe and tool_call).",
-            )
-    }
-
-    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
-        self.gw
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(self.session.id.clone(), cx.peer.clone());
-    }
-
-    async fn set_level(
-        &self,
-        request: rmcp::model::SetLevelRequestParams,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<(), McpError> {
-        // Downstream log messages are forwarded at every level; the client filters.
-        tracing::debug!(session = %self.session.id, level = ?request.level, "client log level");
-        Ok(())
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, McpError> {
-        let tools = self.gw.served(&self.session).await;
-        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
-    }
-
-    async fn call_tool(
-        &self,
-        request: CallToolRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, McpError> {
-        self.gw.calls.fetch_add(1, Ordering::Relaxed);
-        let name = request.name.to_string();
-        let args = Value::Object(request.arguments.unwrap_or_default());
-        // The approver asks this session's client; `initialized` may still be in
-        // flight when the first call arrives.
-        self.gw
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(self.session.id.clone())
-            .or_insert_with(|| cx.peer.clone());
-        let _permit = if name == "tool_search_code" {
-            match self.gw.snippets.clone().try_acquire_owned() {
-                Ok(p) => Some(p),
-                Err(_) => {
-                    let out = ToolOutput::error(
-                        "LIMIT",
-                        "too many snippets are running on this gateway; try again shortly",
-                    );
-                    return Ok(CallToolResponse::Complete(to_result(out)));
-                }
-            }
-        } else {
-            None
-        };
-        let notes = note_queue(cx.peer.clone());
-        // Cancelled by the client, by its session's end, or by its falling
-        // too far behind on this call's notifications.
-        let cancel = cx.ct.child_token();
-        let opts = CallOptions {
-            cancel: cancel.clone(),
-            notify: Some(Notifier(Arc::new(ToClient {
-                peer: cx.peer.clone(),
-                progress_token: cx.meta.get_progress_token(),
-                session: self.session.id.to_string(),
-                notes: notes.clone(),
-                overflow: cancel.clone(),
-            }))),
-        };
-        let started = std::time::Instant::now();
-        // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
-        // session's list, so this session's client is told.
-        let reveal = self.gw.ts.settings().mode == Mode::Reveal;
-        let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
-        let mut out = if ToolSearch::is_cpu_tool(&name) {
-            // Search and describe are CPU work (a fused search embeds its query):
-            // a blocking thread runs them, never the runtime's.
-            let (ts, session, opts, name) = (
-                self.gw.ts.clone(),
-                self.session.clone(),
-                opts.clone(),
-                name.clone(),
-            );
-            let rt = tokio::runtime::Handle::current();
-            tokio::task::spawn_blocking(move || {
-                rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
-            })
-            .await
-            .unwrap_or_else(|_| ToolOutput::error("INTERNAL", "the call failed inside the gateway"))
-        } else {
-            self.gw
-                .ts
-                .handle_call_with(&self.session, &name, args, &opts)
-                .await
-        };
-        if cancel.is_cancelled() && !cx.ct.is_cancelled() {
-            out = ToolOutput::error(
-                "LIMIT",
-                format!(
-                    "the call was stopped: its client fell {MAX_QUEUED_NOTES} notifications \
-                     behind (progress and log messages not yet read)"
-                ),
-            );
-        }
-        // Every progress and log message of the call reaches the client before its
-        // result (under load, separately spawned sends could be overtaken).
-        flush(&notes).await;
-        if reveal && Some(self.gw.ts.revealed(&self.session).len()) != revealed {
-            let _ = cx.peer.notify_tool_list_changed().await;
-        }
-        let record = self.gw.ts.take_record(&self.session);
-        let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
-        tracing::info!(
-            session = %self.session.id,
-            tool = %crate::clean_for_log(&name, 80),
-            downstream = ?called,
-            calls = record.calls,
-            searches = record.searches,
-            error = out.is_error,
-            ms = started.elapsed().as_millis() as u64,
-            "turn"
-        );
-        Ok(CallToolResponse::Complete(to_result(out)))
     }
 }
 

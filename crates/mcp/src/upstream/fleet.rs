@@ -11,11 +11,11 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use toolsearch::{Availability, Dispatcher, Glob};
+use toolsearch::{Availability, Glob};
 use toolsearch_catalog::{Catalog, LoadOptions, Tool};
 
+use super::server::{Event, Link, Upstream};
 use crate::config::Config;
-use crate::upstream::{Event, Link, Upstream};
 
 /// The servers of one configuration.
 pub struct Fleet {
@@ -185,17 +185,17 @@ impl Fleet {
             ) {
                 Ok(l) => l,
                 Err(e) => {
-                    tracing::warn!(server = s.name(), error = %crate::clean_for_log(&e.to_string(), 500), "tools dropped");
+                    tracing::warn!(server = s.name(), error = %crate::text::clean_for_log(&e.to_string(), 500), "tools dropped");
                     continue;
                 }
             };
             for p in &loaded.problems {
                 tracing::warn!(
                     server = s.name(),
-                    tool = %crate::clean_for_log(p.tool.as_deref().unwrap_or("?"), 120),
+                    tool = %crate::text::clean_for_log(p.tool.as_deref().unwrap_or("?"), 120),
                     skipped = p.skipped,
                     "{}",
-                    crate::clean_for_log(&p.message, 500)
+                    crate::text::clean_for_log(&p.message, 500)
                 );
             }
             let (allow, deny) = &self.filters[s.name()];
@@ -238,9 +238,9 @@ impl Fleet {
         })
     }
 
-    /// The dispatcher that forwards calls to the servers.
-    pub fn dispatcher(self: &Arc<Self>) -> Arc<dyn Dispatcher> {
-        Arc::new(crate::forward::Forward::new(self.by_name.clone()))
+    /// Every server by its configured name.
+    pub fn by_name(&self) -> Arc<HashMap<String, Arc<Upstream>>> {
+        self.by_name.clone()
     }
 
     /// Stops every server (and everything they started) and waits for them.

@@ -13,8 +13,8 @@ use rmcp::transport::streamable_http_client::{
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 
+use super::calls::RELATED;
 use crate::config::ServerConfig;
-use crate::route::RELATED;
 
 /// Installs `ring` as the process's TLS provider (once; later calls do nothing).
 pub fn install_tls_provider() {

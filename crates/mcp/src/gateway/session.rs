@@ -1,0 +1,213 @@
+//! One MCP session of the gateway: the client's requests (`tools/list`,
+//! `tools/call`), answered from the shared gateway, and the state the session
+//! owns, released when it ends.
+// MCP logging is deprecated by SEP-2577, but the servers in front of which the
+// gateway stands still send it, and clients still read it: it is forwarded.
+#![allow(deprecated)]
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData as McpError, ServerHandler};
+use serde_json::Value;
+use toolsearch::{CallOptions, Mode, Notifier, Session, ToolOutput, ToolSearch};
+
+use super::notes::{flush, note_queue, ToClient, MAX_QUEUED_NOTES};
+use super::Gateway;
+
+impl Gateway {
+    /// A handler for one new MCP session.
+    pub fn session(self: &Arc<Self>) -> GatewaySession {
+        let n = self.next_session.fetch_add(1, Ordering::Relaxed);
+        self.open.fetch_add(1, Ordering::Relaxed);
+        GatewaySession {
+            gw: self.clone(),
+            session: Session::new(format!("mcp-{n}")),
+        }
+    }
+}
+
+/// One MCP session of the gateway. It owns what the gateway keeps for it
+/// (its client, its reveals, its turn record): dropping it (the transport
+/// closed, the client sent DELETE, the idle TTL passed) releases them, and the
+/// calls it was running are cancelled by their transport.
+pub struct GatewaySession {
+    gw: Arc<Gateway>,
+    session: Session,
+}
+
+impl Drop for GatewaySession {
+    fn drop(&mut self) {
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.session.id);
+        self.gw.ts.end_session(&self.session);
+        self.gw.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// An MCP result for a facade answer: the tool's own result when it ran one MCP
+/// tool directly, else the answer's JSON as text.
+pub fn to_result(out: ToolOutput) -> CallToolResult {
+    if let Some(native) = out.passthrough {
+        if let Ok(r) = serde_json::from_value::<CallToolResult>(native) {
+            return r;
+        }
+    }
+    let text = serde_json::to_string(&out.content).unwrap_or_default();
+    if out.is_error {
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    } else {
+        CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+}
+
+impl ServerHandler for GatewaySession {
+    fn get_info(&self) -> ServerConfig {
+        let mut caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        caps.logging = Some(Default::default());
+        ServerConfig::new(caps)
+            .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Tools of several MCP servers behind one search: search, describe and call them \
+                 through tool_search_code (or tool_search, tool_describe and tool_call).",
+            )
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(self.session.id.clone(), cx.peer.clone());
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // Downstream log messages are forwarded at every level; the client filters.
+        tracing::debug!(session = %self.session.id, level = ?request.level, "client log level");
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self.gw.served(&self.session).await;
+        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        self.gw.calls.fetch_add(1, Ordering::Relaxed);
+        let name = request.name.to_string();
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        // The approver asks this session's client; `initialized` may still be in
+        // flight when the first call arrives.
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(self.session.id.clone())
+            .or_insert_with(|| cx.peer.clone());
+        let _permit = if name == "tool_search_code" {
+            match self.gw.snippets.clone().try_acquire_owned() {
+                Ok(p) => Some(p),
+                Err(_) => {
+                    let out = ToolOutput::error(
+                        "LIMIT",
+                        "too many snippets are running on this gateway; try again shortly",
+                    );
+                    return Ok(CallToolResponse::Complete(to_result(out)));
+                }
+            }
+        } else {
+            None
+        };
+        let notes = note_queue(cx.peer.clone());
+        // Cancelled by the client, by its session's end, or by its falling
+        // too far behind on this call's notifications.
+        let cancel = cx.ct.child_token();
+        let opts = CallOptions {
+            cancel: cancel.clone(),
+            notify: Some(Notifier(Arc::new(ToClient {
+                peer: cx.peer.clone(),
+                progress_token: cx.meta.get_progress_token(),
+                session: self.session.id.to_string(),
+                notes: notes.clone(),
+                overflow: cancel.clone(),
+            }))),
+        };
+        let started = std::time::Instant::now();
+        // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
+        // session's list, so this session's client is told.
+        let reveal = self.gw.ts.settings().mode == Mode::Reveal;
+        let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
+        let mut out = if ToolSearch::is_cpu_tool(&name) {
+            // Search and describe are CPU work (a fused search embeds its query):
+            // a blocking thread runs them, never the runtime's.
+            let (ts, session, opts, name) = (
+                self.gw.ts.clone(),
+                self.session.clone(),
+                opts.clone(),
+                name.clone(),
+            );
+            let rt = tokio::runtime::Handle::current();
+            tokio::task::spawn_blocking(move || {
+                rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
+            })
+            .await
+            .unwrap_or_else(|_| ToolOutput::error("INTERNAL", "the call failed inside the gateway"))
+        } else {
+            self.gw
+                .ts
+                .handle_call_with(&self.session, &name, args, &opts)
+                .await
+        };
+        if cancel.is_cancelled() && !cx.ct.is_cancelled() {
+            out = ToolOutput::error(
+                "LIMIT",
+                format!(
+                    "the call was stopped: its client fell {MAX_QUEUED_NOTES} notifications \
+                     behind (progress and log messages not yet read)"
+                ),
+            );
+        }
+        // Every progress and log message of the call reaches the client before its
+        // result (under load, separately spawned sends could be overtaken).
+        flush(&notes).await;
+        if reveal && Some(self.gw.ts.revealed(&self.session).len()) != revealed {
+            let _ = cx.peer.notify_tool_list_changed().await;
+        }
+        let record = self.gw.ts.take_record(&self.session);
+        let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
+        tracing::info!(
+            session = %self.session.id,
+            tool = %crate::text::clean_for_log(&name, 80),
+            downstream = ?called,
+            calls = record.calls,
+            searches = record.searches,
+            error = out.is_error,
+            ms = started.elapsed().as_millis() as u64,
+            "turn"
+        );
+        Ok(CallToolResponse::Complete(to_result(out)))
+    }
+}
