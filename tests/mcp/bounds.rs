@@ -11,19 +11,7 @@ use serde_json::json;
 use toolsearch_mcp::Gateway;
 
 use crate::harness::script::Pages;
-use crate::harness::{gateway, text, Client, Reach, Script};
-
-/// Waits (10 s at most) until `f` holds.
-async fn until(mut f: impl FnMut() -> bool) -> bool {
-    let end = tokio::time::Instant::now() + Duration::from_secs(10);
-    while tokio::time::Instant::now() < end {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    f()
-}
+use crate::harness::{gateway, text, until, Client, Reach, Script};
 
 fn error_of(gw: &Arc<Gateway>, server: &str) -> String {
     gw.fleet()

@@ -11,7 +11,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use toolsearch_mcp::{Config, Gateway};
 
-use crate::harness::{gateway, rss_kib, serve_http, Reach, Script};
+use crate::harness::{gateway, rss_kib, serve_http, until, Reach, Script};
 
 fn client() -> reqwest::Client {
     toolsearch_mcp::http_client::install_tls_provider();
@@ -88,17 +88,6 @@ async fn call(http: &reqwest::Client, url: &str, id: &str, tool: &str, args: Val
     let status = r.status().as_u16();
     let _ = r.text().await;
     status
-}
-
-async fn until(mut f: impl FnMut() -> bool) -> bool {
-    let end = tokio::time::Instant::now() + Duration::from_secs(20);
-    while tokio::time::Instant::now() < end {
-        if f() {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    f()
 }
 
 async fn http_gateway(http_cfg: &str) -> (Arc<Gateway>, Arc<Script>, String) {

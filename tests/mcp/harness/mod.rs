@@ -252,3 +252,16 @@ pub fn rss_kib() -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
 }
+
+/// Waits (20 s at most: a loaded machine is slow, never this slow) until `f`
+/// holds; whether it did.
+pub async fn until(mut f: impl FnMut() -> bool) -> bool {
+    let end = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while tokio::time::Instant::now() < end {
+        if f() {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    f()
+}
