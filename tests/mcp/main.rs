@@ -19,6 +19,7 @@ mod harness;
 mod lifecycle;
 mod liveness;
 mod routing;
+mod runtime;
 mod sessions;
 mod soak;
 mod tls;

@@ -261,6 +261,15 @@ impl Gateway {
         self.snapshots.load(Ordering::Relaxed)
     }
 
+    /// [`Gateway::tools_for`] on a blocking thread (every schema is
+    /// serialised for the size estimate: CPU, not for the runtime's threads).
+    async fn tools_off_runtime(self: &Arc<Self>, session: &Session) -> Vec<Value> {
+        let (gw, session) = (self.clone(), session.clone());
+        tokio::task::spawn_blocking(move || gw.tools_for(&session))
+            .await
+            .unwrap_or_default()
+    }
+
     /// The tools this gateway serves a session now, in MCP's shape.
     pub fn tools_for(&self, session: &Session) -> Vec<Value> {
         self.ts.definitions(session, Provider::Mcp).tools
@@ -280,7 +289,7 @@ impl Gateway {
     ) {
         let probe = Session::new("list-changed-probe");
         let mut served = match gw.upgrade() {
-            Some(g) => g.tools_for(&probe),
+            Some(g) => g.tools_off_runtime(&probe).await,
             None => return,
         };
         let mut code_mode_open = true;
@@ -328,7 +337,7 @@ impl Gateway {
                         look_at = Some(tokio::time::Instant::now() + wait);
                         continue;
                     }
-                    let now = g.tools_for(&probe);
+                    let now = g.tools_off_runtime(&probe).await;
                     if now != served {
                         served = now;
                         announced.sent(up, std::time::Instant::now());
