@@ -192,12 +192,7 @@ fn ten_thousand_sessions_and_ten_thousand_invented_ids_leave_rss_where_it_was() 
     crate::harness::alone(
         "sessions::ten_thousand_sessions_and_ten_thousand_invented_ids_leave_rss_where_it_was",
         || {
-            let rt = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap();
-            rt.block_on(async {
+            crate::harness::runtime().block_on(async {
                 let (gw, _script, url) = http_gateway("rate_limit_per_minute = 100000").await;
                 let http = client();
                 let cycle = |n: usize| {

@@ -48,14 +48,32 @@ fn children() -> usize {
         .unwrap_or(0)
 }
 
-struct Figures {
-    start: (u64, usize, usize, usize),
+/// What the process holds.
+#[derive(Clone, Copy)]
+struct Held {
+    rss_kib: u64,
+    fds: usize,
+    threads: usize,
+    children: usize,
 }
 
-impl Figures {
-    fn now() -> (u64, usize, usize, usize) {
+impl Held {
+    fn now() -> Held {
         toolsearch_sandbox::release_free_memory();
-        (rss_kib(), fds(), threads(), children())
+        Held {
+            rss_kib: rss_kib(),
+            fds: fds(),
+            threads: threads(),
+            children: children(),
+        }
+    }
+
+    /// Back to `start`: RSS within 5 MiB of it, the rest no higher.
+    fn back_to(&self, start: &Held) -> bool {
+        self.rss_kib <= start.rss_kib + 5 * 1024
+            && self.fds <= start.fds
+            && self.threads <= start.threads
+            && self.children <= start.children
     }
 }
 
@@ -147,12 +165,7 @@ async fn client(
 }
 
 fn soak(seconds: u64) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    crate::harness::runtime().block_on(async {
         let flood = Script::new(5);
         let pages = Script::new(5);
         let gw = gateway(
@@ -164,7 +177,7 @@ fn soak(seconds: u64) {
         let (url, stop) = serve_http(gw.clone(), &cfg).await;
         // Descriptors, threads and child processes at start; RSS after one
         // round of clients (the allocator's and the tables' first growth).
-        let before_clients = Figures::now();
+        let before_clients = Held::now();
         let calls = Arc::new(AtomicU64::new(0));
         let warm = Instant::now() + Duration::from_secs(2);
         let warmups: Vec<_> = (0..CLIENTS)
@@ -174,9 +187,9 @@ fn soak(seconds: u64) {
             w.await.expect("warm-up client");
         }
         tokio::time::sleep(Duration::from_secs(25)).await;
-        let warm = Figures::now();
-        let figures = Figures {
-            start: (warm.0, before_clients.1, before_clients.2, before_clients.3),
+        let start = Held {
+            rss_kib: Held::now().rss_kib,
+            ..before_clients
         };
         // The misbehaving servers: the flood storms list_changed every second;
         // `pages` starts paginating without end.
@@ -208,14 +221,11 @@ fn soak(seconds: u64) {
         assert!(pages_error.as_deref().unwrap_or("").contains("past 100 pages"), "{pages_error:?}");
         // The clients left: everything they held goes (idle blocking threads
         // leave after 10 s, idle connections to servers after 20 s).
-        let wanted = figures.start;
         let end = Instant::now() + Duration::from_secs(45);
-        let mut after = Figures::now();
-        while Instant::now() < end
-            && (after.0 > wanted.0 + 5 * 1024 || after.1 > wanted.1 || after.2 > wanted.2 || after.3 > wanted.3)
-        {
+        let mut after = Held::now();
+        while Instant::now() < end && !after.back_to(&start) {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            after = Figures::now();
+            after = Held::now();
         }
         let total = calls.load(Ordering::Relaxed);
         let (w50, w99) = (percentile(&mut work, 0.5), percentile(&mut work, 0.99));
@@ -232,12 +242,19 @@ fn soak(seconds: u64) {
         );
         eprintln!(
             "soak: RSS {} -> {} KiB, fds {} -> {}, threads {} -> {}, child processes {} -> {}",
-            wanted.0, after.0, wanted.1, after.1, wanted.2, after.2, wanted.3, after.3
+            start.rss_kib,
+            after.rss_kib,
+            start.fds,
+            after.fds,
+            start.threads,
+            after.threads,
+            start.children,
+            after.children
         );
-        assert!(after.0 <= wanted.0 + 5 * 1024, "RSS {} -> {} KiB", wanted.0, after.0);
-        assert!(after.1 <= wanted.1, "fds {} -> {}", wanted.1, after.1);
-        assert!(after.2 <= wanted.2, "threads {} -> {}", wanted.2, after.2);
-        assert!(after.3 <= wanted.3, "child processes {} -> {}", wanted.3, after.3);
+        assert!(after.rss_kib <= start.rss_kib + 5 * 1024, "RSS {} -> {} KiB", start.rss_kib, after.rss_kib);
+        assert!(after.fds <= start.fds, "fds {} -> {}", start.fds, after.fds);
+        assert!(after.threads <= start.threads, "threads {} -> {}", start.threads, after.threads);
+        assert!(after.children <= start.children, "child processes {} -> {}", start.children, after.children);
         stop.cancel();
         gw.shutdown().await;
     });

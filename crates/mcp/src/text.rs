@@ -1,5 +1,9 @@
 //! Text from servers and clients made safe for the gateway's own log.
 
+/// Longest line of a server's text (a stderr line, a log message) written to
+/// the gateway's log.
+pub const MAX_LOG_LINE: usize = 2000;
+
 /// Text from a server (a name, a description, a stderr line) made safe for one log
 /// line: controls, bidi overrides and other invisible characters escaped, at most
 /// `max` bytes.

@@ -540,7 +540,7 @@ impl ToolSearch {
         self.reveals
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .reveal(&session.id, ids, self.settings.max_sessions);
+            .reveal(&session.id, ids);
     }
 
     /// Tools this session has revealed (searched in reveal mode, or described), in

@@ -49,11 +49,8 @@ impl Store {
     }
 
     /// Adds `ids` to the session's reveals (new ones at the end); evicts the least
-    /// recently used session beyond `max_sessions`.
-    pub(crate) fn reveal(&mut self, session: &str, ids: &[String], max_sessions: usize) {
-        if self.sessions.capacity() != max_sessions.max(1) {
-            self.sessions.set_capacity(max_sessions);
-        }
+    /// recently used session beyond the store's `max_sessions`.
+    pub(crate) fn reveal(&mut self, session: &str, ids: &[String]) {
         let e = self
             .sessions
             .get_or_insert_with(session.to_owned(), Vec::new);
@@ -128,9 +125,9 @@ mod tests {
     #[test]
     fn reveals_keep_their_order_and_never_cross_sessions() {
         let mut s = Store::new(8);
-        s.reveal("a", &ids(&["x", "y"]), 8);
-        s.reveal("a", &ids(&["y", "z"]), 8);
-        s.reveal("b", &ids(&["q"]), 8);
+        s.reveal("a", &ids(&["x", "y"]));
+        s.reveal("a", &ids(&["y", "z"]));
+        s.reveal("b", &ids(&["q"]));
         assert_eq!(s.get("a"), ids(&["x", "y", "z"]));
         assert_eq!(s.get("b"), ids(&["q"]));
         assert!(s.get("c").is_empty());
@@ -138,12 +135,12 @@ mod tests {
 
     #[test]
     fn the_least_recently_used_session_is_evicted() {
-        let mut s = Store::new(8);
-        s.reveal("a", &ids(&["x"]), 2);
-        s.reveal("b", &ids(&["y"]), 2);
+        let mut s = Store::new(2);
+        s.reveal("a", &ids(&["x"]));
+        s.reveal("b", &ids(&["y"]));
         // `a` is used again: `b` is now the least recently used.
         assert_eq!(s.get("a"), ids(&["x"]));
-        s.reveal("c", &ids(&["z"]), 2);
+        s.reveal("c", &ids(&["z"]));
         assert_eq!(s.len(), 2);
         assert!(s.get("b").is_empty());
         assert_eq!(s.get("a"), ids(&["x"]));
@@ -151,9 +148,9 @@ mod tests {
 
     #[test]
     fn tools_that_leave_the_catalog_are_dropped_and_reveals_are_capped() {
-        let mut s = Store::new(8);
+        let mut s = Store::new(2);
         let many: Vec<String> = (0..MAX_REVEALED + 5).map(|i| format!("t{i}")).collect();
-        s.reveal("a", &many, 2);
+        s.reveal("a", &many);
         let got = s.get("a");
         assert_eq!(got.len(), MAX_REVEALED);
         assert_eq!(got[0], "t5");

@@ -242,6 +242,16 @@ pub fn alone(test_path: &str, body: impl FnOnce()) {
     eprint!("{stderr}");
 }
 
+/// A runtime like the HTTP gateway's (two workers), for tests that run in a
+/// process of their own ([`alone`]).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// This process's resident memory, KiB.
 pub fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -261,15 +261,6 @@ impl Gateway {
         self.snapshots.load(Ordering::Relaxed)
     }
 
-    /// [`Gateway::tools_for`] on a blocking thread (every schema is
-    /// serialised for the size estimate: CPU, not for the runtime's threads).
-    async fn tools_off_runtime(self: &Arc<Self>, session: &Session) -> Vec<Value> {
-        let (gw, session) = (self.clone(), session.clone());
-        tokio::task::spawn_blocking(move || gw.tools_for(&session))
-            .await
-            .unwrap_or_default()
-    }
-
     /// The tools this gateway serves a session now, in MCP's shape.
     pub fn tools_for(&self, session: &Session) -> Vec<Value> {
         self.ts.definitions(session, Provider::Mcp).tools
@@ -289,7 +280,7 @@ impl Gateway {
     ) {
         let probe = Session::new("list-changed-probe");
         let mut served = match gw.upgrade() {
-            Some(g) => g.tools_off_runtime(&probe).await,
+            Some(g) => g.served(&probe).await,
             None => return,
         };
         let mut code_mode_open = true;
@@ -305,18 +296,20 @@ impl Gateway {
                     // runtime (loading, indexing and embedding a catalog take CPU
                     // seconds for large ones); changes meanwhile make one more.
                     while events.try_recv().is_ok() {}
-                    let (built, probe_now) = (g.clone(), probe.clone());
-                    let Ok(now) = tokio::task::spawn_blocking(move || {
+                    let built = g.clone();
+                    let rebuilt = tokio::task::spawn_blocking(move || {
                         built.ts.set_catalog(built.fleet.snapshot(&built.extra));
-                        built.snapshots.fetch_add(1, Ordering::Relaxed);
-                        built.tools_for(&probe_now)
+                        built.snapshots.fetch_add(1, Ordering::SeqCst);
                     })
-                    .await
-                    else {
+                    .await;
+                    if rebuilt.is_err() {
                         tracing::error!("building a snapshot panicked; serving the last one");
                         continue;
-                    };
+                    }
                     tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
+                    // Made once for the new snapshot, and what every session's
+                    // `tools/list` then answers.
+                    let now = g.served(&probe).await;
                     if now != served {
                         served = now;
                         g.notify_list_changed().await;
@@ -337,7 +330,7 @@ impl Gateway {
                         look_at = Some(tokio::time::Instant::now() + wait);
                         continue;
                     }
-                    let now = g.tools_off_runtime(&probe).await;
+                    let now = g.served(&probe).await;
                     if now != served {
                         served = now;
                         announced.sent(up, std::time::Instant::now());

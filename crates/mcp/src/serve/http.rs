@@ -23,43 +23,48 @@ use crate::gateway::Gateway;
 /// forgotten, which only ever forgives).
 struct RateLimit {
     per_minute: u64,
-    windows: Mutex<Lru<String, (Instant, u64)>>,
-    swept: Mutex<Instant>,
+    /// The windows, and when ended ones were last dropped: one lock.
+    state: Mutex<(Windows, Instant)>,
 }
+
+/// Each key's window: when it started and the requests in it.
+type Windows = Lru<String, (Instant, u64)>;
 
 /// Most keys the rate limiter keeps.
 const RATE_KEYS: usize = 20_000;
+
+/// A rate window's length.
+const WINDOW: Duration = Duration::from_secs(60);
 
 impl RateLimit {
     fn new(per_minute: u64) -> RateLimit {
         RateLimit {
             per_minute,
-            windows: Mutex::new(Lru::new(RATE_KEYS)),
-            swept: Mutex::new(Instant::now()),
+            state: Mutex::new((Lru::new(RATE_KEYS), Instant::now())),
         }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, (Windows, Instant)> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Forgets `key` (a session that ended).
     fn forget(&self, key: &str) {
-        self.windows
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(key);
+        self.state().0.remove(key);
     }
 
-    /// True when `key` may make one more request now. Once a minute, windows
+    /// True when `key` may make one more request now. Once a window, windows
     /// that ended are dropped (they hold nothing a new window would not).
     fn admit(&self, key: &str) -> bool {
-        let mut w = self.windows.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
-        let mut swept = self.swept.lock().unwrap_or_else(|p| p.into_inner());
-        if now.duration_since(*swept) >= Duration::from_secs(60) {
+        let mut state = self.state();
+        let (windows, swept) = &mut *state;
+        if now.duration_since(*swept) >= WINDOW {
             *swept = now;
-            w.retain(|_, (start, _)| now.duration_since(*start) < Duration::from_secs(60));
+            windows.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
         }
-        drop(swept);
-        let entry = w.get_or_insert_with(key.to_string(), || (now, 0));
-        if now.duration_since(entry.0) >= Duration::from_secs(60) {
+        let entry = windows.get_or_insert_with(key.to_string(), || (now, 0));
+        if now.duration_since(entry.0) >= WINDOW {
             *entry = (now, 0);
         }
         entry.1 += 1;

@@ -6,11 +6,10 @@ use std::time::Duration;
 
 use tokio::io::AsyncBufReadExt;
 
+use crate::text::{clean_for_log, MAX_LOG_LINE};
+
 /// How long a stopping server may take to exit before it is killed.
 pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
-
-/// Longest line of a server's stderr that is logged.
-const MAX_LOG_LINE: usize = 2000;
 
 /// Variables a stdio server inherits from the gateway; every other variable of the
 /// gateway (its tokens among them) stays out of it. `env` in the config adds more.
@@ -70,7 +69,7 @@ pub(crate) fn inherited_env() -> Vec<(String, String)> {
 pub(crate) async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        let line = crate::text::clean_for_log(&line, MAX_LOG_LINE);
+        let line = clean_for_log(&line, MAX_LOG_LINE);
         tracing::info!(target: "toolsearch::server", server = %server, "{line}");
     }
 }

@@ -16,9 +16,7 @@ use rmcp::{ClientHandler, ErrorData as McpError};
 use serde_json::Value;
 
 use super::calls::{Calls, Relation};
-
-/// Longest log line of a server that is written to the gateway's log.
-const MAX_LOG_LINE: usize = 2000;
+use crate::text::{clean_for_log, MAX_LOG_LINE};
 
 pub(crate) fn client_info() -> ClientConfig {
     let mut info = ClientConfig::default();
@@ -169,7 +167,7 @@ impl ClientHandler for Handler {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| "info".into());
         // The gateway's log always; the client of the call it belongs to, if any.
-        let text = crate::text::clean_for_log(&params.data.to_string(), MAX_LOG_LINE);
+        let text = clean_for_log(&params.data.to_string(), MAX_LOG_LINE);
         tracing::info!(target: "toolsearch::server", server = %self.server, level = %level, "{text}");
         // rmcp 3.11 moves a notification's extensions into the context before
         // its `_meta` (which lives among them), so `cx.meta` comes out empty:
