@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use tokio_util::sync::CancellationToken;
 use toolsearch::{Provider, Session, Settings, ToolSearch};
 use toolsearch_mcp::config::ActivationName;
 use toolsearch_mcp::{Config, Gateway};
@@ -27,6 +28,29 @@ pub struct Args {
     /// aggregator (`activation = "never"`) against code and tools mode, and exit.
     #[arg(long)]
     compare_bytes: bool,
+}
+
+#[derive(clap::Args)]
+pub struct KeeperArgs {
+    /// The gateway's process id: a keeper whose gateway is gone stops.
+    #[arg(long)]
+    parent: u32,
+    /// How long the server may take to exit once told to stop.
+    #[arg(long)]
+    grace_ms: u64,
+    /// The server's command line.
+    #[arg(last = true, required = true)]
+    command: Vec<std::ffi::OsString>,
+}
+
+/// `toolsearch server-keeper`: see `toolsearch_mcp::upstream::keeper`.
+pub fn keep(args: KeeperArgs) -> ExitCode {
+    let code = toolsearch_mcp::upstream::keeper::run_keeper(
+        args.parent,
+        std::time::Duration::from_millis(args.grace_ms),
+        &args.command,
+    );
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 #[derive(clap::Subcommand)]
@@ -81,10 +105,22 @@ fn pool(cfg: &Config) -> Result<Pool> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let cfg = Config::load(&args.config)?;
     toolsearch_mcp::http_client::install_tls_provider();
+    // Every stdio server runs under a keeper of this executable (what a server
+    // starts cannot outlive it).
+    toolsearch_mcp::upstream::keeper::use_keeper(toolsearch_mcp::upstream::keeper::KeeperCommand {
+        program: std::env::current_exe().context("locating this executable")?,
+        args: vec!["server-keeper".into()],
+    });
     let rt = runtime(args.http.is_some())?;
     let pool = pool(&cfg)?;
     let out = rt.block_on(async {
-        let gw = Gateway::start(&cfg, Some(pool.clone())).await?;
+        // A signal while the servers start ends the start (their processes are
+        // signalled as the runtime drops them).
+        let signal = toolsearch_mcp::serve::stop_on_signal(&CancellationToken::new());
+        let gw = tokio::select! {
+            gw = Gateway::start(&cfg, Some(pool.clone())) => gw?,
+            () = signal.cancelled() => return Ok(()),
+        };
         if args.compare_bytes {
             let report = compare_bytes(&gw, &cfg, pool.clone());
             gw.shutdown().await;
@@ -97,7 +133,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     gw,
                     &cfg,
                     addr,
-                    tokio_util::sync::CancellationToken::new(),
+                    signal,
                     |url| eprintln!("toolsearch: serving MCP on {url}"),
                 )
                 .await

@@ -68,6 +68,10 @@ enum Command {
     /// `Isolation::Process`; started by `toolsearch bench`, not by hand).
     #[command(hide = true)]
     SandboxWorker,
+    /// Keep one stdio server for a gateway: run it, and when it exits or is
+    /// told to stop, end everything it started (started by the gateway).
+    #[command(hide = true)]
+    ServerKeeper(gateway::KeeperArgs),
 }
 
 fn main() -> ExitCode {
@@ -89,6 +93,7 @@ fn main() -> ExitCode {
         Command::Config(cmd) => gateway::config(cmd),
         Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
+        Command::ServerKeeper(args) => return gateway::keep(args),
     };
     match result {
         Ok(code) => code,

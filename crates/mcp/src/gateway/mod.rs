@@ -55,6 +55,11 @@ pub struct Gateway {
     /// The tools served, for the snapshot and code mode's availability they
     /// were made for (see [`Gateway::served`]).
     served: Mutex<Option<Served>>,
+    /// Fired when the gateway begins to stop: calls in flight answer with an
+    /// error at once, new ones are refused (see [`Gateway::begin_stop`]).
+    stopping: tokio_util::sync::CancellationToken,
+    /// Tool calls being answered now.
+    in_flight: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// One `tools/list` answer, made once per snapshot.
@@ -192,6 +197,8 @@ impl Gateway {
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
             served: Mutex::new(None),
+            stopping: tokio_util::sync::CancellationToken::new(),
+            in_flight: Arc::default(),
         });
         // The first probe of code mode (a snippet on the pool) happens here, on
         // a blocking thread, not in the first client's `tools/list`.
@@ -381,7 +388,35 @@ impl Gateway {
 
     /// Stops every server.
     pub async fn shutdown(&self) {
+        self.begin_stop();
         self.fleet.shutdown().await;
+    }
+
+    /// Begins to stop: every tool call in flight is cancelled (its snippet
+    /// ended, its forwarded call cancelled on its server) and answered with an
+    /// `UNAVAILABLE` error, and later calls are refused the same way. The
+    /// transports stay open so that the answers reach their clients; see
+    /// [`Gateway::drain`].
+    pub fn begin_stop(&self) {
+        self.stopping.cancel();
+    }
+
+    /// True once [`Gateway::begin_stop`] was called.
+    pub fn is_stopping(&self) -> bool {
+        self.stopping.is_cancelled()
+    }
+
+    /// Waits until no tool call is being answered, at most `max`; true when
+    /// none is.
+    pub async fn drain(&self, max: std::time::Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + max;
+        while self.in_flight.load(Ordering::Acquire) > 0 {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        true
     }
 }
 

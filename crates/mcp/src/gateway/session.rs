@@ -20,6 +20,39 @@ use toolsearch::{CallOptions, Mode, Notifier, Session, ToolOutput, ToolSearch};
 use super::notes::{flush, note_queue, ToClient, MAX_QUEUED_NOTES};
 use super::Gateway;
 
+/// How long a call in flight when the gateway stops may take to wind down
+/// once cancelled, before it is answered anyway.
+const STOP_WIND_DOWN: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The JSON-RPC error of a call the gateway's stop ended or refused.
+fn stopped() -> McpError {
+    McpError::new(
+        rmcp::model::ErrorCode(SHUTTING_DOWN),
+        "the gateway is shutting down: the call was stopped; retry on another instance or later",
+        None,
+    )
+}
+
+/// The JSON-RPC error code of a call ended by the gateway's stop (in the
+/// range JSON-RPC leaves to servers).
+pub const SHUTTING_DOWN: i32 = -32001;
+
+/// Counts one tool call as being answered while it lives.
+struct InFlight(Arc<std::sync::atomic::AtomicUsize>);
+
+impl InFlight {
+    fn enter(count: &Arc<std::sync::atomic::AtomicUsize>) -> InFlight {
+        count.fetch_add(1, Ordering::AcqRel);
+        InFlight(count.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl Gateway {
     /// A handler for one new MCP session.
     pub fn session(self: &Arc<Self>) -> GatewaySession {
@@ -117,6 +150,10 @@ impl ServerHandler for GatewaySession {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.gw.calls.fetch_add(1, Ordering::Relaxed);
+        let _in_flight = InFlight::enter(&self.gw.in_flight);
+        if self.gw.is_stopping() {
+            return Err(stopped());
+        }
         let name = request.name.to_string();
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in
@@ -160,7 +197,8 @@ impl ServerHandler for GatewaySession {
         // session's list, so this session's client is told.
         let reveal = self.gw.ts.settings().mode == Mode::Reveal;
         let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
-        let mut out = if ToolSearch::is_cpu_tool(&name) {
+        let work = async {
+            if ToolSearch::is_cpu_tool(&name) {
             // Search and describe are CPU work (a fused search embeds its query):
             // a blocking thread runs them, never the runtime's.
             let (ts, session, opts, name) = (
@@ -175,13 +213,25 @@ impl ServerHandler for GatewaySession {
             })
             .await
             .unwrap_or_else(|_| ToolOutput::error("INTERNAL", "the call failed inside the gateway"))
-        } else {
-            self.gw
-                .ts
-                .handle_call_with(&self.session, &name, args, &opts)
-                .await
+            } else {
+                self.gw
+                    .ts
+                    .handle_call_with(&self.session, &name, args, &opts)
+                    .await
+            }
         };
-        if cancel.is_cancelled() && !cx.ct.is_cancelled() {
+        tokio::pin!(work);
+        let mut out = tokio::select! {
+            out = &mut work => out,
+            () = self.gw.stopping.cancelled() => {
+                // The work is cancelled (a snippet ends, a forwarded call is
+                // cancelled on its server) and given a moment to wind down.
+                cancel.cancel();
+                let _ = tokio::time::timeout(STOP_WIND_DOWN, &mut work).await;
+                return Err(stopped());
+            }
+        };
+        if cancel.is_cancelled() && !cx.ct.is_cancelled() && !self.gw.is_stopping() {
             out = ToolOutput::error(
                 "LIMIT",
                 format!(

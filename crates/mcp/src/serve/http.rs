@@ -14,7 +14,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::lru::Lru;
 
-use super::shutdown_signal;
+use super::{stop_on_signal, stop as stop_gateway};
 use crate::config::Config;
 use crate::gateway::Gateway;
 
@@ -227,6 +227,7 @@ pub async fn http(
         auth = token.is_some(),
         "serving MCP over streamable HTTP"
     );
+    let stop = stop_on_signal(&stop);
     loop {
         let (stream, peer) = tokio::select! {
             r = listener.accept() => match r {
@@ -236,7 +237,6 @@ pub async fn http(
                     continue;
                 }
             },
-            () = shutdown_signal() => break,
             () = stop.cancelled() => break,
         };
         let (service, limit, token, manager) = (
@@ -325,7 +325,6 @@ pub async fn http(
             }
         });
     }
-    ct.cancel();
-    gw.shutdown().await;
+    stop_gateway(&gw, || ct.cancel()).await;
     Ok(())
 }

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
+use tokio_util::sync::CancellationToken;
 
-use super::shutdown_signal;
+use super::{stop as stop_gateway, stop_on_signal};
 use crate::gateway::Gateway;
 
 type Reader = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
@@ -40,10 +41,11 @@ fn stdio_pipes() -> (Reader, Writer) {
 /// The client's `initialize` failed.
 pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
     gw.fleet().serve_one_client();
+    let signal = stop_on_signal(&CancellationToken::new());
     let session = gw.session();
     let served = tokio::select! {
         r = session.serve(stdio_pipes()) => r,
-        () = shutdown_signal() => {
+        () = signal.cancelled() => {
             gw.shutdown().await;
             return Ok(());
         }
@@ -59,12 +61,11 @@ pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
     let waiting = running.waiting();
     tokio::pin!(waiting);
     tokio::select! {
-        _ = &mut waiting => {}
-        () = shutdown_signal() => {
-            quit.cancel();
-            let _ = tokio::time::timeout(Duration::from_secs(2), waiting).await;
+        _ = &mut waiting => gw.shutdown().await,
+        () = signal.cancelled() => {
+            stop_gateway(&gw, || quit.cancel()).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), waiting).await;
         }
     }
-    gw.shutdown().await;
     Ok(())
 }

@@ -1,15 +1,20 @@
-//! A stdio server's process: what it inherits from the gateway's environment,
-//! its stderr (logged, never the protocol), and how it is stopped with
-//! everything it started.
+//! A stdio server's process: how it is started (under a keeper when the process
+//! uses one), what it inherits from the gateway's environment, its stderr
+//! (logged, never the protocol), and how it is stopped with everything it
+//! started, on every path.
 
+use std::process::Stdio;
 use std::time::Duration;
 
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 use tokio::io::AsyncBufReadExt;
 
+use crate::config::ServerConfig;
 use crate::text::{clean_for_log, MAX_LOG_LINE};
 
 /// How long a stopping server may take to exit before it is killed.
-pub(crate) const STOP_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const STOP_GRACE: Duration = Duration::from_millis(1500);
 
 /// Variables a stdio server inherits from the gateway; every other variable of the
 /// gateway (its tokens among them) stays out of it. `env` in the config adds more.
@@ -31,31 +36,146 @@ const INHERITED_ENV: [&str; 13] = [
 /// Prefixes of variables a stdio server inherits (toolchain settings, not secrets).
 const INHERITED_PREFIXES: [&str; 4] = ["NODE_", "npm_config_", "PYTHON", "XDG_"];
 
-/// Ends a stdio server and everything it started: SIGTERM to its process group,
-/// then SIGKILL after a grace period.
-pub(crate) async fn stop_child(server: &str, child: &mut tokio::process::Child) {
-    use nix::sys::signal::{killpg, Signal};
-    use nix::unistd::Pid;
-    let Some(pid) = child.id() else {
-        return;
-    };
-    let group = Pid::from_raw(pid as i32);
-    let _ = killpg(group, Signal::SIGTERM);
-    if tokio::time::timeout(STOP_GRACE, child.wait())
-        .await
-        .is_err()
-    {
-        tracing::warn!(
-            server,
-            "server did not stop within 2 s of SIGTERM; killing it"
-        );
-    }
-    // Whatever it started and left behind goes too.
-    let _ = killpg(group, Signal::SIGKILL);
-    let _ = child.wait().await;
+/// A stdio server's process (under its keeper when the process uses one, see
+/// [`super::keeper`]) in a process group of its own. Stopped with
+/// [`ServerProcess::stop`]; dropped without it (a start that timed out, a
+/// connection given up), its group is signalled at once: the keeper is told to
+/// stop (it ends everything below it), or without a keeper the group is killed.
+pub(crate) struct ServerProcess {
+    child: tokio::process::Child,
+    group: Pid,
+    kept: bool,
+    stopped: bool,
 }
 
-pub(crate) fn inherited_env() -> Vec<(String, String)> {
+/// The pipes of a started server: its stdout and stdin carry the protocol.
+pub(crate) type Pipes = (tokio::process::ChildStdout, tokio::process::ChildStdin);
+
+impl ServerProcess {
+    /// Starts `cfg`'s command with its arguments, environment and directory.
+    pub(crate) fn spawn(server: &str, cfg: &ServerConfig) -> anyhow::Result<(ServerProcess, Pipes)> {
+        let command = cfg.command.as_deref().unwrap_or_default();
+        let keeper = super::keeper::keeper();
+        let mut cmd = match keeper {
+            Some(k) => {
+                // The keeper runs the command: say now when it cannot be found.
+                let path = cfg
+                    .env
+                    .get("PATH")
+                    .cloned()
+                    .or_else(|| std::env::var("PATH").ok())
+                    .unwrap_or_default();
+                if !runnable(command, &path, cfg.cwd.as_deref()) {
+                    anyhow::bail!("cannot run `{command}`: not found or not executable");
+                }
+                let mut c = tokio::process::Command::new(&k.program);
+                c.args(&k.args)
+                    .args(super::keeper::keeper_args(STOP_GRACE, command, &cfg.args));
+                c
+            }
+            None => {
+                let mut c = tokio::process::Command::new(command);
+                c.args(&cfg.args);
+                c
+            }
+        };
+        cmd.env_clear()
+            .envs(inherited_env())
+            .envs(&cfg.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own process group: stopping it stops what it started (npx → node).
+            .process_group(0);
+        if let Some(cwd) = &cfg.cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("cannot run `{command}`: {e}"))?;
+        let pipes = (
+            child.stdout.take().expect("piped"),
+            child.stdin.take().expect("piped"),
+        );
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(log_stderr(server.to_string(), stderr));
+        }
+        let group = Pid::from_raw(child.id().map_or(0, |p| p as i32));
+        let process = ServerProcess {
+            child,
+            group,
+            kept: keeper.is_some(),
+            stopped: false,
+        };
+        Ok((process, pipes))
+    }
+
+    /// Ends the server and everything it started: SIGTERM to its process group
+    /// (the keeper gives the server [`STOP_GRACE`], then kills everything below
+    /// it), then SIGKILL to the group once the grace (and the keeper's clean-up)
+    /// is over.
+    pub(crate) async fn stop(mut self, server: &str) {
+        self.stopped = true;
+        if self.group.as_raw() <= 0 {
+            return;
+        }
+        let _ = killpg(self.group, Signal::SIGTERM);
+        let wait = if self.kept {
+            STOP_GRACE + KEEPER_CLEAN_UP
+        } else {
+            STOP_GRACE
+        };
+        if tokio::time::timeout(wait, self.child.wait()).await.is_err() {
+            tracing::warn!(
+                server,
+                "server did not stop within {} ms of SIGTERM; killing it",
+                wait.as_millis()
+            );
+        }
+        // Whatever it started and left in its group goes too.
+        let _ = killpg(self.group, Signal::SIGKILL);
+        let _ = tokio::time::timeout(KEEPER_CLEAN_UP, self.child.wait()).await;
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if self.stopped || self.group.as_raw() <= 0 {
+            return;
+        }
+        // The keeper ends everything below it; without one the group is killed.
+        // Tokio reaps the process in the background.
+        let signal = if self.kept {
+            Signal::SIGTERM
+        } else {
+            Signal::SIGKILL
+        };
+        let _ = killpg(self.group, signal);
+    }
+}
+
+/// How long a keeper may take, after its grace, to kill and reap what is left.
+const KEEPER_CLEAN_UP: Duration = Duration::from_secs(1);
+
+/// True when `command` names an executable file: a path (relative to `cwd`), or
+/// a name found in `path`.
+fn runnable(command: &str, path: &str, cwd: Option<&std::path::Path>) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if command.contains('/') {
+        let p = std::path::Path::new(command);
+        return match cwd {
+            Some(dir) if p.is_relative() => executable(&dir.join(p)),
+            _ => executable(p),
+        };
+    }
+    !command.is_empty()
+        && std::env::split_paths(path).any(|dir| executable(&dir.join(command)))
+}
+
+fn inherited_env() -> Vec<(String, String)> {
     std::env::vars()
         .filter(|(k, _)| {
             INHERITED_ENV.contains(&k.as_str())
@@ -66,7 +186,7 @@ pub(crate) fn inherited_env() -> Vec<(String, String)> {
 
 /// Logs a server's stderr lines (cleaned, capped) on the gateway's stderr: they can
 /// never reach the gateway's stdout, which is the protocol.
-pub(crate) async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let line = clean_for_log(&line, MAX_LOG_LINE);

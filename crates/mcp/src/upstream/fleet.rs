@@ -17,6 +17,9 @@ use toolsearch_catalog::{Catalog, LoadOptions, Tool};
 use super::server::{Event, Link, Upstream};
 use crate::config::Config;
 
+/// The longest a fleet's stop waits for its servers.
+pub const STOP_WAIT: Duration = Duration::from_secs(4);
+
 /// The servers of one configuration.
 pub struct Fleet {
     servers: Vec<Arc<Upstream>>,
@@ -243,13 +246,21 @@ impl Fleet {
         self.by_name.clone()
     }
 
-    /// Stops every server (and everything they started) and waits for them.
+    /// Stops every server (and everything they started) and waits for them,
+    /// at most [`STOP_WAIT`] in all (each server's stop is bounded on its own;
+    /// this bounds the sum).
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
         let tasks: Vec<_> =
             std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
-        for t in tasks {
-            let _ = t.await;
+        let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
+        if tokio::time::timeout(STOP_WAIT, futures::future::join_all(tasks))
+            .await
+            .is_err()
+        {
+            tracing::warn!("servers were still stopping {} ms after the stop began", STOP_WAIT.as_millis());
+            // Dropped, a server's process is signalled at once (see `child`).
+            aborts.iter().for_each(tokio::task::AbortHandle::abort);
         }
     }
 }

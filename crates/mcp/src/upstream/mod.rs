@@ -7,6 +7,7 @@ pub(crate) mod calls;
 mod child;
 pub mod fleet;
 mod handler;
+pub mod keeper;
 pub mod http_client;
 mod listing;
 mod server;

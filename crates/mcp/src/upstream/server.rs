@@ -4,7 +4,6 @@
 //! marked down and retried with backoff, and the rest of the gateway never
 //! waits on it.
 
-use std::process::Stdio;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,13 +15,16 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::calls::Calls;
-use super::child::{inherited_env, log_stderr, stop_child, STOP_GRACE};
+use super::child::ServerProcess;
 use super::handler::{client_info, Handler};
 use super::listing::list_tools;
 use crate::config::ServerConfig;
 
 /// First retry delay after a failure; doubled up to [`MAX_BACKOFF`].
 pub const MIN_BACKOFF: Duration = Duration::from_millis(250);
+/// How long a connection's service may take to end once cancelled.
+const SERVICE_STOP: Duration = Duration::from_millis(500);
+
 /// Longest wait between reconnection attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -79,7 +81,7 @@ struct Connection {
     running: RunningService<RoleClient, Handler>,
     /// Set by each `tools/list_changed`; one permit however many came.
     relist: Arc<tokio::sync::Notify>,
-    child: Option<tokio::process::Child>,
+    child: Option<ServerProcess>,
 }
 
 impl Upstream {
@@ -231,33 +233,9 @@ impl Upstream {
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot reach the linked server: {e}"))?;
             (handler.serve(stream).await?, None)
-        } else if let Some(command) = &self.cfg.command {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(&self.cfg.args)
-                .env_clear()
-                .envs(inherited_env())
-                .envs(&self.cfg.env)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .kill_on_drop(true)
-                // Its own process group: stopping it stops what it started (npx → node).
-                .process_group(0);
-            if let Some(cwd) = &self.cfg.cwd {
-                cmd.current_dir(cwd);
-            }
-            let mut child = cmd
-                .spawn()
-                .map_err(|e| anyhow::anyhow!("cannot run `{command}`: {e}"))?;
-            let (stdout, stdin) = (
-                child.stdout.take().expect("piped"),
-                child.stdin.take().expect("piped"),
-            );
-            if let Some(stderr) = child.stderr.take() {
-                tokio::spawn(log_stderr(self.name().to_string(), stderr));
-            }
-            let running = handler.serve((stdout, stdin)).await?;
-            (running, Some(child))
+        } else if self.cfg.command.is_some() {
+            let (process, pipes) = ServerProcess::spawn(self.name(), &self.cfg)?;
+            (handler.serve(pipes).await?, Some(process))
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
@@ -288,7 +266,7 @@ impl Upstream {
         let Connection {
             running,
             relist,
-            mut child,
+            child,
         } = conn;
         let peer = running.peer().clone();
         let ct = running.cancellation_token();
@@ -328,14 +306,14 @@ impl Upstream {
                 }
                 () = shutdown.cancelled() => {
                     ct.cancel();
-                    let _ = tokio::time::timeout(STOP_GRACE, &mut waiting).await;
+                    let _ = tokio::time::timeout(SERVICE_STOP, &mut waiting).await;
                     break "shut down".to_string();
                 }
             }
         };
         self.state().peer = None;
-        if let Some(child) = child.as_mut() {
-            stop_child(self.name(), child).await;
+        if let Some(child) = child {
+            child.stop(self.name()).await;
         }
         ended
     }
