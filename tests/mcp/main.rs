@@ -22,4 +22,5 @@ mod routing;
 mod runtime;
 mod sessions;
 mod soak;
+mod stopping;
 mod tls;
