@@ -177,10 +177,15 @@ fn eof_sigterm_and_sigint_end_everything_under_hostile_servers_within_5s() {
                 .args([&format!("-{how}"), &gw.child.id().to_string()])
                 .status();
             // The caller in flight gets a JSON-RPC error.
-            let answer = gw.answer(2, STOP_BOUND).expect("the call in flight was answered");
+            let answer = gw
+                .answer(2, STOP_BOUND)
+                .expect("the call in flight was answered");
             assert_eq!(answer["error"]["code"], json!(-32001), "{how}: {answer}");
         }
-        assert!(gw.exited(STOP_BOUND), "{how}: the gateway still runs after {STOP_BOUND:?}");
+        assert!(
+            gw.exited(STOP_BOUND),
+            "{how}: the gateway still runs after {STOP_BOUND:?}"
+        );
         let left = outlived(&started, STOP_BOUND.saturating_sub(t0.elapsed()));
         let named: Vec<(u32, String)> = left
             .iter()
@@ -221,7 +226,10 @@ fn a_start_that_times_out_leaves_nothing_behind_each_retry() {
     // Only the attempt running now may have helpers alive: its four at most.
     let earlier = &noted[..noted.len() - 4];
     let left = outlived(earlier, STOP_BOUND);
-    assert!(left.is_empty(), "helpers of timed-out starts alive: {left:?} of {noted:?}");
+    assert!(
+        left.is_empty(),
+        "helpers of timed-out starts alive: {left:?} of {noted:?}"
+    );
     gw.stdin = None;
     assert!(gw.exited(STOP_BOUND));
     let left = outlived(&noted_pids(&pids), STOP_BOUND);
@@ -254,7 +262,9 @@ async fn sigterm_over_http_answers_calls_in_flight_with_an_error() {
         clients.push(client);
         calls.push(tokio::spawn(async move {
             let args = json!({"id": "mcp:hang:hang", "arguments": {}});
-            let Value::Object(args) = args else { unreachable!() };
+            let Value::Object(args) = args else {
+                unreachable!()
+            };
             peer.call_tool(
                 rmcp::model::CallToolRequestParams::new("tool_call").with_arguments(args),
             )

@@ -129,13 +129,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         match args.http {
             Some(addr) => {
-                toolsearch_mcp::serve::http(
-                    gw,
-                    &cfg,
-                    addr,
-                    signal,
-                    |url| eprintln!("toolsearch: serving MCP on {url}"),
-                )
+                toolsearch_mcp::serve::http(gw, &cfg, addr, signal, |url| {
+                    eprintln!("toolsearch: serving MCP on {url}")
+                })
                 .await
             }
             None => toolsearch_mcp::serve::stdio(gw).await,

@@ -18,6 +18,7 @@
 
 pub mod config;
 pub mod forward;
+pub mod frame;
 pub mod gateway;
 pub mod serve;
 pub mod text;

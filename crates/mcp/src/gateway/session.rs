@@ -199,20 +199,22 @@ impl ServerHandler for GatewaySession {
         let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
         let work = async {
             if ToolSearch::is_cpu_tool(&name) {
-            // Search and describe are CPU work (a fused search embeds its query):
-            // a blocking thread runs them, never the runtime's.
-            let (ts, session, opts, name) = (
-                self.gw.ts.clone(),
-                self.session.clone(),
-                opts.clone(),
-                name.clone(),
-            );
-            let rt = tokio::runtime::Handle::current();
-            tokio::task::spawn_blocking(move || {
-                rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
-            })
-            .await
-            .unwrap_or_else(|_| ToolOutput::error("INTERNAL", "the call failed inside the gateway"))
+                // Search and describe are CPU work (a fused search embeds its query):
+                // a blocking thread runs them, never the runtime's.
+                let (ts, session, opts, name) = (
+                    self.gw.ts.clone(),
+                    self.session.clone(),
+                    opts.clone(),
+                    name.clone(),
+                );
+                let rt = tokio::runtime::Handle::current();
+                tokio::task::spawn_blocking(move || {
+                    rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
+                })
+                .await
+                .unwrap_or_else(|_| {
+                    ToolOutput::error("INTERNAL", "the call failed inside the gateway")
+                })
             } else {
                 self.gw
                     .ts

@@ -14,7 +14,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::lru::Lru;
 
-use super::{stop_on_signal, stop as stop_gateway};
+use super::{stop as stop_gateway, stop_on_signal};
 use crate::config::Config;
 use crate::gateway::Gateway;
 

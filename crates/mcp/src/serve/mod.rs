@@ -3,6 +3,7 @@
 //! everything it started is stopped before the process exits.
 
 mod http;
+pub mod lines;
 mod stdio;
 
 pub use http::http;
@@ -56,7 +57,10 @@ const FLUSH: Duration = Duration::from_millis(100);
 async fn stop(gw: &Gateway, close: impl FnOnce()) {
     gw.begin_stop();
     if !gw.drain(DRAIN).await {
-        tracing::warn!("calls were still being answered {} ms after the stop began", DRAIN.as_millis());
+        tracing::warn!(
+            "calls were still being answered {} ms after the stop began",
+            DRAIN.as_millis()
+        );
     }
     tokio::time::sleep(FLUSH).await;
     close();

@@ -35,7 +35,9 @@ fn stdio_pipes() -> (Reader, Writer) {
 }
 
 /// Serves one MCP session on stdin/stdout until stdin closes or a signal comes;
-/// then stops the servers.
+/// then stops the servers. What cannot be read is answered (see
+/// [`crate::serve::lines`]); stdin's end stops the calls in flight at once
+/// (their client is gone).
 ///
 /// # Errors
 /// The client's `initialize` failed.
@@ -44,7 +46,10 @@ pub async fn stdio(gw: Arc<Gateway>) -> anyhow::Result<()> {
     let signal = stop_on_signal(&CancellationToken::new());
     let session = gw.session();
     let served = tokio::select! {
-        r = session.serve(stdio_pipes()) => r,
+        r = session.serve(super::lines::transport(stdio_pipes(), {
+            let gw = gw.clone();
+            move || gw.begin_stop()
+        })) => r,
         () = signal.cancelled() => {
             gw.shutdown().await;
             return Ok(());

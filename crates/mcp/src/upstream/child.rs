@@ -53,7 +53,10 @@ pub(crate) type Pipes = (tokio::process::ChildStdout, tokio::process::ChildStdin
 
 impl ServerProcess {
     /// Starts `cfg`'s command with its arguments, environment and directory.
-    pub(crate) fn spawn(server: &str, cfg: &ServerConfig) -> anyhow::Result<(ServerProcess, Pipes)> {
+    pub(crate) fn spawn(
+        server: &str,
+        cfg: &ServerConfig,
+    ) -> anyhow::Result<(ServerProcess, Pipes)> {
         let command = cfg.command.as_deref().unwrap_or_default();
         let keeper = super::keeper::keeper();
         let mut cmd = match keeper {
@@ -171,8 +174,7 @@ fn runnable(command: &str, path: &str, cwd: Option<&std::path::Path>) -> bool {
             _ => executable(p),
         };
     }
-    !command.is_empty()
-        && std::env::split_paths(path).any(|dir| executable(&dir.join(command)))
+    !command.is_empty() && std::env::split_paths(path).any(|dir| executable(&dir.join(command)))
 }
 
 fn inherited_env() -> Vec<(String, String)> {

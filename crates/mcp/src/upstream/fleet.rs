@@ -258,7 +258,10 @@ impl Fleet {
             .await
             .is_err()
         {
-            tracing::warn!("servers were still stopping {} ms after the stop began", STOP_WAIT.as_millis());
+            tracing::warn!(
+                "servers were still stopping {} ms after the stop began",
+                STOP_WAIT.as_millis()
+            );
             // Dropped, a server's process is signalled at once (see `child`).
             aborts.iter().for_each(tokio::task::AbortHandle::abort);
         }

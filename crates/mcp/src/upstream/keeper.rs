@@ -114,7 +114,11 @@ pub fn run_keeper(parent: u32, grace: Duration, command: &[OsString]) -> i32 {
         }
     };
     // The pipes belong to the server alone: its death must read as EOF.
-    if let Ok(null) = std::fs::File::options().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         let _ = nix::unistd::dup2_stdin(&null);
         let _ = nix::unistd::dup2_stdout(&null);
     }
@@ -192,7 +196,11 @@ pub(crate) fn descendants(root: Pid) -> Vec<Pid> {
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<i32>().ok())
+            else {
                 continue;
             };
             if let Some(ppid) = parent_of(pid) {
@@ -238,12 +246,13 @@ mod tests {
             }
             std::thread::sleep(Duration::from_millis(20));
         };
+        let parent = found.first().and_then(|p| parent_of(p.as_raw()));
         for p in &found {
             let _ = kill(*p, Signal::SIGKILL);
         }
         let _ = child.kill();
         let _ = child.wait();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(parent_of(found[0].as_raw()), Some(root.as_raw()));
+        assert_eq!(parent, Some(root.as_raw()));
     }
 }

@@ -7,8 +7,8 @@ pub(crate) mod calls;
 mod child;
 pub mod fleet;
 mod handler;
-pub mod keeper;
 pub mod http_client;
+pub mod keeper;
 mod listing;
 mod server;
 

@@ -1,0 +1,233 @@
+//! The gateway's own newline-delimited transport (stdio), where every line a
+//! client sends gets an answer or a message: what rmcp's codec would drop
+//! silently (leaving its client waiting) is answered here.
+//!
+//! | line                                    | answer                          |
+//! |-----------------------------------------|---------------------------------|
+//! | not JSON, over [`MAX_LINE`], nested past [`frame::MAX_NESTING`] | -32700, `id` null |
+//! | a JSON array (batch; removed in MCP 2025-06-18) | -32600, `id` null       |
+//! | not a JSON-RPC message                  | -32600 (its `id` when readable) |
+//! | a known method with unreadable params   | -32602 with its `id`            |
+//! | an `id` already in flight               | -32600 with that `id`           |
+//! | a lone surrogate escape (`"\ud83d"`)    | read as U+FFFD, served          |
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use futures::{Sink, Stream};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
+use serde_json::{json, Value};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use crate::frame::{self, read_frame, Frame};
+
+/// The longest line read from a client (a tool call's arguments included).
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+/// Most requests of one client in flight at once.
+pub const MAX_IN_FLIGHT: usize = 10_000;
+
+/// Methods of MCP a client sends: a request for one of them whose params
+/// cannot be read is -32602, not an unknown method.
+const KNOWN: [&str; 16] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "logging/setLevel",
+    "completion/complete",
+    "tasks/get",
+    "tasks/list",
+    "tasks/cancel",
+];
+
+type Outgoing = std::pin::Pin<Box<dyn Sink<ServerJsonRpcMessage, Error = std::io::Error> + Send>>;
+type Incoming = std::pin::Pin<Box<dyn Stream<Item = ClientJsonRpcMessage> + Send>>;
+
+/// A JSON-RPC error line.
+fn error_line(id: &Value, code: i32, message: &str) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        .to_string()
+        .into_bytes()
+}
+
+/// The transport of one client on `(reader, writer)`; `on_end` runs once when
+/// the reader ends (the client is gone).
+pub fn transport<R, W>(
+    (reader, writer): (R, W),
+    on_end: impl FnOnce() + Send + 'static,
+) -> (Outgoing, Incoming)
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(256);
+    let (in_tx, mut in_rx) = mpsc::channel::<ClientJsonRpcMessage>(64);
+    let in_flight: Arc<Mutex<HashSet<String>>> = Arc::default();
+    tokio::spawn(async move {
+        let mut writer = writer;
+        while let Some(mut line) = out_rx.recv().await {
+            line.push(b'\n');
+            if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    let answers = out_tx.clone();
+    let seen = in_flight.clone();
+    tokio::spawn(async move {
+        let mut reader = tokio::io::BufReader::new(reader);
+        loop {
+            let frame = match read_frame(&mut reader, MAX_LINE).await {
+                Ok(Some(f)) => f,
+                Ok(None) | Err(_) => break,
+            };
+            match read(frame, &seen) {
+                Ok(msg) => {
+                    if in_tx.send(msg).await.is_err() {
+                        break;
+                    }
+                }
+                Err(Some(answer)) => {
+                    if answers.send(answer).await.is_err() {
+                        break;
+                    }
+                }
+                Err(None) => {}
+            }
+        }
+        on_end();
+    });
+    let sink = futures::sink::unfold(
+        (out_tx, in_flight),
+        |(tx, in_flight), msg: ServerJsonRpcMessage| async move {
+            if let JsonRpcMessage::Response(r) = &msg {
+                forget(&in_flight, &r.id);
+            } else if let JsonRpcMessage::Error(e) = &msg {
+                if let Some(id) = &e.id {
+                    forget(&in_flight, id);
+                }
+            }
+            let line = serde_json::to_vec(&msg).map_err(std::io::Error::other)?;
+            tx.send(line)
+                .await
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+            Ok((tx, in_flight))
+        },
+    );
+    let stream = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
+    (Box::pin(sink), Box::pin(stream))
+}
+
+fn forget(in_flight: &Mutex<HashSet<String>>, id: &rmcp::model::RequestId) {
+    if let Ok(key) = serde_json::to_string(id) {
+        in_flight
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&key);
+    }
+}
+
+/// A frame as a message for the service, or the answer to write back (`None`:
+/// nothing to answer, a notification that cannot be read).
+fn read(
+    frame: Frame,
+    in_flight: &Mutex<HashSet<String>>,
+) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
+    let (bytes, cut) = match frame {
+        Frame::TooLong { len, .. } => {
+            return Err(Some(error_line(
+                &Value::Null,
+                -32700,
+                &format!("a message of {len} bytes is over the {MAX_LINE}-byte limit"),
+            )))
+        }
+        Frame::Line { bytes, cut } => (bytes, cut),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(None);
+    }
+    if cut {
+        return Err(Some(error_line(
+            &Value::Null,
+            -32700,
+            &format!("a message nested deeper than {} levels", frame::MAX_NESTING),
+        )));
+    }
+    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        Some(error_line(
+            &Value::Null,
+            -32700,
+            &format!("parse error: {e}"),
+        ))
+    })?;
+    if value.is_array() {
+        return Err(Some(error_line(
+            &Value::Null,
+            -32600,
+            "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send one message per line",
+        )));
+    }
+    let id = value
+        .get("id")
+        .cloned()
+        .filter(|i| i.is_string() || i.is_number());
+    let method = value
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let bad = |code: i32, message: String| match (&id, &method) {
+        (None, Some(_)) => {
+            // A notification: nothing to answer.
+            tracing::debug!(%message, "unreadable notification from the client");
+            None
+        }
+        (id, _) => Some(error_line(
+            id.as_ref().unwrap_or(&Value::Null),
+            code,
+            &message,
+        )),
+    };
+    let msg: ClientJsonRpcMessage = match serde_json::from_value(value) {
+        Ok(m) => m,
+        Err(e) => {
+            return Err(match &method {
+                Some(m) if KNOWN.contains(&m.as_str()) => {
+                    bad(-32602, format!("invalid params for {m}: {e}"))
+                }
+                _ => bad(-32600, format!("not a JSON-RPC message: {e}")),
+            })
+        }
+    };
+    if let JsonRpcMessage::Request(r) = &msg {
+        if let ClientRequest::CustomRequest(c) = &r.request {
+            if KNOWN.contains(&c.method.as_str()) {
+                return Err(bad(-32602, format!("invalid params for {}", c.method)));
+            }
+        }
+        let key = serde_json::to_string(&r.id).unwrap_or_default();
+        let mut set = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        if set.contains(&key) {
+            return Err(bad(
+                -32600,
+                format!("request id {key} is already in flight"),
+            ));
+        }
+        if set.len() >= MAX_IN_FLIGHT {
+            return Err(bad(
+                -32600,
+                format!("more than {MAX_IN_FLIGHT} requests in flight"),
+            ));
+        }
+        set.insert(key);
+    }
+    Ok(msg)
+}
