@@ -16,6 +16,7 @@ mod common;
 mod conformance;
 mod gateway;
 mod harness;
+mod hostile;
 mod lifecycle;
 mod liveness;
 mod routing;

@@ -60,17 +60,45 @@ pub enum ConfigCommand {
     Check {
         /// The configuration file.
         file: PathBuf,
+        /// Also start the servers (waiting at most the startup timeout for each),
+        /// and print each one's state: up or why not, its tools, and what is
+        /// wrong with any of them; then stop them.
+        #[arg(long)]
+        servers: bool,
     },
 }
 
 pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
     match cmd {
-        ConfigCommand::Check { file } => {
+        ConfigCommand::Check { file, servers } => {
             let cfg = Config::load(&file)?;
-            print_json(cfg.effective())?;
+            if !servers {
+                print_json(cfg.effective())?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            use_keeper()?;
+            let rt = runtime(false)?;
+            let status = rt.block_on(async {
+                let gw = Gateway::start(&cfg, None).await?;
+                let status = gw.fleet().status();
+                gw.shutdown().await;
+                anyhow::Ok(status)
+            })?;
+            rt.shutdown_timeout(std::time::Duration::from_secs(1));
+            print_json(serde_json::json!({"config": cfg.effective(), "servers": status}))?;
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// Every stdio server runs under a keeper of this executable (what a server
+/// starts cannot outlive it).
+fn use_keeper() -> Result<()> {
+    toolsearch_mcp::upstream::keeper::use_keeper(toolsearch_mcp::upstream::keeper::KeeperCommand {
+        program: std::env::current_exe().context("locating this executable")?,
+        args: vec!["server-keeper".into()],
+    });
+    Ok(())
 }
 
 /// Over stdio the gateway serves one client: one thread answers it fastest (no
@@ -105,12 +133,7 @@ fn pool(cfg: &Config) -> Result<Pool> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let cfg = Config::load(&args.config)?;
     toolsearch_mcp::http_client::install_tls_provider();
-    // Every stdio server runs under a keeper of this executable (what a server
-    // starts cannot outlive it).
-    toolsearch_mcp::upstream::keeper::use_keeper(toolsearch_mcp::upstream::keeper::KeeperCommand {
-        program: std::env::current_exe().context("locating this executable")?,
-        args: vec!["server-keeper".into()],
-    });
+    use_keeper()?;
     let rt = runtime(args.http.is_some())?;
     let pool = pool(&cfg)?;
     let out = rt.block_on(async {

@@ -43,7 +43,7 @@ pub struct Script {
     pub pages: Mutex<Pages>,
     /// `tools/list` requests answered (pages included).
     pub lists: AtomicUsize,
-    /// Tools per page beside `work`, `storm` and `list_mode`.
+    /// Tools per page beside `work`, `storm`, `list_mode` and `big`.
     pub padding: usize,
     /// How each request sent after its call had answered ended.
     pub late: Mutex<Vec<String>>,
@@ -51,6 +51,10 @@ pub struct Script {
     next_id: AtomicI64,
     /// The shared stream (the HTTP GET stream; the one stream over stdio).
     common: Mutex<Option<Tx>>,
+    /// Levels of nesting of the `deep` tool's schema (no such tool when 0).
+    pub deep: AtomicUsize,
+    /// The request ids of the `notifications/cancelled` received.
+    pub cancelled: Mutex<Vec<Value>>,
 }
 
 fn notification(method: &str, params: Value) -> Value {
@@ -125,7 +129,17 @@ impl Script {
         };
         let mut tools: Vec<Value> = Vec::new();
         if page == 0 {
-            tools.extend(["work", "storm", "list_mode"].map(|n| tool(n.to_string(), 0)));
+            tools.extend(["work", "storm", "list_mode", "big"].map(|n| tool(n.to_string(), 0)));
+            let deep = self.deep.load(Ordering::SeqCst);
+            if deep > 0 {
+                let mut schema = json!({"type": "object"});
+                for _ in 0..deep {
+                    schema = json!({"type": "object", "properties": {"x": schema}});
+                }
+                tools.push(
+                    json!({"name": "deep", "description": "nested deep", "inputSchema": schema}),
+                );
+            }
         }
         tools.extend((0..self.padding).map(|i| tool(format!("pad_{page}_{i}"), kib)));
         let mut result = json!({"tools": tools});
@@ -153,6 +167,12 @@ impl Script {
             }
             return None;
         };
+        if method == "notifications/cancelled" {
+            self.cancelled
+                .lock()
+                .unwrap()
+                .push(msg["params"]["requestId"].clone());
+        }
         let id = msg.get("id")?.clone();
         let params = msg.get("params").cloned().unwrap_or(json!({}));
         let result = match method {
@@ -198,6 +218,7 @@ impl Script {
                 text("listing changed".into())
             }
             "work" => self.work(params, related).await,
+            "big" => text("b".repeat(n("bytes") as usize)),
             other => text(format!("no tool {other}")),
         }
     }

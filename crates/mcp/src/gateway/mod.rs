@@ -210,7 +210,7 @@ impl Gateway {
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
         for s in gw.fleet.status() {
-            tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, "server status");
+            tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, problems = ?s.problems, "server status");
         }
         Ok(gw)
     }

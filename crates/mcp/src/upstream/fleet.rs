@@ -31,6 +31,8 @@ pub struct Fleet {
     tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     startup_timeout: Duration,
     one_client: Arc<AtomicBool>,
+    /// What the last snapshot found wrong with each server's tools.
+    problems: Mutex<HashMap<String, Vec<String>>>,
 }
 
 impl std::fmt::Debug for Fleet {
@@ -56,7 +58,13 @@ pub struct ServerStatus {
     pub connections: u64,
     /// Calls running on it now.
     pub calls_in_flight: usize,
+    /// What is wrong with its tools (each names its tool; at most
+    /// [`MAX_SHOWN_PROBLEMS`], then how many more), as of the last snapshot.
+    pub problems: Vec<String>,
 }
+
+/// Most problems shown per server.
+pub const MAX_SHOWN_PROBLEMS: usize = 20;
 
 impl Fleet {
     /// The servers of `cfg`, not started.
@@ -105,6 +113,7 @@ impl Fleet {
             tasks: Mutex::new(Vec::new()),
             startup_timeout: cfg.startup_timeout(),
             one_client,
+            problems: Mutex::default(),
         })
     }
 
@@ -167,6 +176,13 @@ impl Fleet {
                 error: s.last_error(),
                 connections: s.connections(),
                 calls_in_flight: s.calls().len(),
+                problems: self
+                    .problems
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(s.name())
+                    .cloned()
+                    .unwrap_or_default(),
             })
             .collect()
     }
@@ -192,6 +208,27 @@ impl Fleet {
                     continue;
                 }
             };
+            let shown: Vec<String> =
+                loaded
+                    .problems
+                    .iter()
+                    .take(MAX_SHOWN_PROBLEMS)
+                    .map(|p| {
+                        format!(
+                            "tool `{}`{}: {}",
+                            crate::text::clean_for_log(p.tool.as_deref().unwrap_or("?"), 120),
+                            if p.skipped { " (not served)" } else { "" },
+                            crate::text::clean_for_log(&p.message, 500)
+                        )
+                    })
+                    .chain((loaded.problems.len() > MAX_SHOWN_PROBLEMS).then(|| {
+                        format!("and {} more", loaded.problems.len() - MAX_SHOWN_PROBLEMS)
+                    }))
+                    .collect();
+            self.problems
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(s.name().to_string(), shown);
             for p in &loaded.problems {
                 tracing::warn!(
                     server = s.name(),

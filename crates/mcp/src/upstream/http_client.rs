@@ -14,6 +14,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 
 use super::calls::RELATED;
+use super::pipe::{MAX_LINE, MAX_RESULT_BYTES};
 use crate::config::ServerConfig;
 
 /// Installs `ring` as the process's TLS provider (once; later calls do nothing).
@@ -48,8 +49,9 @@ pub(crate) fn transport(
     }
     // Idle connections to a server close after 20 s: a burst leaves no
     // descriptors behind for long (reqwest's default keeps them 90 s).
-    let mut builder =
-        reqwest::Client::builder().pool_idle_timeout(std::time::Duration::from_secs(20));
+    let mut builder = reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(20))
+        .redirect(same_origin_redirects());
     if let Some(path) = &cfg.ca_file {
         let pem = std::fs::File::open(path)
             .and_then(|f| toolsearch_catalog::read_at_most(f, 16 << 20, "the file"))
@@ -65,9 +67,29 @@ pub(crate) fn transport(
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
     Ok(StreamableHttpClientTransport::with_client(
-        Marking(client),
+        Marking(client, Arc::from(cfg.name())),
         config,
     ))
+}
+
+/// Redirects are followed only within the configured server's origin (scheme,
+/// host and port), at most 5: the configured headers and token are the
+/// server's, and never go to another origin. A redirect elsewhere fails the
+/// request with the reason.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(|u| u.origin());
+        if attempt.previous().len() > 5 {
+            return attempt.error("more than 5 redirects");
+        }
+        if first.as_ref() == Some(&attempt.url().origin()) {
+            return attempt.follow();
+        }
+        let to = attempt.url().origin().ascii_serialization();
+        attempt.error(format!(
+            "the server redirected to another origin ({to}); only redirects within the configured server's origin are followed, so that its headers and token go nowhere else"
+        ))
+    })
 }
 
 /// The reqwest client, marking every request or notification a server sends
@@ -76,7 +98,7 @@ pub(crate) fn transport(
 /// arrives on a request's own stream belongs to the call that sent it (see
 /// `route`). The streams' size limits are the wrapped client's.
 #[derive(Clone, Default)]
-pub(crate) struct Marking(pub reqwest::Client);
+pub(crate) struct Marking(pub reqwest::Client, pub Arc<str>);
 
 type SseStream = futures::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
 
@@ -84,6 +106,23 @@ type SseStream = futures::stream::BoxStream<'static, Result<sse_stream::Sse, Sse
 /// message. Events that are not a JSON-RPC request or notification pass as
 /// they are.
 fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse {
+    // What rmcp's parser would drop without a word (nesting past its limit, a
+    // lone surrogate) is made readable first (see `crate::frame`).
+    if let Some(data) = event.data.take() {
+        let (bounded, cut) =
+            crate::frame::bound_nesting(data.into_bytes(), crate::frame::MAX_NESTING);
+        if cut {
+            tracing::warn!(
+                "a message nested deeper than {} levels was read with its deepest parts emptied",
+                crate::frame::MAX_NESTING
+            );
+        }
+        let repaired = crate::frame::repair_surrogates(bounded);
+        event.data = Some(
+            String::from_utf8(repaired)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        );
+    }
     let Some(data) = event.data.as_deref() else {
         return event;
     };
@@ -123,11 +162,47 @@ fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse 
     event
 }
 
-fn marked(stream: SseStream, related: Option<Value>) -> SseStream {
+/// Cancels one call on its server.
+type Cancel = Box<dyn FnMut() + Send>;
+
+/// Marks each event of a request's stream (see [`mark`]). On the stream of a
+/// `tools/call` (`oversize` set), an event over [`MAX_RESULT_BYTES`] becomes
+/// the call's error answer at once, and `oversize` runs (it cancels the call on
+/// the server).
+fn marked(
+    stream: SseStream,
+    related: Option<Value>,
+    mut oversize: Option<(Arc<str>, Cancel)>,
+) -> SseStream {
     use futures::StreamExt;
     stream
-        .map(move |e| e.map(|e| mark(e, related.as_ref())))
+        .map(move |e| {
+            e.map(|mut e| {
+                let len = e.data.as_ref().map_or(0, String::len);
+                if let (Some(id), Some((server, cancel))) = (&related, oversize.as_mut()) {
+                    if len > MAX_RESULT_BYTES {
+                        tracing::warn!(%server, bytes = len, limit = MAX_RESULT_BYTES, "a tool result over the size limit was refused");
+                        cancel();
+                        e.data = Some(too_big(server, id, len).to_string());
+                        return e;
+                    }
+                }
+                mark(e, related.as_ref())
+            })
+        })
         .boxed()
+}
+
+/// The error answer to call `id` whose result from `server` was `len` bytes.
+fn too_big(server: &str, id: &Value, len: usize) -> Value {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": -32603,
+            "message": format!("the result from server `{server}` ({len} bytes) is over the gateway's {MAX_RESULT_BYTES}-byte limit")
+        }
+    })
 }
 
 impl StreamableHttpClient for Marking {
@@ -187,6 +262,21 @@ impl StreamableHttpClient for Marking {
             rmcp::model::JsonRpcMessage::Request(r) => serde_json::to_value(&r.id).ok(),
             _ => None,
         };
+        let is_call = matches!(&message, rmcp::model::JsonRpcMessage::Request(r)
+            if matches!(r.request, rmcp::model::ClientRequest::CallToolRequest(_)));
+        // Pages of a listing may be as large as a whole listing; a call's result
+        // is held to MAX_RESULT_BYTES here, with an answer rather than a closed
+        // transport.
+        let mut limits = limits;
+        limits.max_sse_event_size = limits.max_sse_event_size.max(MAX_LINE);
+        limits.max_json_response_size = limits.max_json_response_size.max(MAX_LINE);
+        let cancel_with = (
+            self.0.clone(),
+            uri.clone(),
+            session_id.clone(),
+            auth_header.clone(),
+            custom_headers.clone(),
+        );
         let answer = self
             .0
             .post_message_with_response_limits(
@@ -198,9 +288,50 @@ impl StreamableHttpClient for Marking {
                 limits,
             )
             .await?;
+        let cancel = move |id: Value| {
+            let (client, uri, session, auth, headers) = cancel_with.clone();
+            Box::new(move || {
+                let (client, uri, session, auth, headers, id) = (
+                    client.clone(),
+                    uri.clone(),
+                    session.clone(),
+                    auth.clone(),
+                    headers.clone(),
+                    id.clone(),
+                );
+                tokio::spawn(async move {
+                    let note: Option<ClientJsonRpcMessage> = serde_json::from_value(serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": id, "reason": "the result is over the gateway's size limit"}
+                    }))
+                    .ok();
+                    if let Some(note) = note {
+                        let _ = client.post_message(uri, note, session, auth, headers).await;
+                    }
+                });
+            }) as Cancel
+        };
         Ok(match answer {
             StreamableHttpPostResponse::Sse(stream, session) => {
-                StreamableHttpPostResponse::Sse(marked(stream, related), session)
+                let oversize = is_call
+                    .then(|| related.clone().map(|id| (self.1.clone(), cancel(id))))
+                    .flatten();
+                StreamableHttpPostResponse::Sse(marked(stream, related, oversize), session)
+            }
+            StreamableHttpPostResponse::Json(msg, session) if is_call => {
+                let len = serde_json::to_vec(&msg).map_or(0, |v| v.len());
+                match &related {
+                    Some(id) if len > MAX_RESULT_BYTES => {
+                        tracing::warn!(server = %self.1, bytes = len, limit = MAX_RESULT_BYTES, "a tool result over the size limit was refused");
+                        cancel(id.clone())();
+                        match serde_json::from_value(too_big(&self.1, id, len)) {
+                            Ok(err) => StreamableHttpPostResponse::Json(err, session),
+                            Err(_) => StreamableHttpPostResponse::Json(msg, session),
+                        }
+                    }
+                    _ => StreamableHttpPostResponse::Json(msg, session),
+                }
             }
             other => other,
         })
@@ -230,7 +361,7 @@ impl StreamableHttpClient for Marking {
             .0
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await?;
-        Ok(marked(s, None))
+        Ok(marked(s, None, None))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -253,7 +384,7 @@ impl StreamableHttpClient for Marking {
                 max_sse_event_size,
             )
             .await?;
-        Ok(marked(s, None))
+        Ok(marked(s, None, None))
     }
 }
 

@@ -10,6 +10,7 @@ mod handler;
 pub mod http_client;
 pub mod keeper;
 mod listing;
+pub mod pipe;
 mod server;
 
 pub use fleet::{Fleet, ServerStatus};

@@ -232,10 +232,13 @@ impl Upstream {
             let stream = link()
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot reach the linked server: {e}"))?;
-            (handler.serve(stream).await?, None)
+            let (read, write) = tokio::io::split(stream);
+            let transport = super::pipe::transport(self.name(), read, write);
+            (handler.serve(transport).await?, None)
         } else if self.cfg.command.is_some() {
-            let (process, pipes) = ServerProcess::spawn(self.name(), &self.cfg)?;
-            (handler.serve(pipes).await?, Some(process))
+            let (process, (stdout, stdin)) = ServerProcess::spawn(self.name(), &self.cfg)?;
+            let transport = super::pipe::transport(self.name(), stdout, stdin);
+            (handler.serve(transport).await?, Some(process))
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
