@@ -97,3 +97,77 @@ async fn a_result_over_16_mib_answers_at_once_with_a_size_error() {
         gw.shutdown().await;
     }
 }
+
+/// A loopback HTTP server that answers every request with `answer` and records
+/// the headers of each; its URL.
+async fn recording(
+    answer: impl Fn() -> http::Response<String> + Send + Sync + 'static,
+) -> (String, Arc<std::sync::Mutex<Vec<http::HeaderMap>>>) {
+    let seen: Arc<std::sync::Mutex<Vec<http::HeaderMap>>> = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (answer, log) = (Arc::new(answer), seen.clone());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (answer, log) = (answer.clone(), log.clone());
+            tokio::spawn(async move {
+                let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    log.lock().unwrap().push(req.headers().clone());
+                    let r = answer();
+                    async move { Ok::<_, std::convert::Infallible>(r) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    (format!("http://{addr}/mcp"), seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_origin_gets_none_of_the_configured_headers() {
+    // The variable's name is this test's own.
+    std::env::set_var("TOOLSEARCH_TEST_REDIRECT_TOKEN", "secret-token");
+    for status in [301u16, 302, 303, 307, 308] {
+        let (elsewhere, seen) = recording(|| {
+            http::Response::builder()
+                .status(404)
+                .body(String::new())
+                .unwrap()
+        })
+        .await;
+        let target = elsewhere.clone();
+        let (origin, asked) = recording(move || {
+            http::Response::builder()
+                .status(status)
+                .header("location", target.as_str())
+                .body(String::new())
+                .unwrap()
+        })
+        .await;
+        let toml = format!(
+            "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n[limits]\nstartup_timeout_ms = 5000\n\
+             [[servers]]\nname = \"r\"\nurl = \"{origin}\"\nbearer_token_env = \"TOOLSEARCH_TEST_REDIRECT_TOKEN\"\n\
+             headers = {{ X-Api-Key = \"secret-key\", X-Other = \"secret-other\" }}\n"
+        );
+        let cfg = toolsearch_mcp::Config::parse(&toml).unwrap();
+        let gw = Gateway::start(&cfg, None).await.unwrap();
+        let status_now = gw.fleet().status();
+        let asked_with_key = asked
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|h| h.get("x-api-key").is_some());
+        assert!(asked_with_key, "{status}: the configured server got its headers");
+        for h in seen.lock().unwrap().iter() {
+            for name in ["x-api-key", "x-other", "authorization"] {
+                assert!(h.get(name).is_none(), "{status}: {name} reached another origin: {h:?}");
+            }
+        }
+        let error = status_now[0].error.clone().unwrap_or_default();
+        assert!(!status_now[0].up, "{status}");
+        assert!(error.contains("redirect"), "{status}: {error}");
+        gw.shutdown().await;
+    }
+}

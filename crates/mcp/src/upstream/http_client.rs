@@ -51,7 +51,7 @@ pub(crate) fn transport(
     // descriptors behind for long (reqwest's default keeps them 90 s).
     let mut builder = reqwest::Client::builder()
         .pool_idle_timeout(std::time::Duration::from_secs(20))
-        .redirect(same_origin_redirects());
+        .redirect(same_origin_redirects(cfg.name().to_string()));
     if let Some(path) = &cfg.ca_file {
         let pem = std::fs::File::open(path)
             .and_then(|f| toolsearch_catalog::read_at_most(f, 16 << 20, "the file"))
@@ -75,9 +75,10 @@ pub(crate) fn transport(
 /// Redirects are followed only within the configured server's origin (scheme,
 /// host and port), at most 5: the configured headers and token are the
 /// server's, and never go to another origin. A redirect elsewhere fails the
-/// request with the reason.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
+/// request (the reason is logged: the error that reaches the status only says
+/// that a redirect failed).
+fn same_origin_redirects(server: String) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
         let first = attempt.previous().first().map(|u| u.origin());
         if attempt.previous().len() > 5 {
             return attempt.error("more than 5 redirects");
@@ -86,6 +87,7 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             return attempt.follow();
         }
         let to = attempt.url().origin().ascii_serialization();
+        tracing::warn!(server, to = %crate::text::clean_for_log(&to, 200), "refused a redirect to another origin");
         attempt.error(format!(
             "the server redirected to another origin ({to}); only redirects within the configured server's origin are followed, so that its headers and token go nowhere else"
         ))

@@ -197,7 +197,7 @@ impl Upstream {
                     self.set_down(format!("server `{}` disconnected ({healthy})", self.name()));
                 }
                 Ok(Err(e)) => {
-                    self.set_down(format!("server `{}` failed to start: {e}", self.name()))
+                    self.set_down(format!("server `{}` failed to start: {e:#}", self.name()))
                 }
                 Err(_) => self.set_down(format!(
                     "server `{}` did not start within {} ms",
