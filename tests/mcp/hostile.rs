@@ -111,11 +111,12 @@ async fn recording(
         while let Ok((stream, _)) = listener.accept().await {
             let (answer, log) = (answer.clone(), log.clone());
             tokio::spawn(async move {
-                let svc = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                    log.lock().unwrap().push(req.headers().clone());
-                    let r = answer();
-                    async move { Ok::<_, std::convert::Infallible>(r) }
-                });
+                let svc =
+                    hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                        log.lock().unwrap().push(req.headers().clone());
+                        let r = answer();
+                        async move { Ok::<_, std::convert::Infallible>(r) }
+                    });
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), svc)
                     .await;
@@ -159,10 +160,16 @@ async fn a_redirect_to_another_origin_gets_none_of_the_configured_headers() {
             .unwrap()
             .iter()
             .any(|h| h.get("x-api-key").is_some());
-        assert!(asked_with_key, "{status}: the configured server got its headers");
+        assert!(
+            asked_with_key,
+            "{status}: the configured server got its headers"
+        );
         for h in seen.lock().unwrap().iter() {
             for name in ["x-api-key", "x-other", "authorization"] {
-                assert!(h.get(name).is_none(), "{status}: {name} reached another origin: {h:?}");
+                assert!(
+                    h.get(name).is_none(),
+                    "{status}: {name} reached another origin: {h:?}"
+                );
             }
         }
         let error = status_now[0].error.clone().unwrap_or_default();

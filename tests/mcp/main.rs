@@ -19,6 +19,7 @@ mod harness;
 mod hostile;
 mod lifecycle;
 mod liveness;
+mod protocol;
 mod routing;
 mod runtime;
 mod sessions;

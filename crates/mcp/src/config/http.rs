@@ -1,6 +1,6 @@
 //! `[http]`: serving streamable HTTP (`toolsearch gateway --http ADDR`): auth,
 //! accepted hosts and origins, TLS, and the bounds of the front door (rate,
-//! snippets, sessions and their idle TTL).
+//! snippets, sessions and their idle TTL, connections and their timeouts).
 
 use std::path::PathBuf;
 
@@ -33,6 +33,17 @@ pub struct HttpConfig {
     /// A session nobody used for this long is closed and its calls cancelled
     /// (1,000 to 86,400,000 ms). Default 600,000 (10 minutes).
     pub session_idle_ttl_ms: Option<Spanned<u64>>,
+    /// A connection must send a request's headers within this long, and an
+    /// idle keep-alive connection is closed after it (1,000 to 600,000 ms).
+    /// Default 10,000.
+    pub header_timeout_ms: Option<Spanned<u64>>,
+    /// A request's body must arrive within this long (1,000 to 600,000 ms).
+    /// Default 30,000.
+    pub body_timeout_ms: Option<Spanned<u64>>,
+    /// Connections open at once (1 to 1,000,000; never more than the process's
+    /// open-file limit allows, less a reserve for servers and the sandbox).
+    /// Past it a new connection is answered 503 and closed. Default 1,024.
+    pub max_connections: Option<Spanned<u64>>,
     /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
     /// relative path is read from the config file's folder.
     pub tls_cert: Option<PathBuf>,
@@ -46,6 +57,31 @@ impl HttpConfig {
         self.max_sessions
             .as_ref()
             .map_or(10_000, |s| *s.get_ref() as usize)
+    }
+
+    /// `header_timeout_ms`, or its default.
+    pub fn header_timeout(&self) -> std::time::Duration {
+        let v = self
+            .header_timeout_ms
+            .as_ref()
+            .map_or(10_000, |s| *s.get_ref());
+        std::time::Duration::from_millis(v)
+    }
+
+    /// `body_timeout_ms`, or its default.
+    pub fn body_timeout(&self) -> std::time::Duration {
+        let v = self
+            .body_timeout_ms
+            .as_ref()
+            .map_or(30_000, |s| *s.get_ref());
+        std::time::Duration::from_millis(v)
+    }
+
+    /// `max_connections`, or its default (before the open-file limit is applied).
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+            .as_ref()
+            .map_or(1_024, |s| *s.get_ref() as usize)
     }
 
     /// `session_idle_ttl_ms`, or its default.
@@ -82,6 +118,27 @@ impl HttpConfig {
             1_000,
             86_400_000,
         )?;
+        range(
+            text,
+            "http.header_timeout_ms",
+            &self.header_timeout_ms,
+            1_000,
+            600_000,
+        )?;
+        range(
+            text,
+            "http.body_timeout_ms",
+            &self.body_timeout_ms,
+            1_000,
+            600_000,
+        )?;
+        range(
+            text,
+            "http.max_connections",
+            &self.max_connections,
+            1,
+            1_000_000,
+        )?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             return Err(error(
                 "[http] `tls_cert` and `tls_key` go together; give both or neither".to_string(),
@@ -100,6 +157,9 @@ impl HttpConfig {
             "max_concurrent_snippets": v(&self.max_concurrent_snippets, 8),
             "max_sessions": self.max_sessions(),
             "session_idle_ttl_ms": self.session_idle_ttl().as_millis() as u64,
+            "header_timeout_ms": self.header_timeout().as_millis() as u64,
+            "body_timeout_ms": self.body_timeout().as_millis() as u64,
+            "max_connections": self.max_connections(),
             "tls_cert": self.tls_cert,
             "tls_key": self.tls_key.as_ref().map(|_| "<path redacted>"),
         })

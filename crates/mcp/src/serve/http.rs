@@ -4,89 +4,28 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use toolsearch_catalog::lru::Lru;
 
+use super::accept::{connection_cap, serve_connection, Accepted, Acceptor};
+use super::admit::{same, RateLimit};
+use super::protocol::{self, Body, Guarded, InFlight};
 use super::{stop as stop_gateway, stop_on_signal};
 use crate::config::Config;
 use crate::gateway::Gateway;
 
-/// Requests per minute per session, per client address and per token, counted
-/// in fixed windows; at most [`RATE_KEYS`] keys are kept (least recently used
-/// forgotten, which only ever forgives).
-struct RateLimit {
-    per_minute: u64,
-    /// The windows, and when ended ones were last dropped: one lock.
-    state: Mutex<(Windows, Instant)>,
-}
-
-/// Each key's window: when it started and the requests in it.
-type Windows = Lru<String, (Instant, u64)>;
-
-/// Most keys the rate limiter keeps.
-const RATE_KEYS: usize = 20_000;
-
-/// A rate window's length.
-const WINDOW: Duration = Duration::from_secs(60);
-
-impl RateLimit {
-    fn new(per_minute: u64) -> RateLimit {
-        RateLimit {
-            per_minute,
-            state: Mutex::new((Lru::new(RATE_KEYS), Instant::now())),
-        }
-    }
-
-    fn state(&self) -> std::sync::MutexGuard<'_, (Windows, Instant)> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Forgets `key` (a session that ended).
-    fn forget(&self, key: &str) {
-        self.state().0.remove(key);
-    }
-
-    /// True when `key` may make one more request now. Once a window, windows
-    /// that ended are dropped (they hold nothing a new window would not).
-    fn admit(&self, key: &str) -> bool {
-        let now = Instant::now();
-        let mut state = self.state();
-        let (windows, swept) = &mut *state;
-        if now.duration_since(*swept) >= WINDOW {
-            *swept = now;
-            windows.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
-        }
-        let entry = windows.get_or_insert_with(key.to_string(), || (now, 0));
-        if now.duration_since(entry.0) >= WINDOW {
-            *entry = (now, 0);
-        }
-        entry.1 += 1;
-        entry.1 <= self.per_minute
-    }
-}
-
-type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
+/// The path served: any other is answered 404.
+pub const ENDPOINT: &str = "/mcp";
 
 fn refuse(status: u16, message: &str) -> http::Response<Body> {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32000, "message": message}
-    })
-    .to_string();
-    let mut r = http::Response::new(Full::new(Bytes::from(body)).boxed());
-    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
-    r.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
+    let mut r = protocol::error(status, &Value::Null, -32000, message);
     if status == 401 {
         r.headers_mut().insert(
             http::header::WWW_AUTHENTICATE,
@@ -94,28 +33,6 @@ fn refuse(status: u16, message: &str) -> http::Response<Body> {
         );
     }
     r
-}
-
-/// Constant-time comparison of two byte strings.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// Serves HTTP/1 (with upgrades) on one connection, plain or TLS, until it closes.
-async fn serve_connection<S, H>(stream: S, handler: H)
-where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
-    H: hyper::service::HttpService<hyper::body::Incoming> + Send,
-    H::Future: Send + 'static,
-    H::ResBody: Send + 'static,
-    <H::ResBody as hyper::body::Body>::Data: Send,
-    <H::ResBody as hyper::body::Body>::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let io = hyper_util::rt::TokioIo::new(stream);
-    let _ = hyper::server::conn::http1::Builder::new()
-        .serve_connection(io, handler)
-        .with_upgrades()
-        .await;
 }
 
 /// A TLS acceptor from PEM files (`ring` provider, TLS 1.2 and 1.3).
@@ -205,6 +122,7 @@ pub async fn http(
         .with_cancellation_token(ct.child_token())
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
+        .with_max_request_body_bytes(protocol::MAX_BODY)
         .enforce_origin_validation();
     let factory_gw = gw.clone();
     // Sessions idle past the TTL are closed by rmcp (their handlers dropped,
@@ -228,98 +146,40 @@ pub async fn http(
         "serving MCP over streamable HTTP"
     );
     let stop = stop_on_signal(&stop);
+    let front = Arc::new(Front {
+        service,
+        limit,
+        token,
+        manager,
+        max_sessions,
+        ids: InFlight::default(),
+        body_timeout: cfg.http.body_timeout(),
+    });
+    let header_timeout = cfg.http.header_timeout();
+    let cap = connection_cap(cfg.http.max_connections());
+    tracing::info!(max_connections = cap, "connections capped");
+    let mut acceptor = Acceptor::new(listener, cap);
     loop {
-        let (stream, peer) = tokio::select! {
-            r = listener.accept() => match r {
-                Ok(x) => x,
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    continue;
-                }
-            },
+        let accepted = tokio::select! {
+            a = acceptor.next() => a,
             () = stop.cancelled() => break,
         };
-        let (service, limit, token, manager) = (
-            service.clone(),
-            limit.clone(),
-            token.clone(),
-            manager.clone(),
-        );
-        let handler = hyper::service::service_fn(
-            move |req: http::Request<hyper::body::Incoming>| {
-                let (mut service, limit, token, manager) = (
-                    service.clone(),
-                    limit.clone(),
-                    token.clone(),
-                    manager.clone(),
-                );
-                async move {
-                    if let Some(t) = &token {
-                        let sent = req
-                            .headers()
-                            .get(http::header::AUTHORIZATION)
-                            .and_then(|v| v.to_str().ok())
-                            .and_then(|v| v.strip_prefix("Bearer "));
-                        if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
-                            return Ok::<_, std::convert::Infallible>(refuse(
-                                401,
-                                "missing or wrong bearer token",
-                            ));
-                        }
-                    }
-                    // A session id counts as a key only when it names an open
-                    // session: invented ones are the client address's (rmcp
-                    // answers them 404), so they cannot grow the limiter.
-                    let claimed = req
-                        .headers()
-                        .get("mcp-session-id")
-                        .and_then(|v| v.to_str().ok());
-                    let session = match claimed {
-                        Some(id) if manager.sessions.read().await.contains_key(id) => {
-                            Some(format!("session:{id}"))
-                        }
-                        _ => None,
-                    };
-                    if claimed.is_none()
-                        && req.method() == http::Method::POST
-                        && manager.sessions.read().await.len() >= max_sessions
-                    {
-                        tracing::warn!(
-                            max_sessions,
-                            "refused a new session: the gateway holds its most"
-                        );
-                        return Ok(refuse(
-                            503,
-                            &format!("the gateway holds its most sessions ({max_sessions}); close one or try again later"),
-                        ));
-                    }
-                    let who = match (&token, session) {
-                        (_, Some(s)) => s,
-                        (Some(_), None) => "token".to_string(),
-                        (None, None) => format!("peer:{}", peer.ip()),
-                    };
-                    if !limit.admit(&who) || (token.is_some() && !limit.admit("token:all")) {
-                        return Ok(refuse(429, "rate limit reached; slow down"));
-                    }
-                    let ending =
-                        req.method() == http::Method::DELETE && who.starts_with("session:");
-                    use tower_service::Service;
-                    let answer = service.call(req).await;
-                    if ending {
-                        // The session's own bucket goes with it.
-                        limit.forget(&who);
-                    }
-                    answer
-                }
-            },
-        );
+        let Accepted::Serve(stream, peer, permit) = accepted else {
+            continue;
+        };
+        let front = front.clone();
+        let handler = hyper::service::service_fn(move |req| {
+            let front = front.clone();
+            async move { Ok::<_, std::convert::Infallible>(front.answer(req, peer).await) }
+        });
         let tls = tls.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let Some(tls) = tls else {
-                return serve_connection(stream, handler).await;
+                return serve_connection(stream, handler, header_timeout).await;
             };
-            match tokio::time::timeout(Duration::from_secs(10), tls.accept(stream)).await {
-                Ok(Ok(stream)) => serve_connection(stream, handler).await,
+            match tokio::time::timeout(header_timeout, tls.accept(stream)).await {
+                Ok(Ok(stream)) => serve_connection(stream, handler, header_timeout).await,
                 Ok(Err(e)) => tracing::debug!(%peer, error = %e, "TLS handshake failed"),
                 Err(_) => tracing::debug!(%peer, "TLS handshake timed out"),
             }
@@ -327,4 +187,117 @@ pub async fn http(
     }
     stop_gateway(&gw, || ct.cancel()).await;
     Ok(())
+}
+
+/// What every request passes through: admission (token, session cap, rate),
+/// the protocol checks, then rmcp's service.
+struct Front {
+    service: StreamableHttpService<crate::gateway::GatewaySession, LocalSessionManager>,
+    limit: Arc<RateLimit>,
+    token: Option<Arc<str>>,
+    manager: Arc<LocalSessionManager>,
+    max_sessions: usize,
+    ids: InFlight,
+    body_timeout: Duration,
+}
+
+impl Front {
+    async fn answer(
+        &self,
+        req: http::Request<hyper::body::Incoming>,
+        peer: SocketAddr,
+    ) -> http::Response<Body> {
+        if let Some(t) = &self.token {
+            let sent = req
+                .headers()
+                .get(http::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "));
+            if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
+                return refuse(401, "missing or wrong bearer token");
+            }
+        }
+        if req.uri().path() != ENDPOINT {
+            let message = format!("no such endpoint: MCP is served on {ENDPOINT}");
+            return protocol::error(404, &Value::Null, -32601, &message);
+        }
+        // A session id counts as a key only when it names an open session:
+        // invented ones are the client address's, so they cannot grow the
+        // limiter, and are answered 404.
+        let claimed = req
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let open = match &claimed {
+            Some(id) => self.manager.sessions.read().await.contains_key(id.as_str()),
+            None => false,
+        };
+        let stateless = req
+            .headers()
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v >= "2026-07-28");
+        if claimed.is_some() && !open && !stateless {
+            return protocol::error(
+                404,
+                &Value::Null,
+                -32001,
+                "session not found: it ended or never existed; start a new one",
+            );
+        }
+        if claimed.is_none()
+            && req.method() == http::Method::POST
+            && self.manager.sessions.read().await.len() >= self.max_sessions
+        {
+            let max = self.max_sessions;
+            tracing::warn!(
+                max_sessions = max,
+                "refused a new session: the gateway holds its most"
+            );
+            return refuse(
+                503,
+                &format!(
+                    "the gateway holds its most sessions ({max}); close one or try again later"
+                ),
+            );
+        }
+        let who = match (&self.token, open.then_some(claimed.as_deref()).flatten()) {
+            (_, Some(s)) => format!("session:{s}"),
+            (Some(_), None) => "token".to_string(),
+            (None, None) => format!("peer:{}", peer.ip()),
+        };
+        if !self.limit.admit(&who) || (self.token.is_some() && !self.limit.admit("token:all")) {
+            return refuse(429, "rate limit reached; slow down");
+        }
+        use tower_service::Service;
+        let mut service = self.service.clone();
+        let method = req.method().clone();
+        if method != http::Method::POST {
+            let (parts, _) = req.into_parts();
+            let answer = service
+                .call(http::Request::from_parts(parts, Full::new(Bytes::new())))
+                .await
+                .unwrap_or_else(|e| match e {});
+            if method == http::Method::DELETE && open {
+                // The session's own bucket goes with it.
+                self.limit.forget(&who);
+                if answer.status() == http::StatusCode::ACCEPTED {
+                    let mut done = http::Response::new(Full::new(Bytes::new()).boxed());
+                    *done.status_mut() = http::StatusCode::NO_CONTENT;
+                    return done;
+                }
+            }
+            return answer;
+        }
+        let session = open.then_some(claimed.as_deref()).flatten();
+        let (req, held) =
+            match protocol::check_post(req, session, &self.ids, self.body_timeout).await {
+                Ok(x) => x,
+                Err(answer) => return answer,
+            };
+        let answer = service.call(req).await.unwrap_or_else(|e| match e {});
+        let (parts, body) = answer.into_parts();
+        http::Response::from_parts(parts, Guarded::wrap(body, held))
+    }
 }

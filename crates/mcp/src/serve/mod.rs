@@ -2,8 +2,11 @@
 //! stopping cleanly on stdin EOF, SIGTERM or SIGINT: every downstream server and
 //! everything it started is stopped before the process exits.
 
+mod accept;
+mod admit;
 mod http;
 pub mod lines;
+pub mod protocol;
 mod stdio;
 
 pub use http::http;

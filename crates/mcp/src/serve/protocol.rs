@@ -1,0 +1,246 @@
+//! The protocol checks of an HTTP request, before rmcp's service sees it:
+//! rmcp serves any path, answers unreadable JSON and batches with a plain-text
+//! 415, an unknown method for known params' shape, DELETE with 202 for any id,
+//! and lets two requests with one id on one session overwrite each other (all
+//! but one left waiting). Here, per the MCP transport spec (2025-06-18 and
+//! 2026-07-28) and JSON-RPC 2.0:
+//!
+//! | request                                    | answer                                   |
+//! |--------------------------------------------|------------------------------------------|
+//! | a path other than the endpoint's           | 404, JSON-RPC error body                 |
+//! | a body not sent within the body timeout    | 408, JSON-RPC error body                 |
+//! | a body over [`MAX_BODY`]                   | 413, JSON-RPC error body                 |
+//! | not JSON, or nested past [`frame::MAX_NESTING`] | 400, -32700, `id` null              |
+//! | a JSON array (batch)                       | 400, -32600, `id` null                   |
+//! | a known method with unreadable params      | 400, -32602 with its `id`                |
+//! | an `id` in flight on the same session      | 400, -32600 with that `id`               |
+//! | an unknown or closed session               | 404, JSON-RPC error body                 |
+//! | DELETE of an open session                  | 204                                      |
+//! | a lone surrogate escape (`"\ud83d"`)       | read as U+FFFD, served                   |
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use serde_json::{json, Value};
+
+use crate::frame;
+
+/// The largest request body read (a tool call's arguments included).
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// Most requests of one session in flight at once.
+pub const MAX_IN_FLIGHT: usize = 10_000;
+
+/// The response body type of the front door.
+pub type Body = http_body_util::combinators::BoxBody<Bytes, std::convert::Infallible>;
+
+/// A response with a JSON-RPC error body.
+pub fn error(status: u16, id: &Value, code: i32, message: &str) -> http::Response<Body> {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let mut r = http::Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// Request ids in flight, per session: a duplicate is refused, and each id is
+/// released when its response ends (or its client goes).
+#[derive(Default, Clone)]
+pub struct InFlight(Arc<Mutex<HashMap<String, HashSet<String>>>>);
+
+/// Releases one request id when dropped (with the response body).
+pub struct Held {
+    ids: InFlight,
+    session: String,
+    id: String,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut map = self.ids.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(set) = map.get_mut(&self.session) {
+            set.remove(&self.id);
+            if set.is_empty() {
+                map.remove(&self.session);
+            }
+        }
+    }
+}
+
+impl InFlight {
+    /// Holds `id` for `session`; `Err` with the reason when it is in flight
+    /// already or the session has too many.
+    fn hold(&self, session: &str, id: &Value) -> Result<Held, String> {
+        let key = id.to_string();
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let set = map.entry(session.to_string()).or_default();
+        if set.contains(&key) {
+            return Err(format!(
+                "request id {key} is already in flight on this session"
+            ));
+        }
+        if set.len() >= MAX_IN_FLIGHT {
+            return Err(format!(
+                "more than {MAX_IN_FLIGHT} requests in flight on this session"
+            ));
+        }
+        set.insert(key.clone());
+        Ok(Held {
+            ids: self.clone(),
+            session: session.to_string(),
+            id: key,
+        })
+    }
+
+    /// Sessions with requests in flight (for tests and status).
+    pub fn sessions(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+/// Methods of MCP a client sends: unreadable params of one of them are -32602.
+const KNOWN: [&str; 13] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "logging/setLevel",
+    "completion/complete",
+];
+
+/// A POST checked: the request rebuilt with its body read, and the id it holds
+/// in flight (released with the response), or the answer to send instead.
+pub async fn check_post(
+    req: http::Request<hyper::body::Incoming>,
+    session: Option<&str>,
+    ids: &InFlight,
+    body_timeout: Duration,
+) -> Result<(http::Request<Full<Bytes>>, Option<Held>), http::Response<Body>> {
+    let (parts, body) = req.into_parts();
+    let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY).collect()).await;
+    let bytes = match read {
+        Err(_) => {
+            let message = format!(
+                "the request body did not arrive within {} ms",
+                body_timeout.as_millis()
+            );
+            return Err(error(408, &Value::Null, -32600, &message));
+        }
+        Ok(Err(e))
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            let message = format!("the request body is over the {MAX_BODY}-byte limit");
+            return Err(error(413, &Value::Null, -32600, &message));
+        }
+        Ok(Err(e)) => {
+            return Err(error(
+                400,
+                &Value::Null,
+                -32700,
+                &format!("the request body could not be read: {e}"),
+            ))
+        }
+        Ok(Ok(b)) => b.to_bytes(),
+    };
+    let (bounded, cut) = frame::bound_nesting(bytes.to_vec(), frame::MAX_NESTING);
+    if cut {
+        let message = format!(
+            "parse error: a message nested deeper than {} levels",
+            frame::MAX_NESTING
+        );
+        return Err(error(400, &Value::Null, -32700, &message));
+    }
+    let repaired = frame::repair_surrogates(bounded);
+    let value: Value = serde_json::from_slice(&repaired)
+        .map_err(|e| error(400, &Value::Null, -32700, &format!("parse error: {e}")))?;
+    if value.is_array() {
+        let message = "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send one message per request";
+        return Err(error(400, &Value::Null, -32600, message));
+    }
+    let id = value
+        .get("id")
+        .cloned()
+        .filter(|i| i.is_string() || i.is_number());
+    let method = value
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if let (Some(id), Some(m)) = (&id, &method) {
+        if KNOWN.contains(&m.as_str()) && !params_readable(&value) {
+            return Err(error(400, id, -32602, &format!("invalid params for {m}")));
+        }
+    }
+    let held = match (&id, &method, session) {
+        (Some(id), Some(_), Some(session)) => Some(
+            ids.hold(session, id)
+                .map_err(|why| error(400, id, -32600, &why))?,
+        ),
+        _ => None,
+    };
+    drop(bytes);
+    Ok((
+        http::Request::from_parts(parts, Full::new(Bytes::from(repaired))),
+        held,
+    ))
+}
+
+/// True when a request's params read as the typed request rmcp expects.
+fn params_readable(value: &Value) -> bool {
+    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
+        Ok(rmcp::model::JsonRpcMessage::Request(r)) => {
+            !matches!(r.request, rmcp::model::ClientRequest::CustomRequest(_))
+        }
+        Ok(_) => true,
+        Err(_) => false,
+    }
+}
+
+/// A response body that releases its request's id when it ends.
+pub struct Guarded {
+    inner: Body,
+    _held: Option<Held>,
+}
+
+impl Guarded {
+    /// `inner`, releasing `held` when it ends or is dropped.
+    pub fn wrap(inner: Body, held: Option<Held>) -> Body {
+        if held.is_none() {
+            return inner;
+        }
+        Guarded { inner, _held: held }.boxed()
+    }
+}
+
+impl hyper::body::Body for Guarded {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
