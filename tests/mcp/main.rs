@@ -14,6 +14,7 @@ mod bounds;
 mod clients;
 mod common;
 mod conformance;
+mod front_door;
 mod gateway;
 mod harness;
 mod hostile;
