@@ -213,3 +213,57 @@ async fn a_burst_of_1000_connections_is_answered_or_refused_never_hung() {
     }
     stop(child);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+async fn every_snippet_the_gateway_admits_is_queued_not_refused_as_busy() {
+    // 24 at once on a 2-core machine: more than the pool's default queue
+    // (4 per worker) and running workers hold.
+    let cfg = temp_path("gateway.toml");
+    let script = repo().join("tests/fixtures/misbehaving_server.py");
+    std::fs::write(
+        &cfg,
+        format!(
+            "activation = \"always\"\nsemantic = false\n[limits]\ntimeout_ms = 60000\n[http]\nmax_concurrent_snippets = 24\nrate_limit_per_minute = 100000\n\n[[servers]]\nname = \"s\"\ncommand = \"python3\"\nargs = [{:?}]\n",
+            script.display().to_string()
+        ),
+    )
+    .unwrap();
+    toolsearch_mcp::http_client::install_tls_provider();
+    let (mut child, port) = http_gateway(&cfg, &[]);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    use rmcp::ServiceExt;
+    let client = ()
+        .serve(rmcp::transport::StreamableHttpClientTransport::from_uri(
+            url,
+        ))
+        .await
+        .expect("initialize");
+    let mut calls = Vec::new();
+    for i in 0..24 {
+        let peer = client.peer().clone();
+        calls.push(tokio::spawn(async move {
+            let code =
+                format!("let n = 0; for (let k = 0; k < 2000000; k++) n += k % 7; return {i}");
+            let args = serde_json::json!({"code": code});
+            let serde_json::Value::Object(args) = args else {
+                unreachable!()
+            };
+            peer.call_tool(
+                rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args),
+            )
+            .await
+        }));
+    }
+    let mut busy = Vec::new();
+    for (i, c) in calls.into_iter().enumerate() {
+        let r = c.await.unwrap().expect("answered");
+        let text = serde_json::to_value(&r).unwrap().to_string();
+        if r.is_error == Some(true) || text.contains("LIMIT") || text.contains("busy") {
+            busy.push((i, text));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(busy.is_empty(), "{} of 24 refused: {busy:?}", busy.len());
+}

@@ -122,10 +122,14 @@ fn pool(cfg: &Config) -> Result<Pool> {
         deadline: cfg.timeout(),
         ..Limits::default()
     };
+    // Every snippet the gateway admits (`max_concurrent_snippets`) waits for a
+    // worker rather than being refused as busy.
+    let defaults = PoolConfig::default();
     Pool::new(PoolConfig {
         isolation: Isolation::Process(worker_command()?),
         limits,
-        ..PoolConfig::default()
+        queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
+        ..defaults
     })
     .map_err(|e| anyhow::anyhow!("cannot start the sandbox: {e}"))
 }

@@ -112,7 +112,10 @@ fn short_hash(s: &str) -> String {
 /// ambiguous or too long). Deterministic for the same tools.
 pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
     let base: Vec<String> = tools.iter().map(|t| sanitize(t.short_name())).collect();
-    let mut counts = std::collections::HashMap::new();
+    // The bridge tools' names are taken: a tool sent under one of them would
+    // shadow a bridge tool (or be shadowed), so it is prefixed or shortened.
+    let mut counts: std::collections::HashMap<String, usize> =
+        BRIDGE_TOOLS.iter().map(|b| (b.to_string(), 1)).collect();
     for b in &base {
         *counts.entry(b.clone()).or_insert(0usize) += 1;
     }
@@ -124,7 +127,8 @@ pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
             _ => b.clone(),
         })
         .collect();
-    let mut seen = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<String, usize> =
+        BRIDGE_TOOLS.iter().map(|b| (b.to_string(), 1)).collect();
     for n in &names {
         *seen.entry(n.clone()).or_insert(0usize) += 1;
     }
@@ -134,6 +138,7 @@ pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
         .iter()
         .filter(|n| n.len() <= MAX_NAME && seen[n.as_str()] == 1)
         .cloned()
+        .chain(BRIDGE_TOOLS.iter().map(|b| b.to_string()))
         .collect();
     for (name, tool) in names.iter_mut().zip(tools) {
         if name.len() > MAX_NAME || seen[name.as_str()] > 1 {
@@ -312,6 +317,22 @@ mod tests {
         }
         // The squatter keeps its real name; the shortened one moves.
         assert_eq!(provider_names(&[&a, &b, &squatter])[2], shortened);
+    }
+
+    #[test]
+    fn a_tool_named_like_a_bridge_tool_never_takes_its_name() {
+        for bridge in BRIDGE_TOOLS {
+            let served = tool("srv", bridge);
+            let other = tool("other", "plain");
+            let names = provider_names(&[&served, &other]);
+            assert_eq!(names[0], format!("srv__{bridge}"), "{names:?}");
+            assert_eq!(names[1], "plain");
+            // Without a server (a built-in or client tool): shortened with a hash.
+            let mut bare = tool("x", bridge);
+            bare.server = None;
+            let names = provider_names(&[&bare]);
+            assert!(!BRIDGE_TOOLS.contains(&names[0].as_str()), "{names:?}");
+        }
     }
 
     #[test]

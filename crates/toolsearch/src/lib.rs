@@ -81,7 +81,7 @@ pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
 #[cfg(feature = "semantic")]
 pub use semantic::SemanticSearch;
-pub use telemetry::{ActivationDecision, Captured, Selected, TurnRecord};
+pub use telemetry::{ActivationDecision, Captured, Refused, Selected, TurnRecord};
 /// The catalog crate, for what the facade does not re-export by name.
 pub use toolsearch_catalog as catalog;
 pub use toolsearch_catalog::{load_path, load_str, Catalog, LoadOptions, Source, Tool};

@@ -55,6 +55,15 @@ pub struct Captured {
     pub result: Result<Value, String>,
 }
 
+/// A call refused before it reached its tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refused {
+    /// The tool's id.
+    pub id: String,
+    /// Why (an error code such as `APPROVAL_DENIED`).
+    pub code: &'static str,
+}
+
 /// The record of one turn (since the last [`crate::ToolSearch::take_record`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TurnRecord {
@@ -74,6 +83,10 @@ pub struct TurnRecord {
     pub describes: u32,
     /// Tools called.
     pub calls: u32,
+    /// Calls refused before they reached their tool (policy, arguments,
+    /// approval), with their error code.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Refused>,
     /// Tools described or called, in order, without repeats.
     pub selected: Vec<Selected>,
     /// Isolate start-up time of each code-mode run, microseconds.
@@ -122,6 +135,15 @@ impl Telemetry {
         self.turn.describes += 1;
         self.select(tool);
         tracing::debug!(tool = %tool.id, "tool describe");
+    }
+
+    pub(crate) fn refused(&mut self, tool: &Tool, code: &'static str) {
+        self.select(tool);
+        self.turn.refused.push(Refused {
+            id: tool.id.to_string(),
+            code,
+        });
+        tracing::info!(tool = %tool.id, code, "tool call refused");
     }
 
     pub(crate) fn called(

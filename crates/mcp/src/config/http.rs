@@ -59,6 +59,14 @@ impl HttpConfig {
             .map_or(10_000, |s| *s.get_ref() as usize)
     }
 
+    /// `max_concurrent_snippets`, or its default. A sandbox pool for the
+    /// gateway must queue at least this many jobs (see the CLI's pool).
+    pub fn max_concurrent_snippets(&self) -> usize {
+        self.max_concurrent_snippets
+            .as_ref()
+            .map_or(8, |s| *s.get_ref() as usize)
+    }
+
     /// `header_timeout_ms`, or its default.
     pub fn header_timeout(&self) -> std::time::Duration {
         let v = self

@@ -169,6 +169,18 @@ impl Gateway {
             .call_timeout(cfg.call_timeout())
             .approval_timeout(cfg.approval_timeout())
             .approve_destructive(cfg.destructive != Destructive::Allow);
+        // Without a pool, one of worker processes that queues every snippet the
+        // gateway admits (the facade's own would refuse past its default queue).
+        let pool = pool.or_else(|| {
+            let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
+            let defaults = toolsearch_sandbox::PoolConfig::default();
+            toolsearch_sandbox::Pool::new(toolsearch_sandbox::PoolConfig {
+                isolation: toolsearch_sandbox::Isolation::Process(command),
+                queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
+                ..defaults
+            })
+            .ok()
+        });
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);
         }
@@ -181,11 +193,7 @@ impl Gateway {
                 peers: peers.clone(),
             }));
         }
-        let max_snippets = cfg
-            .http
-            .max_concurrent_snippets
-            .as_ref()
-            .map_or(8, |s| *s.get_ref() as usize);
+        let max_snippets = cfg.http.max_concurrent_snippets();
         let gw = Arc::new(Gateway {
             ts: Arc::new(builder.build()?),
             fleet,

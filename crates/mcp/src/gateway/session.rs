@@ -255,6 +255,7 @@ impl ServerHandler for GatewaySession {
             tool = %crate::text::clean_for_log(&name, 80),
             downstream = ?called,
             calls = record.calls,
+            refused = ?record.refused.iter().map(|r| (r.id.as_str(), r.code)).collect::<Vec<_>>(),
             searches = record.searches,
             error = out.is_error,
             ms = started.elapsed().as_millis() as u64,

@@ -34,7 +34,16 @@ impl Host {
         cx: CallContext,
     ) -> Result<(Tool, Value, Vec<String>), HostError> {
         let (tool, _, dispatcher) = self.resolve(id, scope)?;
-        let (args, notes) = self.gate(&tool, args, &cx).await?;
+        let (args, notes) = match self.gate(&tool, args, &cx).await {
+            Ok(x) => x,
+            Err(e) => {
+                // A refused call (policy, arguments, approval) is part of the
+                // turn too: the record names the tool and why.
+                self.telemetry(cx.session.as_deref().unwrap_or(""))
+                    .refused(&tool, e.code.as_str());
+                return Err(e);
+            }
+        };
         let started = Instant::now();
         let timeout = cx.deadline.map_or(self.call_timeout, |d| {
             d.saturating_duration_since(started).min(self.call_timeout)
