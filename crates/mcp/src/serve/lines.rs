@@ -86,7 +86,11 @@ where
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
         loop {
-            let frame = match read_frame(&mut reader, MAX_LINE).await {
+            let got = tokio::select! {
+                f = read_frame(&mut reader, MAX_LINE) => f,
+                () = in_tx.closed() => break,
+            };
+            let frame = match got {
                 Ok(Some(f)) => f,
                 Ok(None) | Err(_) => break,
             };

@@ -61,7 +61,14 @@ where
     let (server, cancels, seen) = (server.to_string(), out_tx.clone(), pending.clone());
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
-        while let Ok(Some(frame)) = read_frame(&mut reader, MAX_LINE).await {
+        loop {
+            // The service gone, the reader goes too (and with it the last
+            // sender to the writer, which then closes the server's stdin).
+            let frame = tokio::select! {
+                f = read_frame(&mut reader, MAX_LINE) => f,
+                () = in_tx.closed() => break,
+            };
+            let Ok(Some(frame)) = frame else { break };
             let Some(msg) = read(&server, frame, &seen, &cancels).await else {
                 continue;
             };
