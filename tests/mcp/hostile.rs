@@ -178,3 +178,31 @@ async fn a_redirect_to_another_origin_gets_none_of_the_configured_headers() {
         gw.shutdown().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_nested_past_the_limit_answers_at_once_with_an_error() {
+    for how in ["stream", "http"] {
+        let script = Script::new(0);
+        let gw = gateway(
+            vec![("s", reach(how, &script))],
+            "[limits]\ncall_timeout_ms = 600000\ntimeout_ms = 600000",
+        )
+        .await;
+        let client = Client::connect(&gw, "ann").await;
+        // Past the gateway's 100 levels, and past serde_json's 128 (which rmcp
+        // alone dropped without a word, leaving the call to its timeout).
+        for depth in [110, 200] {
+            let r = client.call("s", "nest", json!({"depth": depth})).await;
+            let message = text(&r).to_string();
+            assert_eq!(r.is_error, Some(true), "{how} {depth}: {message}");
+            assert!(
+                message.contains("nested deeper than 100 levels"),
+                "{how} {depth}: {message}"
+            );
+        }
+        // Within the bound, the result comes whole.
+        let r = client.call("s", "nest", json!({"depth": 50})).await;
+        assert_ne!(r.is_error, Some(true), "{how}: {}", text(&r));
+        gw.shutdown().await;
+    }
+}

@@ -13,7 +13,8 @@ use crate::common::*;
 fn memory_pid(gateway: u32) -> Option<u32> {
     descendants(gateway)
         .into_iter()
-        .find(|(_, cmd)| cmd.contains("server-memory"))
+        // The server itself, not its keeper (whose command line names it too).
+        .find(|(_, cmd)| cmd.contains("server-memory") && !cmd.contains("server-keeper"))
         .map(|(p, _)| p)
 }
 

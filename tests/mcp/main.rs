@@ -17,6 +17,7 @@ mod conformance;
 mod front_door;
 mod gateway;
 mod harness;
+mod health;
 mod hostile;
 mod lifecycle;
 mod liveness;

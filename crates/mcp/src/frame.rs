@@ -6,9 +6,10 @@
 //! escape (`"\ud83d"`, what a model emits when it cuts an emoji). Its peer
 //! then waits for an answer that never comes. Here every line is read
 //! whole up to a cap (past it the rest is skipped while its top-level `id` is
-//! still found), nesting is bounded to [`MAX_NESTING`] levels (deeper parts are
-//! emptied) before parsing, and lone surrogates become U+FFFD, so that each
-//! line becomes a message or an error its reader can answer.
+//! still found) and lone surrogates become U+FFFD; [`bound_nesting`] empties
+//! what is nested past [`MAX_NESTING`] where the reader chooses to (a listing)
+//! rather than refuse (a result), so that each line becomes a message or an
+//! error its reader can answer.
 
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
@@ -24,10 +25,8 @@ pub const MAX_NESTING: usize = 100;
 pub enum Frame {
     /// A line within the cap.
     Line {
-        /// Its bytes (no newline), nesting bounded and lone surrogates repaired.
+        /// Its bytes (no newline), lone surrogates repaired.
         bytes: Vec<u8>,
-        /// Whether containers nested too deep were emptied.
-        cut: bool,
     },
     /// A line longer than the cap.
     TooLong {
@@ -83,10 +82,8 @@ pub async fn read_frame<R: AsyncBufRead + Unpin>(
     if let Some(s) = scan {
         return Ok(Some(Frame::TooLong { len, id: s.id() }));
     }
-    let (bytes, cut) = bound_nesting(line, MAX_NESTING);
     Ok(Some(Frame::Line {
-        bytes: repair_surrogates(bytes),
-        cut,
+        bytes: repair_surrogates(line),
     }))
 }
 
@@ -228,8 +225,16 @@ pub fn bound_nesting(line: Vec<u8>, max: usize) -> (Vec<u8>, bool) {
     (out, true)
 }
 
+/// The top-level `id` of a JSON object's text (a string or number), found
+/// without parsing it (the text may be too deep or too large to).
+pub fn top_level_id(line: &[u8]) -> Option<Value> {
+    let mut scan = IdScan::default();
+    scan.feed(line);
+    scan.id()
+}
+
 /// The deepest container nesting in `line` (strings respected).
-fn max_depth(line: &[u8]) -> usize {
+pub fn max_depth(line: &[u8]) -> usize {
     let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
     for &b in line {
         if in_string {
@@ -345,7 +350,11 @@ mod tests {
             matches!(&f[1], Frame::TooLong { id: Some(v), .. } if *v == serde_json::json!("s-1"))
         );
         assert!(matches!(&f[2], Frame::TooLong { id: None, .. }));
-        assert!(matches!(&f[3], Frame::Line { bytes, cut: false } if bytes == b"{\"ok\":1}"));
+        assert!(matches!(&f[3], Frame::Line { bytes } if bytes == b"{\"ok\":1}"));
+        assert_eq!(
+            top_level_id(br#"{"a":{"id":1},"id":"x","b":[[[[]]]]}"#),
+            Some(serde_json::json!("x"))
+        );
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct Script {
     pub pages: Mutex<Pages>,
     /// `tools/list` requests answered (pages included).
     pub lists: AtomicUsize,
-    /// Tools per page beside `work`, `storm`, `list_mode` and `big`.
+    /// Tools per page beside `work`, `storm`, `list_mode`, `big` and `nest`.
     pub padding: usize,
     /// How each request sent after its call had answered ended.
     pub late: Mutex<Vec<String>>,
@@ -129,7 +129,9 @@ impl Script {
         };
         let mut tools: Vec<Value> = Vec::new();
         if page == 0 {
-            tools.extend(["work", "storm", "list_mode", "big"].map(|n| tool(n.to_string(), 0)));
+            tools.extend(
+                ["work", "storm", "list_mode", "big", "nest"].map(|n| tool(n.to_string(), 0)),
+            );
             let deep = self.deep.load(Ordering::SeqCst);
             if deep > 0 {
                 let mut schema = json!({"type": "object"});
@@ -219,6 +221,13 @@ impl Script {
             }
             "work" => self.work(params, related).await,
             "big" => text("b".repeat(n("bytes") as usize)),
+            "nest" => {
+                let mut v = json!(1);
+                for _ in 0..n("depth") {
+                    v = json!([v]);
+                }
+                json!({"content": [{"type": "text", "text": "nested"}], "structuredContent": {"v": v}})
+            }
             other => text(format!("no tool {other}")),
         }
     }

@@ -146,7 +146,7 @@ fn read(
     frame: Frame,
     in_flight: &Mutex<HashSet<String>>,
 ) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
-    let (bytes, cut) = match frame {
+    let bytes = match frame {
         Frame::TooLong { len, .. } => {
             return Err(Some(error_line(
                 &Value::Null,
@@ -154,12 +154,12 @@ fn read(
                 &format!("a message of {len} bytes is over the {MAX_LINE}-byte limit"),
             )))
         }
-        Frame::Line { bytes, cut } => (bytes, cut),
+        Frame::Line { bytes } => bytes,
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(None);
     }
-    if cut {
+    if frame::max_depth(&bytes) > frame::MAX_NESTING {
         return Err(Some(error_line(
             &Value::Null,
             -32700,

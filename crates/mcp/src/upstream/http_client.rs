@@ -109,7 +109,8 @@ type SseStream = futures::stream::BoxStream<'static, Result<sse_stream::Sse, Sse
 /// they are.
 fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse {
     // What rmcp's parser would drop without a word (nesting past its limit, a
-    // lone surrogate) is made readable first (see `crate::frame`).
+    // lone surrogate) is made readable first (see `crate::frame`; a call's
+    // result nested too deep was refused before this, in `marked`).
     if let Some(data) = event.data.take() {
         let (bounded, cut) =
             crate::frame::bound_nesting(data.into_bytes(), crate::frame::MAX_NESTING);
@@ -182,6 +183,19 @@ fn marked(
             e.map(|mut e| {
                 let len = e.data.as_ref().map_or(0, String::len);
                 if let (Some(id), Some((server, cancel))) = (&related, oversize.as_mut()) {
+                    let deep = e.data.as_ref().is_some_and(|d| {
+                        crate::frame::max_depth(d.as_bytes()) > crate::frame::MAX_NESTING
+                    });
+                    if deep {
+                        tracing::warn!(%server, "a tool result nested deeper than {} levels was refused", crate::frame::MAX_NESTING);
+                        let mut answer = too_big(server, id, len);
+                        answer["error"]["message"] = Value::String(format!(
+                            "the result from server `{server}` is nested deeper than {} levels",
+                            crate::frame::MAX_NESTING
+                        ));
+                        e.data = Some(answer.to_string());
+                        return e;
+                    }
                     if len > MAX_RESULT_BYTES {
                         tracing::warn!(%server, bytes = len, limit = MAX_RESULT_BYTES, "a tool result over the size limit was refused");
                         cancel();

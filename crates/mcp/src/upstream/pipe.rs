@@ -4,7 +4,8 @@
 //!
 //! - a message nested deeper than [`frame::MAX_NESTING`] levels is read with its
 //!   deepest parts emptied (a `tools/list` answer with one hostile schema
-//!   still lists the server's other tools; the catalog reports the tool);
+//!   still lists the server's other tools; the catalog reports the tool),
+//!   except a call's result, which is refused with an error at once;
 //! - an answer to a `tools/call` over [`MAX_RESULT_BYTES`], or any line over
 //!   [`MAX_LINE`], answers its request at once with a size error, and the
 //!   call is cancelled on the server;
@@ -152,7 +153,7 @@ async fn read(
             .unwrap_or_else(|p| p.into_inner())
             .remove(key)
     };
-    let (bytes, cut) = match frame {
+    let mut bytes = match frame {
         Frame::TooLong { len, id } => {
             let key = id.map(|i| i.to_string());
             let method = key.as_deref().and_then(take);
@@ -167,30 +168,63 @@ async fn read(
             cancel(cancels, &key, "the answer is over the gateway's size limit").await;
             return answer_error(&key, why);
         }
-        Frame::Line { bytes, cut } => (bytes, cut),
+        Frame::Line { bytes } => bytes,
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let value: Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            tracing::warn!(server, error = %e, line = %clean_for_log(&String::from_utf8_lossy(&bytes[..bytes.len().min(200)]), 200), "the server sent a line that is not JSON");
-            return None;
+    if frame::max_depth(&bytes) > frame::MAX_NESTING {
+        // A call's result is the server's to give whole or not at all: refused
+        // at once. Anything else (a listing) is read with its deepest parts
+        // emptied, and the catalog names the tool that had them.
+        let key = frame::top_level_id(&bytes).map(|i| i.to_string());
+        let method = key.as_deref().and_then(|k| {
+            pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .peek(k)
+                .cloned()
+        });
+        if let (Some(key), Some("tools/call")) = (&key, method.as_deref()) {
+            take(key);
+            tracing::warn!(
+                server,
+                "a tool result nested deeper than {} levels was refused",
+                frame::MAX_NESTING
+            );
+            return answer_error(
+                key,
+                format!(
+                    "the result from server `{server}` is nested deeper than {} levels",
+                    frame::MAX_NESTING
+                ),
+            );
         }
-    };
-    let answer_to = (value.get("method").is_none())
-        .then(|| value.get("id").map(Value::to_string))
-        .flatten();
-    let method = answer_to.as_deref().and_then(take);
-    if cut {
         tracing::warn!(
             server,
             method = method.as_deref().unwrap_or("-"),
             "a message nested deeper than {} levels was read with its deepest parts emptied",
             frame::MAX_NESTING
         );
+        bytes = frame::bound_nesting(bytes, frame::MAX_NESTING).0;
     }
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!(server, error = %e, line = %clean_for_log(&String::from_utf8_lossy(&bytes[..bytes.len().min(200)]), 200), "the server sent a line that is not JSON");
+            // When it names a request of ours, that request is answered now.
+            let key = frame::top_level_id(&bytes).map(|i| i.to_string())?;
+            let method = take(&key)?;
+            return answer_error(
+                &key,
+                format!("the answer of server `{server}` to {method} is not JSON: {e}"),
+            );
+        }
+    };
+    let answer_to = (value.get("method").is_none())
+        .then(|| value.get("id").map(Value::to_string))
+        .flatten();
+    let method = answer_to.as_deref().and_then(take);
     if let (Some(key), Some("tools/call")) = (&answer_to, method.as_deref()) {
         if bytes.len() > MAX_RESULT_BYTES {
             tracing::warn!(

@@ -1,0 +1,60 @@
+//! What `toolsearch config check --servers` says about servers, by name and
+//! tool: a real stdio server (through its keeper and the bounded transport)
+//! whose one schema is nested 62 objects deep is up, its other tools are
+//! listed, and the bad tool is named. Needs python3 and the binary.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+#[test]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+fn config_check_with_servers_names_the_bad_tool() {
+    let script = repo().join("tests/fixtures/misbehaving_server.py");
+    for depth in ["62", "120"] {
+        let cfg = temp_path("gateway.toml");
+        std::fs::write(
+            &cfg,
+            format!(
+                "mode = \"tools\"\nsemantic = false\n[limits]\nstartup_timeout_ms = 20000\n\n[[servers]]\nname = \"deep\"\ncommand = \"python3\"\nargs = [{:?}, \"--deep\", \"{depth}\"]\n\n[[servers]]\nname = \"missing\"\ncommand = \"no-such-command-anywhere\"\n",
+                script.display().to_string()
+            ),
+        )
+        .unwrap();
+        let out = Command::new(binary())
+            .args(["config", "check", "--servers"])
+            .arg(&cfg)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let servers = v["servers"].as_array().unwrap();
+        let deep = &servers[0];
+        assert_eq!(deep["up"], true, "{depth}: {deep}");
+        // hang, echo, big and deep: the deep one served with its schema cut.
+        assert_eq!(deep["tools"], 4, "{depth}: {deep}");
+        let problems = deep["problems"].to_string();
+        assert!(
+            problems.contains("`deep`") && problems.contains("nested deeper"),
+            "{depth}: {problems}"
+        );
+        // A server that cannot start says why, at once.
+        let missing = &servers[1];
+        assert_eq!(missing["up"], false);
+        assert!(
+            missing["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("no-such-command-anywhere"),
+            "{missing}"
+        );
+        // The effective configuration is printed too.
+        assert_eq!(v["config"]["limits"]["startup_timeout_ms"], 20000, "{v}");
+    }
+}
