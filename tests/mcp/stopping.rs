@@ -186,7 +186,13 @@ fn eof_sigterm_and_sigint_end_everything_under_hostile_servers_within_5s() {
             gw.exited(STOP_BOUND),
             "{how}: the gateway still runs after {STOP_BOUND:?}"
         );
+        let exited = t0.elapsed();
         let left = outlived(&started, STOP_BOUND.saturating_sub(t0.elapsed()));
+        eprintln!(
+            "{how}: gateway exited after {exited:?}; all {} processes it started gone after {:?}",
+            started.len(),
+            t0.elapsed()
+        );
         let named: Vec<(u32, String)> = left
             .iter()
             .map(|p| {
