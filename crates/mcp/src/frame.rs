@@ -12,7 +12,8 @@
 //! error its reader can answer.
 
 use serde_json::Value;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
 
 /// The most levels of nesting kept in one message; a container at this level
 /// that holds more is emptied (well under serde_json's recursion limit of 128; a tool's schema sits 5
@@ -35,6 +36,26 @@ pub enum Frame {
         /// Its top-level `id` (a string or number), when it had one.
         id: Option<Value>,
     },
+}
+
+/// Writes each line sent (a newline added, flushed) to `writer` from a task
+/// of its own, until every sender is gone or a write fails; then `writer` is
+/// dropped (for a child's stdin: its end of input).
+pub fn line_writer<W: AsyncWrite + Send + Unpin + 'static>(
+    writer: W,
+    queue: usize,
+) -> mpsc::Sender<Vec<u8>> {
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(queue);
+    tokio::spawn(async move {
+        let mut writer = writer;
+        while let Some(mut line) = rx.recv().await {
+            line.push(b'\n');
+            if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    tx
 }
 
 /// Reads one line of at most `cap` bytes; `None` at the end of the stream.
@@ -178,7 +199,7 @@ impl IdScan {
 /// refuse).
 pub fn bound_nesting(line: Vec<u8>, max: usize) -> (Vec<u8>, bool) {
     // Fast path: most lines are shallow.
-    if max_depth(&line) <= max {
+    if !too_deep(&line, max) {
         return (line, false);
     }
     let mut out = Vec::with_capacity(line.len());
@@ -225,39 +246,18 @@ pub fn bound_nesting(line: Vec<u8>, max: usize) -> (Vec<u8>, bool) {
     (out, true)
 }
 
+/// Whether JSON text nests containers more than `max` levels deep (strings
+/// respected; one pass, nothing allocated).
+pub fn too_deep(line: &[u8], max: usize) -> bool {
+    toolsearch_sandbox::json_deeper_than(line, max)
+}
+
 /// The top-level `id` of a JSON object's text (a string or number), found
 /// without parsing it (the text may be too deep or too large to).
 pub fn top_level_id(line: &[u8]) -> Option<Value> {
     let mut scan = IdScan::default();
     scan.feed(line);
     scan.id()
-}
-
-/// The deepest container nesting in `line` (strings respected).
-pub fn max_depth(line: &[u8]) -> usize {
-    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
-    for &b in line {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    deepest
 }
 
 /// Replaces each `\uD800`-`\uDFFF` escape that is not half of a valid pair by
@@ -365,7 +365,7 @@ mod tests {
             let (out, cut) = bound_nesting(line.into_bytes(), 100);
             assert!(cut);
             let v: Value = serde_json::from_slice(&out).expect("parses after the cut");
-            assert_eq!(max_depth(&out), 100, "{v}");
+            assert!(!too_deep(&out, 100) && too_deep(&out, 99), "{v}");
         }
         let shallow = b"{\"a\":[1,{\"b\":\"[[[[\"}]}".to_vec();
         assert_eq!(bound_nesting(shallow.clone(), 3), (shallow, false));

@@ -99,7 +99,7 @@ pub use result::{
     Stats,
 };
 pub use sys::release_free_memory;
-pub use util::is_unsafe_char;
+pub use util::{is_unsafe_char, json_deeper_than};
 pub use worker::child::run_worker_process;
 
 #[allow(dead_code)]

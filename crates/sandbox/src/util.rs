@@ -62,7 +62,7 @@ pub(crate) fn emitted_json_len(json: &str) -> usize {
 /// Whether JSON text nests arrays and objects more than `max` levels deep (a
 /// scalar is depth 0, `[1]` depth 1). One pass over the bytes, nothing
 /// allocated, strings skipped; valid for any text JSON writers produce.
-pub(crate) fn json_deeper_than(json: &[u8], max: usize) -> bool {
+pub fn json_deeper_than(json: &[u8], max: usize) -> bool {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     for &b in json {
         if in_string {

@@ -17,9 +17,10 @@ use std::sync::{Arc, Mutex};
 use futures::{Sink, Stream};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
+use super::protocol::KNOWN;
 use crate::frame::{self, read_frame, Frame};
 
 /// The longest line read from a client (a tool call's arguments included).
@@ -27,27 +28,6 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Most requests of one client in flight at once.
 pub const MAX_IN_FLIGHT: usize = 10_000;
-
-/// Methods of MCP a client sends: a request for one of them whose params
-/// cannot be read is -32602, not an unknown method.
-const KNOWN: [&str; 16] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "logging/setLevel",
-    "completion/complete",
-    "tasks/get",
-    "tasks/list",
-    "tasks/cancel",
-];
 
 type Outgoing = std::pin::Pin<Box<dyn Sink<ServerJsonRpcMessage, Error = std::io::Error> + Send>>;
 type Incoming = std::pin::Pin<Box<dyn Stream<Item = ClientJsonRpcMessage> + Send>>;
@@ -69,18 +49,9 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(256);
+    let out_tx = frame::line_writer(writer, 256);
     let (in_tx, mut in_rx) = mpsc::channel::<ClientJsonRpcMessage>(64);
     let in_flight: Arc<Mutex<HashSet<String>>> = Arc::default();
-    tokio::spawn(async move {
-        let mut writer = writer;
-        while let Some(mut line) = out_rx.recv().await {
-            line.push(b'\n');
-            if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
-                break;
-            }
-        }
-    });
     let answers = out_tx.clone();
     let seen = in_flight.clone();
     tokio::spawn(async move {
@@ -159,7 +130,7 @@ fn read(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(None);
     }
-    if frame::max_depth(&bytes) > frame::MAX_NESTING {
+    if frame::too_deep(&bytes, frame::MAX_NESTING) {
         return Err(Some(error_line(
             &Value::Null,
             -32700,

@@ -104,8 +104,9 @@ impl InFlight {
     }
 }
 
-/// Methods of MCP a client sends: unreadable params of one of them are -32602.
-const KNOWN: [&str; 13] = [
+/// Methods of MCP a client sends: a request for one of them whose params
+/// cannot be read is -32602 (invalid params), not an unknown method.
+pub(crate) const KNOWN: [&str; 16] = [
     "initialize",
     "ping",
     "tools/list",
@@ -119,6 +120,9 @@ const KNOWN: [&str; 13] = [
     "resources/unsubscribe",
     "logging/setLevel",
     "completion/complete",
+    "tasks/get",
+    "tasks/list",
+    "tasks/cancel",
 ];
 
 /// A POST checked: the request rebuilt with its body read, and the id it holds

@@ -184,7 +184,7 @@ fn marked(
                 let len = e.data.as_ref().map_or(0, String::len);
                 if let (Some(id), Some((server, cancel))) = (&related, oversize.as_mut()) {
                     let deep = e.data.as_ref().is_some_and(|d| {
-                        crate::frame::max_depth(d.as_bytes()) > crate::frame::MAX_NESTING
+                        crate::frame::too_deep(d.as_bytes(), crate::frame::MAX_NESTING)
                     });
                     if deep {
                         tracing::warn!(%server, "a tool result nested deeper than {} levels was refused", crate::frame::MAX_NESTING);

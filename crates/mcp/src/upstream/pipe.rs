@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use futures::{Sink, Stream};
 use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{json, Value};
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use toolsearch_catalog::lru::Lru;
 
@@ -47,18 +47,9 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (out_tx, mut out_rx) = mpsc::channel::<Vec<u8>>(64);
+    let out_tx = frame::line_writer(writer, 64);
     let (in_tx, mut in_rx) = mpsc::channel::<ServerJsonRpcMessage>(64);
     let pending: Pending = Arc::new(Mutex::new(Lru::new(MAX_PENDING)));
-    tokio::spawn(async move {
-        let mut writer = writer;
-        while let Some(mut line) = out_rx.recv().await {
-            line.push(b'\n');
-            if writer.write_all(&line).await.is_err() || writer.flush().await.is_err() {
-                break;
-            }
-        }
-    });
     let (server, cancels, seen) = (server.to_string(), out_tx.clone(), pending.clone());
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
@@ -173,7 +164,7 @@ async fn read(
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    if frame::max_depth(&bytes) > frame::MAX_NESTING {
+    if frame::too_deep(&bytes, frame::MAX_NESTING) {
         // A call's result is the server's to give whole or not at all: refused
         // at once. Anything else (a listing) is read with its deepest parts
         // emptied, and the catalog names the tool that had them.
