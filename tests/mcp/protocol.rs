@@ -330,5 +330,24 @@ async fn stdio_answers_every_line() {
     );
     let served = io.answer().await;
     assert!(served["result"].to_string().contains("first"), "{served}");
+    // A cancelled request's id is held while its handler winds down, then free.
+    io.send(&call(11, "work", json!({"tag": "slow", "hold_ms": 3000})).to_string())
+        .await;
+    io.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}}).to_string()).await;
+    io.send(&call(11, "work", json!({"tag": "early"})).to_string())
+        .await;
+    let early = io.answer().await;
+    assert_eq!(
+        (early["id"].clone(), early["error"]["code"].clone()),
+        (json!(11), json!(-32600)),
+        "{early}"
+    );
+    assert!(early.to_string().contains("cancelled"), "{early}");
+    tokio::time::sleep(toolsearch_mcp::serve::lines::CANCELLED_HOLD + Duration::from_millis(200))
+        .await;
+    io.send(&call(11, "work", json!({"tag": "again"})).to_string())
+        .await;
+    let again = io.answer().await;
+    assert!(again["result"].to_string().contains("again"), "{again}");
     let _ = Arc::clone(&gw);
 }

@@ -78,8 +78,13 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
             }
             use_keeper()?;
             let rt = runtime(false)?;
+            // The servers' state does not depend on the mode or the search: no
+            // sandbox and no embedding model are started for it.
+            let mut bare = cfg.clone();
+            bare.mode = toolsearch_mcp::config::ModeName::Tools;
+            bare.semantic = Some(false);
             let status = rt.block_on(async {
-                let gw = Gateway::start(&cfg, None).await?;
+                let gw = Gateway::start(&bare, None).await?;
                 let status = gw.fleet().status();
                 gw.shutdown().await;
                 anyhow::Ok(status)

@@ -172,6 +172,10 @@ impl Gateway {
         // Without a pool, one of worker processes that queues every snippet the
         // gateway admits (the facade's own would refuse past its default queue).
         let pool = pool.or_else(|| {
+            // Structured tools only: no snippet ever runs.
+            if settings(cfg).mode == toolsearch::Mode::Tools {
+                return None;
+            }
             let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
             let defaults = toolsearch_sandbox::PoolConfig::default();
             toolsearch_sandbox::Pool::new(toolsearch_sandbox::PoolConfig {
@@ -401,8 +405,9 @@ impl Gateway {
     }
 
     /// Begins to stop: every tool call in flight is cancelled (its snippet
-    /// ended, its forwarded call cancelled on its server) and answered with an
-    /// `UNAVAILABLE` error, and later calls are refused the same way. The
+    /// ended, its forwarded call cancelled on its server) and answered with a
+    /// JSON-RPC error (`SHUTTING_DOWN`, -32001), and later calls are refused
+    /// the same way. The
     /// transports stay open so that the answers reach their clients; see
     /// [`Gateway::drain`].
     pub fn begin_stop(&self) {

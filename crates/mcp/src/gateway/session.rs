@@ -38,16 +38,16 @@ fn stopped() -> McpError {
 pub const SHUTTING_DOWN: i32 = -32001;
 
 /// Counts one tool call as being answered while it lives.
-struct InFlight(Arc<std::sync::atomic::AtomicUsize>);
+struct Answering(Arc<std::sync::atomic::AtomicUsize>);
 
-impl InFlight {
-    fn enter(count: &Arc<std::sync::atomic::AtomicUsize>) -> InFlight {
+impl Answering {
+    fn enter(count: &Arc<std::sync::atomic::AtomicUsize>) -> Answering {
         count.fetch_add(1, Ordering::AcqRel);
-        InFlight(count.clone())
+        Answering(count.clone())
     }
 }
 
-impl Drop for InFlight {
+impl Drop for Answering {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::AcqRel);
     }
@@ -150,7 +150,7 @@ impl ServerHandler for GatewaySession {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.gw.calls.fetch_add(1, Ordering::Relaxed);
-        let _in_flight = InFlight::enter(&self.gw.in_flight);
+        let _answering = Answering::enter(&self.gw.in_flight);
         if self.gw.is_stopping() {
             return Err(stopped());
         }

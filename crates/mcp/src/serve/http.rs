@@ -1,6 +1,9 @@
-//! The gateway's front door over streamable HTTP: TLS, bearer auth, `Host` and
-//! `Origin` checks, a rate limit per session, address and token, and the
-//! bounds on sessions (how many, how long idle).
+//! The gateway's front door over streamable HTTP, assembled from the steps of
+//! a request: [`super::accept`] (connection cap, header timeout, accept
+//! backoff) → [`super::admit`] (bearer token, session cap, rate limit) →
+//! [`super::protocol`] (path, body, JSON-RPC checks, ids in flight) → rmcp's
+//! service (`Host` and `Origin` checks, sessions and their idle TTL), over
+//! plain TCP or TLS; and its stop (see [`super::stop`]).
 
 use std::net::SocketAddr;
 use std::path::Path;

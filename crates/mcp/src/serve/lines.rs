@@ -8,11 +8,12 @@
 //! | a JSON array (batch; removed in MCP 2025-06-18) | -32600, `id` null       |
 //! | not a JSON-RPC message                  | -32600 (its `id` when readable) |
 //! | a known method with unreadable params   | -32602 with its `id`            |
-//! | an `id` already in flight               | -32600 with that `id`           |
+//! | an `id` in flight (or cancelled under [`CANCELLED_HOLD`] ago) | -32600 with that `id` |
 //! | a lone surrogate escape (`"\ud83d"`)    | read as U+FFFD, served          |
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::{Sink, Stream};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
@@ -28,6 +29,13 @@ pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
 /// Most requests of one client in flight at once.
 pub const MAX_IN_FLIGHT: usize = 10_000;
+
+/// How long a cancelled request's id stays taken.
+pub const CANCELLED_HOLD: Duration = Duration::from_secs(5);
+
+/// The ids of a client's requests in flight (as JSON text), with when each was
+/// cancelled, if it was.
+type Ids = HashMap<String, Option<Instant>>;
 
 type Outgoing = std::pin::Pin<Box<dyn Sink<ServerJsonRpcMessage, Error = std::io::Error> + Send>>;
 type Incoming = std::pin::Pin<Box<dyn Stream<Item = ClientJsonRpcMessage> + Send>>;
@@ -51,7 +59,7 @@ where
 {
     let out_tx = frame::line_writer(writer, 256);
     let (in_tx, mut in_rx) = mpsc::channel::<ClientJsonRpcMessage>(64);
-    let in_flight: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let in_flight: Arc<Mutex<Ids>> = Arc::default();
     let answers = out_tx.clone();
     let seen = in_flight.clone();
     tokio::spawn(async move {
@@ -102,7 +110,7 @@ where
     (Box::pin(sink), Box::pin(stream))
 }
 
-fn forget(in_flight: &Mutex<HashSet<String>>, id: &rmcp::model::RequestId) {
+fn forget(in_flight: &Mutex<Ids>, id: &rmcp::model::RequestId) {
     if let Ok(key) = serde_json::to_string(id) {
         in_flight
             .lock()
@@ -113,10 +121,7 @@ fn forget(in_flight: &Mutex<HashSet<String>>, id: &rmcp::model::RequestId) {
 
 /// A frame as a message for the service, or the answer to write back (`None`:
 /// nothing to answer, a notification that cannot be read).
-fn read(
-    frame: Frame,
-    in_flight: &Mutex<HashSet<String>>,
-) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
+fn read(frame: Frame, in_flight: &Mutex<Ids>) -> Result<ClientJsonRpcMessage, Option<Vec<u8>>> {
     let bytes = match frame {
         Frame::TooLong { len, .. } => {
             return Err(Some(error_line(
@@ -171,6 +176,10 @@ fn read(
             &message,
         )),
     };
+    let cancelled = value
+        .get("params")
+        .and_then(|p| p.get("requestId"))
+        .map(Value::to_string);
     let msg: ClientJsonRpcMessage = match serde_json::from_value(value) {
         Ok(m) => m,
         Err(e) => {
@@ -182,6 +191,20 @@ fn read(
             })
         }
     };
+    if method.as_deref() == Some("notifications/cancelled") {
+        // A cancelled request gets no answer: its id is held a while longer
+        // (its handler winds down; rmcp would mix a new request with that id
+        // up with it), then free again.
+        if let Some(id) = cancelled {
+            if let Some(at) = in_flight
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_mut(&id)
+            {
+                *at = Some(Instant::now());
+            }
+        }
+    }
     if let JsonRpcMessage::Request(r) = &msg {
         if let ClientRequest::CustomRequest(c) = &r.request {
             if KNOWN.contains(&c.method.as_str()) {
@@ -189,20 +212,35 @@ fn read(
             }
         }
         let key = serde_json::to_string(&r.id).unwrap_or_default();
-        let mut set = in_flight.lock().unwrap_or_else(|p| p.into_inner());
-        if set.contains(&key) {
-            return Err(bad(
-                -32600,
-                format!("request id {key} is already in flight"),
-            ));
+        let mut ids = in_flight.lock().unwrap_or_else(|p| p.into_inner());
+        let wound_down = |at: &Option<Instant>| at.is_some_and(|t| t.elapsed() >= CANCELLED_HOLD);
+        match ids.get(&key) {
+            Some(None) => {
+                return Err(bad(
+                    -32600,
+                    format!("request id {key} is already in flight"),
+                ));
+            }
+            Some(Some(at)) if !wound_down(&Some(*at)) => {
+                return Err(bad(
+                    -32600,
+                    format!(
+                        "request id {key} was cancelled and is still winding down; use a new id"
+                    ),
+                ));
+            }
+            _ => {}
         }
-        if set.len() >= MAX_IN_FLIGHT {
+        if ids.len() >= MAX_IN_FLIGHT {
+            ids.retain(|_, at| !wound_down(at));
+        }
+        if ids.len() >= MAX_IN_FLIGHT {
             return Err(bad(
                 -32600,
                 format!("more than {MAX_IN_FLIGHT} requests in flight"),
             ));
         }
-        set.insert(key);
+        ids.insert(key, None);
     }
     Ok(msg)
 }
