@@ -16,12 +16,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::{Sink, Stream};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::protocol::KNOWN;
+use super::message::{read_message, Message, Refusal};
 use crate::frame::{self, read_frame, Frame};
 
 /// The longest line read from a client (a tool call's arguments included).
@@ -135,61 +135,24 @@ fn read(frame: Frame, in_flight: &Mutex<Ids>) -> Result<ClientJsonRpcMessage, Op
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(None);
     }
-    if frame::too_deep(&bytes, frame::MAX_NESTING) {
-        return Err(Some(error_line(
-            &Value::Null,
-            -32700,
-            &format!("a message nested deeper than {} levels", frame::MAX_NESTING),
-        )));
-    }
-    let value: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Some(error_line(
-            &Value::Null,
-            -32700,
-            &format!("parse error: {e}"),
-        ))
-    })?;
-    if value.is_array() {
-        return Err(Some(error_line(
-            &Value::Null,
-            -32600,
-            "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send one message per line",
-        )));
-    }
-    let id = value
-        .get("id")
-        .cloned()
-        .filter(|i| i.is_string() || i.is_number());
-    let method = value
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let bad = |code: i32, message: String| match (&id, &method) {
-        (None, Some(_)) => {
-            // A notification: nothing to answer.
-            tracing::debug!(%message, "unreadable notification from the client");
-            None
-        }
-        (id, _) => Some(error_line(
-            id.as_ref().unwrap_or(&Value::Null),
-            code,
-            &message,
-        )),
-    };
-    let cancelled = value
-        .get("params")
-        .and_then(|p| p.get("requestId"))
-        .map(Value::to_string);
-    let msg: ClientJsonRpcMessage = match serde_json::from_value(value) {
+    let Message {
+        msg,
+        method,
+        cancelled,
+        ..
+    } = match read_message(&bytes) {
         Ok(m) => m,
-        Err(e) => {
-            return Err(match &method {
-                Some(m) if KNOWN.contains(&m.as_str()) => {
-                    bad(-32602, format!("invalid params for {m}: {e}"))
-                }
-                _ => bad(-32600, format!("not a JSON-RPC message: {e}")),
-            })
+        // A notification is not answered, even when it cannot be read.
+        Err(
+            Refusal::Params { id: None, .. }
+            | Refusal::NotMessage {
+                notification: true, ..
+            },
+        ) => {
+            tracing::debug!("unreadable notification from the client");
+            return Err(None);
         }
+        Err(r) => return Err(Some(error_line(&r.id(), r.code(), &r.message("line")))),
     };
     if method.as_deref() == Some("notifications/cancelled") {
         // A cancelled request gets no answer: its id is held a while longer
@@ -206,28 +169,19 @@ fn read(frame: Frame, in_flight: &Mutex<Ids>) -> Result<ClientJsonRpcMessage, Op
         }
     }
     if let JsonRpcMessage::Request(r) = &msg {
-        if let ClientRequest::CustomRequest(c) = &r.request {
-            if KNOWN.contains(&c.method.as_str()) {
-                return Err(bad(-32602, format!("invalid params for {}", c.method)));
-            }
-        }
-        let key = serde_json::to_string(&r.id).unwrap_or_default();
+        let id = serde_json::to_value(&r.id).unwrap_or(Value::Null);
+        let bad = |message: String| Some(error_line(&id, -32600, &message));
+        let key = id.to_string();
         let mut ids = in_flight.lock().unwrap_or_else(|p| p.into_inner());
         let wound_down = |at: &Option<Instant>| at.is_some_and(|t| t.elapsed() >= CANCELLED_HOLD);
         match ids.get(&key) {
             Some(None) => {
-                return Err(bad(
-                    -32600,
-                    format!("request id {key} is already in flight"),
-                ));
+                return Err(bad(format!("request id {key} is already in flight")));
             }
             Some(Some(at)) if !wound_down(&Some(*at)) => {
-                return Err(bad(
-                    -32600,
-                    format!(
-                        "request id {key} was cancelled and is still winding down; use a new id"
-                    ),
-                ));
+                return Err(bad(format!(
+                    "request id {key} was cancelled and is still winding down; use a new id"
+                )));
             }
             _ => {}
         }
@@ -235,10 +189,7 @@ fn read(frame: Frame, in_flight: &Mutex<Ids>) -> Result<ClientJsonRpcMessage, Op
             ids.retain(|_, at| !wound_down(at));
         }
         if ids.len() >= MAX_IN_FLIGHT {
-            return Err(bad(
-                -32600,
-                format!("more than {MAX_IN_FLIGHT} requests in flight"),
-            ));
+            return Err(bad(format!("more than {MAX_IN_FLIGHT} requests in flight")));
         }
         ids.insert(key, None);
     }

@@ -6,6 +6,7 @@ mod accept;
 mod admit;
 mod http;
 pub mod lines;
+mod message;
 pub mod protocol;
 mod stdio;
 

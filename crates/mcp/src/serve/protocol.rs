@@ -26,6 +26,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use serde_json::{json, Value};
 
+use super::message::{read_message, Refusal};
 use crate::frame;
 
 /// The largest request body read (a tool call's arguments included).
@@ -104,27 +105,6 @@ impl InFlight {
     }
 }
 
-/// Methods of MCP a client sends: a request for one of them whose params
-/// cannot be read is -32602 (invalid params), not an unknown method.
-pub(crate) const KNOWN: [&str; 16] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/read",
-    "resources/templates/list",
-    "resources/subscribe",
-    "resources/unsubscribe",
-    "logging/setLevel",
-    "completion/complete",
-    "tasks/get",
-    "tasks/list",
-    "tasks/cancel",
-];
-
 /// A POST checked: the request rebuilt with its body read, and the id it holds
 /// in flight (released with the response), or the answer to send instead.
 pub async fn check_post(
@@ -160,34 +140,19 @@ pub async fn check_post(
         }
         Ok(Ok(b)) => b.to_bytes(),
     };
-    let (bounded, cut) = frame::bound_nesting(bytes.to_vec(), frame::MAX_NESTING);
-    if cut {
-        let message = format!(
-            "parse error: a message nested deeper than {} levels",
-            frame::MAX_NESTING
-        );
-        return Err(error(400, &Value::Null, -32700, &message));
-    }
-    let repaired = frame::repair_surrogates(bounded);
-    let value: Value = serde_json::from_slice(&repaired)
-        .map_err(|e| error(400, &Value::Null, -32700, &format!("parse error: {e}")))?;
-    if value.is_array() {
-        let message = "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send one message per request";
-        return Err(error(400, &Value::Null, -32600, message));
-    }
-    let id = value
-        .get("id")
-        .cloned()
-        .filter(|i| i.is_string() || i.is_number());
-    let method = value
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    if let (Some(id), Some(m)) = (&id, &method) {
-        if KNOWN.contains(&m.as_str()) && !params_readable(&value) {
-            return Err(error(400, id, -32602, &format!("invalid params for {m}")));
+    let repaired = frame::repair_surrogates(bytes.to_vec());
+    drop(bytes);
+    let (id, method) = match read_message(&repaired) {
+        Ok(m) => (m.id, m.method),
+        Err(r @ (Refusal::Parse(_) | Refusal::Batch)) => {
+            return Err(error(400, &r.id(), r.code(), &r.message("request")));
         }
-    }
+        Err(r @ Refusal::Params { id: Some(_), .. }) => {
+            return Err(error(400, &r.id(), r.code(), &r.message("request")));
+        }
+        // What is not a JSON-RPC message, or a notification, is rmcp's to answer.
+        Err(_) => (None, None),
+    };
     let held = match (&id, &method, session) {
         (Some(id), Some(_), Some(session)) => Some(
             ids.hold(session, id)
@@ -195,22 +160,10 @@ pub async fn check_post(
         ),
         _ => None,
     };
-    drop(bytes);
     Ok((
         http::Request::from_parts(parts, Full::new(Bytes::from(repaired))),
         held,
     ))
-}
-
-/// True when a request's params read as the typed request rmcp expects.
-fn params_readable(value: &Value) -> bool {
-    match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(value.clone()) {
-        Ok(rmcp::model::JsonRpcMessage::Request(r)) => {
-            !matches!(r.request, rmcp::model::ClientRequest::CustomRequest(_))
-        }
-        Ok(_) => true,
-        Err(_) => false,
-    }
 }
 
 /// A response body that releases its request's id when it ends.
