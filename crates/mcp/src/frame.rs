@@ -58,6 +58,31 @@ pub fn line_writer<W: AsyncWrite + Send + Unpin + 'static>(
     tx
 }
 
+/// The sending half of a transport: each message is passed to `note` (the
+/// transport's bookkeeping), serialized once and queued for `lines` (see
+/// [`line_writer`]); a closed queue is a broken pipe.
+pub fn json_sink<M, F>(
+    lines: mpsc::Sender<Vec<u8>>,
+    note: F,
+) -> std::pin::Pin<Box<dyn futures::Sink<M, Error = std::io::Error> + Send>>
+where
+    M: serde::Serialize + Send + 'static,
+    F: FnMut(&M) + Send + 'static,
+{
+    Box::pin(futures::sink::unfold(
+        (lines, note),
+        |(lines, mut note), msg: M| async move {
+            note(&msg);
+            let line = serde_json::to_vec(&msg).map_err(std::io::Error::other)?;
+            lines
+                .send(line)
+                .await
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+            Ok((lines, note))
+        },
+    ))
+}
+
 /// Reads one line of at most `cap` bytes; `None` at the end of the stream.
 ///
 /// # Errors

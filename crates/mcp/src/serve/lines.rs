@@ -89,25 +89,18 @@ where
         }
         on_end();
     });
-    let sink = futures::sink::unfold(
-        (out_tx, in_flight),
-        |(tx, in_flight), msg: ServerJsonRpcMessage| async move {
-            if let JsonRpcMessage::Response(r) = &msg {
-                forget(&in_flight, &r.id);
-            } else if let JsonRpcMessage::Error(e) = &msg {
-                if let Some(id) = &e.id {
-                    forget(&in_flight, id);
-                }
+    // An answer frees its request's id.
+    let sink = frame::json_sink(out_tx, move |msg: &ServerJsonRpcMessage| match msg {
+        JsonRpcMessage::Response(r) => forget(&in_flight, &r.id),
+        JsonRpcMessage::Error(e) => {
+            if let Some(id) = &e.id {
+                forget(&in_flight, id);
             }
-            let line = serde_json::to_vec(&msg).map_err(std::io::Error::other)?;
-            tx.send(line)
-                .await
-                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-            Ok((tx, in_flight))
-        },
-    );
+        }
+        _ => {}
+    });
     let stream = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
-    (Box::pin(sink), Box::pin(stream))
+    (sink, Box::pin(stream))
 }
 
 fn forget(in_flight: &Mutex<Ids>, id: &rmcp::model::RequestId) {

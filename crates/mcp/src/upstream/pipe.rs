@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex};
 
 use futures::{Sink, Stream};
-use rmcp::model::{ClientJsonRpcMessage, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
@@ -69,41 +69,32 @@ where
             }
         }
     });
-    let sink = futures::sink::unfold(
-        (out_tx, pending),
-        |(tx, pending), msg: ClientJsonRpcMessage| async move {
-            if let JsonRpcMessage::Request(r) = &msg {
-                let method = serde_json::to_value(&r.request)
-                    .ok()
-                    .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
-                    .unwrap_or_default();
+    let sink = frame::json_sink(out_tx, move |msg: &ClientJsonRpcMessage| {
+        let mut pending = pending.lock().unwrap_or_else(|p| p.into_inner());
+        match msg {
+            JsonRpcMessage::Request(r) => {
                 if let Ok(key) = serde_json::to_string(&r.id) {
-                    pending
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .insert(key, method);
+                    pending.insert(key, r.request.method().to_string());
                 }
-            } else if let JsonRpcMessage::Notification(n) = &msg {
-                // A cancelled request will not be answered.
-                if let Ok(v) = serde_json::to_value(&n.notification) {
-                    if v["method"] == "notifications/cancelled" {
-                        let key = v["params"]["requestId"].to_string();
-                        pending
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .remove(&key);
+            }
+            // A cancelled request will not be answered.
+            JsonRpcMessage::Notification(n) => {
+                if let ClientNotification::CancelledNotification(c) = &n.notification {
+                    if let Some(key) = c
+                        .params
+                        .request_id
+                        .as_ref()
+                        .and_then(|id| serde_json::to_string(id).ok())
+                    {
+                        pending.remove(&key);
                     }
                 }
             }
-            let line = serde_json::to_vec(&msg).map_err(std::io::Error::other)?;
-            tx.send(line)
-                .await
-                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
-            Ok((tx, pending))
-        },
-    );
+            _ => {}
+        }
+    });
     let stream = futures::stream::poll_fn(move |cx| in_rx.poll_recv(cx));
-    (Box::pin(sink), Box::pin(stream))
+    (sink, Box::pin(stream))
 }
 
 /// The error answer to request `id` (JSON text), in place of the server's.
