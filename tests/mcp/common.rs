@@ -211,10 +211,24 @@ pub async fn eventually<F: FnMut() -> bool>(secs: u64, mut f: F) -> bool {
 
 /// Starts `toolsearch gateway --http 127.0.0.1:0`; its port, from stderr.
 pub fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::process::Child, u16) {
-    let mut child = Command::new(binary())
-        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
         .arg(cfg)
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    let (child, port, lines) = spawn_http_gateway(cmd);
+    // Keep draining stderr so the gateway never blocks on it.
+    std::thread::spawn(move || for _ in lines {});
+    (child, port)
+}
+
+/// The stderr lines of a gateway after the one that named its address.
+pub type StderrLines = std::io::Lines<std::io::BufReader<std::process::ChildStderr>>;
+
+/// Spawns `cmd`, a gateway serving HTTP on a loopback port it prints on stderr;
+/// the process, its port, and the rest of its stderr (to be read, so that the
+/// gateway never blocks on it).
+pub fn spawn_http_gateway(mut cmd: Command) -> (std::process::Child, u16, StderrLines) {
+    let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -232,9 +246,7 @@ pub fn http_gateway(cfg: &std::path::Path, env: &[(&str, &str)]) -> (std::proces
         }
         assert!(t0.elapsed() < Duration::from_secs(60));
     };
-    // Keep draining stderr so the gateway never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
-    (child, port)
+    (child, port, lines)
 }
 
 /// CPU time (user + system, in clock ticks) a process has used so far.

@@ -6,9 +6,9 @@
 //! that spins on `EMFILE` burns half a core and logs a million lines). Needs
 //! python3 and the binary.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,24 +35,9 @@ fn start(nofile: u32) -> (Child, u16, Arc<Mutex<Vec<String>>>) {
         binary(),
         cfg
     );
-    let mut child = Command::new("sh")
-        .args(["-c", &line])
-        .env("TOOLSEARCH_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let port = loop {
-        let line = lines
-            .next()
-            .expect("the gateway printed its address")
-            .unwrap();
-        if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
-            break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
-        }
-    };
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", &line]).env("TOOLSEARCH_LOG", "warn");
+    let (child, port, lines) = spawn_http_gateway(cmd);
     let log: Arc<Mutex<Vec<String>>> = Arc::default();
     let sink = log.clone();
     std::thread::spawn(move || {
