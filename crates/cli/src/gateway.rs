@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use toolsearch::{Provider, Session, Settings, ToolSearch};
 use toolsearch_mcp::config::ActivationName;
 use toolsearch_mcp::{Config, Gateway};
-use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig};
+use toolsearch_sandbox::Pool;
 
 use crate::common::{print_json, worker_command, SHUTDOWN_WAIT};
 
@@ -123,20 +123,8 @@ fn runtime(http: bool) -> Result<tokio::runtime::Runtime> {
 }
 
 fn pool(cfg: &Config) -> Result<Pool> {
-    let limits = Limits {
-        deadline: cfg.timeout(),
-        ..Limits::default()
-    };
-    // Every snippet the gateway admits (`max_concurrent_snippets`) waits for a
-    // worker rather than being refused as busy.
-    let defaults = PoolConfig::default();
-    Pool::new(PoolConfig {
-        isolation: Isolation::Process(worker_command()?),
-        limits,
-        queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
-        ..defaults
-    })
-    .map_err(|e| anyhow::anyhow!("cannot start the sandbox: {e}"))
+    Pool::new(toolsearch_mcp::gateway::pool_config(cfg, worker_command()?))
+        .map_err(|e| anyhow::anyhow!("cannot start the sandbox: {e}"))
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {

@@ -107,6 +107,25 @@ pub fn settings(cfg: &Config) -> Settings {
     }
 }
 
+/// The sandbox pool a gateway of `cfg` runs snippets on: worker processes of
+/// `command`, the config's snippet budget, and a queue that holds every snippet
+/// the gateway admits (`max_concurrent_snippets`), so none is refused as busy.
+pub fn pool_config(
+    cfg: &Config,
+    command: toolsearch_sandbox::WorkerCommand,
+) -> toolsearch_sandbox::PoolConfig {
+    let defaults = toolsearch_sandbox::PoolConfig::default();
+    toolsearch_sandbox::PoolConfig {
+        isolation: toolsearch_sandbox::Isolation::Process(command),
+        limits: toolsearch_sandbox::Limits {
+            deadline: cfg.timeout(),
+            ..toolsearch_sandbox::Limits::default()
+        },
+        queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
+        ..defaults
+    }
+}
+
 /// The embedding model the gateway fuses with search: the configured one (an error
 /// when it cannot be loaded), else the installed default (a warning and lexical
 /// search when it cannot); none with `semantic = false`, and none for a plain
@@ -177,13 +196,7 @@ impl Gateway {
                 return None;
             }
             let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
-            let defaults = toolsearch_sandbox::PoolConfig::default();
-            toolsearch_sandbox::Pool::new(toolsearch_sandbox::PoolConfig {
-                isolation: toolsearch_sandbox::Isolation::Process(command),
-                queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
-                ..defaults
-            })
-            .ok()
+            toolsearch_sandbox::Pool::new(pool_config(cfg, command)).ok()
         });
         if let Some(pool) = pool {
             builder = builder.sandbox(pool);
