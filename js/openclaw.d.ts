@@ -60,8 +60,12 @@ declare const openclaw: {
      * Finds tools. `query` is words (`+word` requires one), `select:a,b` (exact
      * names or ids), or `server:NAME`. `limit` defaults to 8, at most 20 (the
      * gateway's `search_default_limit` / `max_search_limit`). The array also
-     * carries `hint` when the search was adjusted; when nothing matched, returning
-     * or logging it shows `{hits: [], hint, listing}` (what to try next).
+     * carries what the search said besides its hits: `hint` (a typo corrected,
+     * the search adjusted), `limit_note` (the limit was lowered), `not_found`
+     * (`select:` names with no tool), `listing` (nothing matched). When it says
+     * any of these, or nothing matched, returning or logging the array shows the
+     * whole answer `{hits, hint, limit_note, not_found, listing}`; the tool's
+     * answer also lists them under `search_notes`, whatever the snippet kept.
      */
     search(query: string, options?: { limit?: number }): Promise<ToolHit[]>;
     /** The full schema and a TypeScript declaration of one tool. */

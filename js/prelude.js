@@ -291,16 +291,44 @@ function asHits(v) {
       });
     }
   }
-  // Nothing matched: serialised (returned, logged) the result is the whole answer,
-  // `{hits: [], hint, listing, ...}`, not a bare `[]` that hides what to do next.
-  if (hits.length === 0) {
-    const whole = { hits: [] };
-    for (let i = 0; i < keys.length; i++) {
-      if (keys[i] !== "hits" && keys[i] !== "then") whole[keys[i]] = v[keys[i]];
-    }
+  // Nothing matched, or the search has something to say (a `limit_note`, names in
+  // `not_found`, a typo `hint`): serialised (returned, logged) the result is the
+  // whole answer, `{hits, hint, ...}`, not a bare array that hides it, as the
+  // structured `tool_search` shows it.
+  const notes =
+    v.limit_note !== undefined || v.hint !== undefined ||
+    (ArrayIsArray(v.not_found) && v.not_found.length > 0);
+  if (hits.length === 0 || notes) {
+    // Built when serialised, from the array as it is then (a copy: the array's
+    // own `toJSON` must not be met again inside it).
+    const whole = () => {
+      const list = [];
+      for (let i = 0; i < hits.length; i++) {
+        ObjectDefineProperty(list, i, {
+          __proto__: null,
+          value: hits[i],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      }
+      const out = { hits: list };
+      for (let i = 0; i < keys.length; i++) {
+        if (keys[i] !== "hits" && keys[i] !== "then") {
+          ObjectDefineProperty(out, keys[i], {
+            __proto__: null,
+            value: v[keys[i]],
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        }
+      }
+      return out;
+    };
     ObjectDefineProperty(hits, "toJSON", {
       __proto__: null,
-      value: () => whole,
+      value: whole,
       writable: false,
       enumerable: false,
       configurable: false,

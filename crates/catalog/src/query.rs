@@ -39,6 +39,19 @@ pub struct Keywords {
     pub terms: Vec<Term>,
     /// Strings that may be an exact tool name or id (the whole query, identifier-like words).
     pub exact: Vec<String>,
+    /// The whole query is one name (no spaces, no `+`): when a tool has exactly
+    /// that name, the answer is that tool alone ([`Keywords::names_only`]).
+    pub one_name: bool,
+}
+
+impl Keywords {
+    /// Whether a ranking of these keywords answers only the `pinned` tools named
+    /// exactly: the query is one name and some tool has it. The stubs of reveal
+    /// mode tell the model to search a tool's exact name; the answer is that tool,
+    /// and the prompt grows only by what was asked for.
+    pub fn names_only(&self, pinned: usize) -> bool {
+        self.one_name && pinned > 0
+    }
 }
 
 /// One query term.
@@ -110,6 +123,7 @@ pub fn parse(input: &str) -> Query {
     let whole = strip_wrapping(trimmed);
     if !whole.contains(char::is_whitespace) {
         kw.exact.push(whole.to_string());
+        kw.one_name = !whole.is_empty() && !whole.starts_with('+');
     }
     for raw in trimmed.split_whitespace() {
         let (required, raw) = match raw.strip_prefix('+') {

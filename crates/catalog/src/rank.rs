@@ -409,6 +409,9 @@ impl Catalog {
             },
         );
         let k = pinned.count;
+        if kw.names_only(k) {
+            cands.truncate(k);
+        }
         let top = cands[k..].iter().map(|r| r.score).fold(0.0f32, f32::max);
         // The band applies to the others only; in place, no copy of the list.
         let mut at = 0usize;

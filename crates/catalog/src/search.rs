@@ -91,12 +91,27 @@ impl Default for SearchOptions {
 pub enum MatchedBy {
     /// Ranked keyword search (possibly with an exact-name hit first).
     Lexical,
+    /// Keyword search fused with the embedding model: words and meaning together.
+    Hybrid,
+    /// No word matched: the hits are close in meaning only (the embedding model).
+    Semantic,
     /// `select:` by exact name.
     Select,
     /// Typo-tolerant name matching, after lexical search found nothing.
     Fuzzy,
     /// Nothing matched (or nothing was asked): see the listing.
     Listing,
+}
+
+impl MatchedBy {
+    /// Whether the hits were ranked (by words, meaning or both), not picked by name
+    /// or listed: a ranked result can be split into steps and interleaved.
+    pub fn is_ranked(self) -> bool {
+        matches!(
+            self,
+            MatchedBy::Lexical | MatchedBy::Hybrid | MatchedBy::Semantic
+        )
+    }
 }
 
 /// One search result, compact enough to go back into a prompt.
@@ -418,7 +433,7 @@ pub fn by_steps(
     mut search: impl FnMut(&str) -> SearchResult,
 ) -> SearchResult {
     let whole = search(request);
-    if !opts.steps || whole.matched_by != MatchedBy::Lexical || whole.hits.is_empty() {
+    if !opts.steps || !whole.matched_by.is_ranked() || whole.hits.is_empty() {
         return whole;
     }
     let (limit, _) = opts.clamp(opts.limit);
@@ -429,7 +444,7 @@ pub fn by_steps(
     let results: Vec<SearchResult> = steps
         .iter()
         .map(|s| search(s))
-        .filter(|r| r.matched_by == MatchedBy::Lexical)
+        .filter(|r| r.matched_by.is_ranked())
         .collect();
     interleave(whole, results, limit)
 }

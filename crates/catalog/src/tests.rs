@@ -78,6 +78,35 @@ fn exact_name_quoted_or_backticked_ranks_first() {
 }
 
 #[test]
+fn an_exact_name_answers_that_tool_alone() {
+    let c = Catalog::demo();
+    for q in ["create_issue", "`create_issue`", "\"create_issue\"", "mcp:github:create_issue"] {
+        let r = c.search(q, &opts());
+        assert_eq!(ids(&r), ["mcp:github:create_issue"], "{q}");
+        assert_eq!(r.total, 1, "{q}");
+    }
+    // Two names, prose around a name, a required word: ranked as before.
+    let two = c.search("create_issue list_issues", &opts());
+    assert!(ids(&two).len() >= 2, "{:?}", ids(&two));
+    assert_eq!(ids(&two)[..2], ["mcp:github:create_issue", "mcp:github:list_issues"]);
+    let prose = c.search("use create_issue for the bug", &opts());
+    assert!(prose.hits.len() > 1, "{:?}", ids(&prose));
+    assert_eq!(ids(&prose)[0], "mcp:github:create_issue");
+    // One word that names no tool: a ranking, not an empty answer.
+    let word = c.search("issue", &opts());
+    assert!(word.hits.len() > 1, "{:?}", ids(&word));
+    // The same name on several servers: every one of them.
+    let c = Catalog::new(vec![
+        tool(Some("a"), "fetch", "Fetch a URL"),
+        tool(Some("b"), "fetch", "Fetch a page"),
+        tool(Some("c"), "fetch_json", "Fetch JSON"),
+    ])
+    .unwrap();
+    let r = c.search("fetch", &opts());
+    assert_eq!(ids(&r), ["mcp:a:fetch", "mcp:b:fetch"]);
+}
+
+#[test]
 fn select_picks_by_name_and_reports_missing() {
     let c = Catalog::demo();
     let r = c.search(

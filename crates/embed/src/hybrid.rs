@@ -180,7 +180,8 @@ impl<'a> Hybrid<'a> {
         vector_of: &dyn Fn(&str) -> std::sync::Arc<[f32]>,
     ) -> SearchResult {
         toolsearch_catalog::by_steps(query, opts, |q| match query::parse(q) {
-            Query::Keywords(kw) => {
+            // `+word` is a filter on words: such a query stays lexical, as written.
+            Query::Keywords(kw) if !kw.terms.iter().any(|t| t.required) => {
                 let v = vector_of(&embedded_text(q).0);
                 self.fused(q, &kw, &v, opts, allow)
             }
@@ -233,18 +234,7 @@ impl<'a> Hybrid<'a> {
         } else {
             None
         };
-        let required = kw.terms.iter().any(|t| t.required);
-        let retrieved: Vec<(usize, f32)> = if required {
-            // `+word` is a filter: only the lexical hits have every required word.
-            let mut s: Vec<(usize, f32)> = lex
-                .iter()
-                .map(|&(d, _)| (d, self.index.similarity(d, vector)))
-                .collect();
-            s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            s
-        } else {
-            self.index.nearest(vector, DEPTH, &|d| allow(&tools[d]))
-        };
+        let retrieved: Vec<(usize, f32)> = self.index.nearest(vector, DEPTH, &|d| allow(&tools[d]));
         // The semantic side's coverage rule: a tool that matches no word of the query
         // must at least be close in meaning, or it is junk, not a result. The scores
         // are normalised over the whole retrieved list, before this floor cuts it: a
@@ -282,6 +272,10 @@ impl<'a> Hybrid<'a> {
         for f in fused.iter_mut().take(pinned.count) {
             f.2.insert(0, RuleScore::new("exact_name", None, pinned.lift));
         }
+        // A query that is one tool's exact name answers that tool alone.
+        if kw.names_only(pinned.count) {
+            fused.truncate(pinned.count);
+        }
         // The lexical ranking's best tool stays in the first places: the embedding
         // may add what words miss, not push out what they found.
         let lexical_top = ranking.iter().find(|h| h.covered).map(|h| h.doc);
@@ -309,7 +303,11 @@ impl<'a> Hybrid<'a> {
             })
             .collect();
         SearchResult {
-            matched_by: MatchedBy::Lexical,
+            matched_by: if lex.is_empty() && pinned.count == 0 {
+                MatchedBy::Semantic
+            } else {
+                MatchedBy::Hybrid
+            },
             hits,
             total,
             limit,

@@ -22,6 +22,11 @@ fn to_bridge(e: HostError) -> BridgeError {
         ErrorCode::ApprovalDenied => BridgeErrorCode::ApprovalDenied,
         ErrorCode::Unavailable => BridgeErrorCode::Unavailable,
         ErrorCode::Stale => BridgeErrorCode::Stale,
+        ErrorCode::Limit => BridgeErrorCode::Limit,
+        // Neither reaches a snippet from the host's steps (a cancelled caller ends
+        // the snippet; an internal failure is the gateway's): a snippet has no
+        // word for them.
+        ErrorCode::Cancelled | ErrorCode::Internal => BridgeErrorCode::Unavailable,
     };
     BridgeError {
         detail: e.detail,
@@ -35,6 +40,31 @@ pub struct CatalogBridge {
     host: Arc<Host>,
     scope: Arc<Scope>,
     context: CallContext,
+    notes: Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+/// Most search notes one snippet's answer carries (a snippet makes at most a few
+/// dozen searches; repeats are kept once).
+pub const MAX_SEARCH_NOTES: usize = 32;
+
+/// What a search said besides its hits, as the structured `tool_search` shows it:
+/// `{query, limit_note?, not_found?, hint?}`, or `None` when it said nothing.
+pub(crate) fn search_note(query: &str, result: &Value) -> Option<Value> {
+    let mut note = serde_json::Map::new();
+    for key in ["limit_note", "not_found", "hint"] {
+        match &result[key] {
+            Value::Null => {}
+            Value::Array(a) if a.is_empty() => {}
+            v => {
+                note.insert(key.to_string(), v.clone());
+            }
+        }
+    }
+    if note.is_empty() {
+        return None;
+    }
+    note.insert("query".to_string(), Value::String(query.to_string()));
+    Some(Value::Object(note))
 }
 
 impl std::fmt::Debug for CatalogBridge {
@@ -60,6 +90,7 @@ impl CatalogBridge {
             host,
             scope: Arc::new(Scope::default()),
             context,
+            notes: Default::default(),
         }
     }
 
@@ -68,15 +99,30 @@ impl CatalogBridge {
             host,
             scope,
             context,
+            notes: Default::default(),
         }
+    }
+
+    /// What this bridge's searches said besides their hits (limit notes, names not
+    /// found, typo hints), in order, each once, at most [`MAX_SEARCH_NOTES`].
+    pub fn search_notes(&self) -> Vec<Value> {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 
 impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
-        self.host
+        let result = self
+            .host
             .search(&[query], limit.map(|l| l as usize), &self.scope)
-            .map_err(to_bridge)
+            .map_err(to_bridge)?;
+        if let Some(note) = search_note(query, &result) {
+            let mut notes = self.notes.lock().unwrap_or_else(|p| p.into_inner());
+            if notes.len() < MAX_SEARCH_NOTES && !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        Ok(result)
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
@@ -110,7 +156,12 @@ mod tests {
     fn every_host_error_code_reaches_the_snippet_under_the_same_name() {
         for code in ErrorCode::ALL {
             let mapped = to_bridge(HostError::new(code, "m"));
-            assert_eq!(mapped.code.as_str(), code.as_str());
+            match code {
+                ErrorCode::Cancelled | ErrorCode::Internal => {
+                    assert_eq!(mapped.code, BridgeErrorCode::Unavailable)
+                }
+                _ => assert_eq!(mapped.code.as_str(), code.as_str()),
+            }
             assert_eq!(mapped.message, "m");
         }
     }

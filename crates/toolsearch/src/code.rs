@@ -18,13 +18,6 @@ impl ToolSearch {
             _ => Ok(()),
         }
     }
-
-    /// True for the facade's tools whose work is CPU only (search, describe):
-    /// an async host runs their calls on a blocking thread (a fused search
-    /// embeds its query: milliseconds of CPU).
-    pub fn is_cpu_tool(name: &str) -> bool {
-        matches!(name, "tool_search" | "tool_describe")
-    }
 }
 #[cfg(feature = "code")]
 use {
@@ -112,14 +105,17 @@ impl ToolSearch {
     ) -> ToolOutput {
         let Some(code) = args["code"].as_str() else {
             return ToolOutput::error(
-                "INVALID_ARGS",
+                crate::ErrorCode::InvalidArgs,
                 "tool_search_code needs `code`: the body of an async function",
             );
         };
         let pool = match self.pool() {
             Ok(p) => p,
             Err(e) => {
-                return ToolOutput::error("UNAVAILABLE", format!("code mode is unavailable: {e}"))
+                return ToolOutput::error(
+                    crate::ErrorCode::Unavailable,
+                    format!("code mode is unavailable: {e}"),
+                )
             }
         };
         let bridge = Arc::new(CatalogBridge::from_host(
@@ -127,7 +123,7 @@ impl ToolSearch {
             Arc::new(Self::scope(session)),
             self.context(session, opts),
         ));
-        let result = pool.execute(code, bridge).await;
+        let result = pool.execute(code, bridge.clone()).await;
         {
             let mut t = self.host.telemetry(&session.id);
             t.turn.isolate_start_us.push(result.stats.startup_us);
@@ -151,8 +147,15 @@ impl ToolSearch {
             self.verify_engine(pool.clone());
         }
         let is_error = !result.ok;
+        let mut content = serde_json::to_value(&result).unwrap_or(Value::Null);
+        // What the snippet's searches said besides their hits, whatever the snippet
+        // kept of them: the structured tools would have shown it.
+        let notes = bridge.search_notes();
+        if !notes.is_empty() && content.is_object() {
+            content["search_notes"] = Value::Array(notes);
+        }
         ToolOutput {
-            content: serde_json::to_value(&result).unwrap_or(Value::Null),
+            content,
             is_error,
             passthrough: None,
         }
@@ -221,7 +224,7 @@ impl ToolSearch {
         _opts: &CallOptions,
     ) -> ToolOutput {
         ToolOutput::error(
-            "UNAVAILABLE",
+            crate::ErrorCode::Unavailable,
             "code mode is not built in (the `code` feature is off); use tool_search, \
              tool_describe and tool_call",
         )

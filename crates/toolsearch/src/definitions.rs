@@ -11,6 +11,7 @@ use crate::facade::{Session, ToolSearch};
 use crate::host::Scope;
 use crate::plan::Plan;
 use crate::telemetry::ActivationDecision;
+use crate::vocab::{BridgeTool, Shape};
 
 /// Definitions to send to the model.
 #[derive(Debug, Clone)]
@@ -92,35 +93,70 @@ impl ToolSearch {
         }
     }
 
-    /// The shape deferral takes for `provider` (when active), and why it is not the
-    /// mode asked for, if it is not.
-    pub(crate) fn shape_for(&self, provider: Provider) -> (&'static str, Option<String>) {
-        let code_or_tools = |why: String| match self.engine_ok() {
-            Ok(()) => ("code", Some(why)),
+    /// The shape deferral takes (when active) for definitions built for `provider`,
+    /// and why it is not the mode asked for, if it is not. Definitions and routing
+    /// read this one answer: routing passes the provider of the settings, so native
+    /// is chosen only for the provider the settings name (the one `tool_search`
+    /// answers for); a list built for another provider gets code mode and a note.
+    pub(crate) fn shape(&self, provider: Option<Provider>) -> (Shape, Option<String>) {
+        let code_or_tools = |why: Option<String>| match self.engine_ok() {
+            Ok(()) => (Shape::Code, why),
             Err(reason) => (
-                "tools",
-                Some(format!(
-                    "{why}; code mode unavailable ({reason}): sent the structured tools"
-                )),
+                Shape::Tools,
+                Some(match why {
+                    Some(why) => format!(
+                        "{why}; code mode unavailable ({reason}): sent the structured tools"
+                    ),
+                    None => format!("code mode unavailable ({reason}); sent the structured tools"),
+                }),
             ),
         };
+        let hosted = provider.filter(|&p| crate::native::supported(p));
+        let declared = self.settings.provider;
         match self.settings.mode {
-            Mode::Tools => ("tools", None),
-            Mode::Reveal => ("reveal", None),
-            Mode::Native | Mode::Auto if crate::native::supported(provider) => ("native", None),
-            Mode::Native => code_or_tools(format!(
-                "provider {} hosts no tool search: sent code mode instead of native",
-                provider.name()
-            )),
-            Mode::Auto | Mode::Code => match self.engine_ok() {
-                Ok(()) => ("code", None),
-                Err(reason) => (
-                    "tools",
-                    Some(format!(
-                        "code mode unavailable ({reason}); sent the structured tools"
-                    )),
+            Mode::Tools => (Shape::Tools, None),
+            Mode::Reveal => (Shape::Reveal, None),
+            Mode::Code => code_or_tools(None),
+            Mode::Native | Mode::Auto if hosted.is_some() && hosted == declared => {
+                (Shape::Native, None)
+            }
+            Mode::Native => code_or_tools(Some(match (provider, declared) {
+                (Some(p), Some(d)) if p != d => format!(
+                    "native search answers for provider {} (the settings), not {}: sent \
+                     code mode instead of native",
+                    d.name(),
+                    p.name()
                 ),
-            },
+                (Some(p), _) => format!(
+                    "provider {} hosts no tool search: sent code mode instead of native",
+                    p.name()
+                ),
+                (None, _) => "no provider: code mode instead of native".to_string(),
+            })),
+            Mode::Auto => code_or_tools(match (hosted, declared) {
+                (Some(p), None) => Some(format!(
+                    "provider {} hosts tool search, but the settings name no provider \
+                     (Builder::provider): sent code mode instead of native",
+                    p.name()
+                )),
+                (Some(p), Some(d)) => Some(format!(
+                    "native search answers for provider {} (the settings), not {}: sent \
+                     code mode instead of native",
+                    d.name(),
+                    p.name()
+                )),
+                (None, _) => None,
+            }),
+        }
+    }
+
+    /// The shape [`ToolSearch::definitions`] gives this session's list for
+    /// `provider` now (direct when deferral is off), without building the list.
+    pub fn shape_now(&self, session: &Session, provider: Provider) -> Shape {
+        if self.plan(&Self::scope(session), false).active {
+            self.shape(Some(provider)).0
+        } else {
+            Shape::Direct
         }
     }
 
@@ -133,11 +169,11 @@ impl ToolSearch {
         let plan = self.plan(&scope, true);
         let s = &self.settings;
         let (shape, fallback) = if plan.active {
-            self.shape_for(provider)
+            self.shape(Some(provider))
         } else {
-            ("direct", None)
+            (Shape::Direct, None)
         };
-        let mut notes: Vec<String> = fallback.into_iter().collect();
+        let mut notes: Vec<String> = fallback.iter().cloned().collect();
         let listing = || {
             defs::listing_text(&catalog, s.listing_bytes, &|t| {
                 self.host.visible(t, &scope) && !self.never_deferred(t)
@@ -146,19 +182,19 @@ impl ToolSearch {
         let mut tools: Vec<Value> = Vec::new();
         let full: usize;
         match shape {
-            "code" | "tools" | "direct" => {
-                if shape == "code" {
+            Shape::Code | Shape::Tools | Shape::Direct => {
+                if shape == Shape::Code {
                     let (description, schema) = defs::code_tool(&listing(), s.limits());
                     tools.push(defs::definition(
                         provider,
-                        "tool_search_code",
+                        BridgeTool::SearchCode.name(),
                         &description,
                         &schema,
                     ));
-                } else if shape == "tools" {
+                } else if shape == Shape::Tools {
                     let l = listing();
-                    for (name, description, schema) in defs::structured_tools(&l, s.limits()) {
-                        tools.push(defs::definition(provider, name, &description, &schema));
+                    for (tool, description, schema) in defs::structured_tools(&l, s.limits()) {
+                        tools.push(defs::definition(provider, tool.name(), &description, &schema));
                     }
                 }
                 for (&i, name) in plan.direct.iter().zip(&plan.names) {
@@ -172,7 +208,7 @@ impl ToolSearch {
                 }
                 full = plan.direct.len();
             }
-            "reveal" => {
+            Shape::Reveal => {
                 let revealed = self.revealed(session);
                 let out = crate::reveal::stubs::reveal_list(
                     &plan,
@@ -185,14 +221,14 @@ impl ToolSearch {
                 full = out.full;
                 notes.extend(out.notes);
             }
-            _ => {
+            Shape::Native => {
                 let out = crate::native::native_list(&plan, provider, &s.native, s.limits());
                 tools = out.tools;
                 full = out.full;
             }
         }
         if provider == Provider::Gemini {
-            let revealed: std::collections::HashSet<String> = if shape == "reveal" {
+            let revealed: std::collections::HashSet<String> = if shape == Shape::Reveal {
                 self.revealed(session).into_iter().collect()
             } else {
                 Default::default()
@@ -246,18 +282,13 @@ impl ToolSearch {
         t.turn.schemas_sent = full;
         t.turn.tool_bytes_direct = direct_bytes;
         tracing::info!(
-            shape,
+            shape = shape.as_str(),
             active = plan.active,
             deferrable = plan.deferrable,
             bytes = sent,
             "tool definitions"
         );
-        t.turn.fallbacks.extend(
-            notes
-                .iter()
-                .filter(|n| n.contains("instead") || n.contains("unavailable"))
-                .cloned(),
-        );
+        t.turn.fallbacks.extend(fallback);
         Definitions {
             tools,
             decision,

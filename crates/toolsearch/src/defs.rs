@@ -4,6 +4,8 @@
 use serde_json::{json, Value};
 use toolsearch_catalog::{listing, Catalog, Tool};
 
+use crate::vocab::{BridgeTool, BRIDGE_TOOLS};
+
 /// The wire shape of tool definitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Provider {
@@ -156,14 +158,6 @@ pub fn provider_names(tools: &[&Tool]) -> Vec<String> {
     names
 }
 
-/// Names of the bridge tools: never deferred, never callable through `tool_call`.
-pub const BRIDGE_TOOLS: [&str; 4] = [
-    "tool_search_code",
-    "tool_search",
-    "tool_describe",
-    "tool_call",
-];
-
 /// A compact, byte-stable listing of what the catalog holds, within `budget` bytes,
 /// sent in every prompt inside the bridge tools' descriptions: every tool name when
 /// they all fit, else servers with their tool counts (largest first), as many as fit.
@@ -255,10 +249,10 @@ pub fn code_tool(listing: &str, limits: SearchLimits) -> (String, Value) {
 }
 
 /// The structured `tool_search`, `tool_describe`, `tool_call` definitions.
-pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(&'static str, String, Value)> {
+pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool, String, Value)> {
     vec![
         (
-            "tool_search",
+            BridgeTool::Search,
             format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME` work. {listing}"),
             json!({"type": "object", "properties": {
                 "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
@@ -266,14 +260,14 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(&'static st
             }, "required": ["query"]}),
         ),
         (
-            "tool_describe",
+            BridgeTool::Describe,
             "Load the full schema (and a TypeScript declaration) of one or several tools by id.".to_string(),
             json!({"type": "object", "properties": {
                 "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]}
             }, "required": ["ids"]}),
         ),
         (
-            "tool_call",
+            BridgeTool::Call,
             "Call a tool found with tool_search, by id, with arguments matching its schema.".to_string(),
             json!({"type": "object", "properties": {
                 "id": {"type": "string"},

@@ -23,11 +23,17 @@ pub enum ErrorCode {
     Unavailable,
     /// The catalog changed since the id was found.
     Stale,
+    /// A budget ran out: the calls one client may have running, a result's size.
+    Limit,
+    /// The caller cancelled the call.
+    Cancelled,
+    /// The call failed inside toolsearch itself (a bug, said in the log).
+    Internal,
 }
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 7] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::UnknownTool,
         ErrorCode::InvalidArgs,
         ErrorCode::Timeout,
@@ -35,6 +41,9 @@ impl ErrorCode {
         ErrorCode::ApprovalDenied,
         ErrorCode::Unavailable,
         ErrorCode::Stale,
+        ErrorCode::Limit,
+        ErrorCode::Cancelled,
+        ErrorCode::Internal,
     ];
 
     /// The code as the model sees it, e.g. `"UNKNOWN_TOOL"`.
@@ -47,6 +56,9 @@ impl ErrorCode {
             ErrorCode::ApprovalDenied => "APPROVAL_DENIED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Stale => "STALE",
+            ErrorCode::Limit => "LIMIT",
+            ErrorCode::Cancelled => "CANCELLED",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }
@@ -90,3 +102,9 @@ impl std::fmt::Display for HostError {
 }
 
 impl std::error::Error for HostError {}
+
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}

@@ -274,9 +274,9 @@ impl ToolOutput {
         }
     }
     /// A failed answer: `{"error": {"code", "message"}}`.
-    pub fn error(code: &str, message: impl Into<String>) -> Self {
+    pub fn error(code: crate::ErrorCode, message: impl Into<String>) -> Self {
         ToolOutput {
-            content: json!({"error": {"code": code, "message": message.into()}}),
+            content: json!({"error": {"code": code.as_str(), "message": message.into()}}),
             is_error: true,
             passthrough: None,
         }
@@ -611,7 +611,7 @@ impl ToolSearch {
             .instrument(span);
         tokio::select! {
             out = run => out,
-            () = opts.cancel.cancelled() => ToolOutput::error("CANCELLED", "the call was cancelled by its caller"),
+            () = opts.cancel.cancelled() => ToolOutput::error(crate::ErrorCode::Cancelled, "the call was cancelled by its caller"),
         }
     }
 }

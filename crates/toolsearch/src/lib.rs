@@ -53,6 +53,7 @@ mod routing;
 mod semantic;
 mod telemetry;
 mod validate;
+mod vocab;
 
 pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
 #[cfg(feature = "code")]
@@ -61,7 +62,7 @@ pub use bridge::CatalogBridge;
 pub use code_health::{REPROBE_FIRST, REPROBE_MAX};
 pub use definitions::Definitions;
 pub use defs::{
-    definition, listing_text, provider_names, Provider, SearchLimits, BRIDGE_TOOLS, MAX_NAME,
+    definition, listing_text, provider_names, Provider, SearchLimits, MAX_NAME,
 };
 pub use dispatch::echo_value;
 pub use dispatch::{
@@ -93,4 +94,5 @@ pub use toolsearch_embed::Embedder;
 pub use toolsearch_sandbox as sandbox;
 #[cfg(feature = "code")]
 pub use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
+pub use vocab::{BridgeTool, Shape, BRIDGE_TOOLS};
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};

@@ -16,8 +16,14 @@ pub struct RevealSettings {
     pub stub_description_bytes: usize,
     /// Above this many bytes of stubs the hidden form is used instead. Default 32 KiB.
     pub max_stub_bytes: usize,
-    /// Budget of the `<available-deferred-tools>` reminder, in bytes. Default 4 KiB.
+    /// Budget of the `<available-deferred-tools>` reminder, in bytes; also of the
+    /// tool names in `tool_search`'s description. Default 4 KiB.
     pub reminder_bytes: usize,
+    /// In the hidden form, name the hidden tools in `tool_search`'s description
+    /// (servers with their tool counts, and the names that fit `reminder_bytes`)
+    /// instead of the reminder. `None` (the default): on for [`Provider::Mcp`],
+    /// whose servers cannot insert a message, off for the rest.
+    pub listing_in_search: Option<bool>,
 }
 
 impl Default for RevealSettings {
@@ -27,11 +33,14 @@ impl Default for RevealSettings {
             stub_description_bytes: 160,
             max_stub_bytes: 32 * 1024,
             reminder_bytes: 4 * 1024,
+            listing_in_search: None,
         }
     }
 }
 
-/// Most tools one session keeps revealed (a search reveals at most 20).
+/// Most tools one session keeps revealed (a search reveals at most 20). Past it a
+/// search still answers with full schemas and the tools can be called by name, but
+/// nothing more is appended to the list: a reveal never rewrites it.
 pub const MAX_REVEALED: usize = 256;
 
 /// The reveals of each session (tool ids in the order they were first
@@ -55,14 +64,12 @@ impl Store {
             .sessions
             .get_or_insert_with(session.to_owned(), Vec::new);
         for id in ids {
+            if e.len() >= MAX_REVEALED {
+                break;
+            }
             if !e.contains(id) {
                 e.push(id.clone());
             }
-        }
-        // The oldest reveals go first past the cap.
-        if e.len() > MAX_REVEALED {
-            let extra = e.len() - MAX_REVEALED;
-            e.drain(..extra);
         }
     }
 
@@ -153,7 +160,9 @@ mod tests {
         s.reveal("a", &many);
         let got = s.get("a");
         assert_eq!(got.len(), MAX_REVEALED);
-        assert_eq!(got[0], "t5");
+        // Past the cap nothing is appended and nothing earlier is dropped.
+        assert_eq!(got[0], "t0");
+        assert_eq!(got[MAX_REVEALED - 1], format!("t{}", MAX_REVEALED - 1));
         s.retain(&|id| id != "t6");
         assert!(!s.get("a").contains(&"t6".to_string()));
     }

@@ -4,20 +4,10 @@
 
 use serde_json::{json, Value};
 
-use crate::activation::Mode;
-use crate::defs::{Provider, BRIDGE_TOOLS};
+use crate::error::ErrorCode;
 use crate::facade::{CallOptions, Session, ToolOutput, ToolSearch};
-
-/// How the bridge tools answer (see [`ToolSearch::route`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Route {
-    /// Ids to describe and call.
-    Structured,
-    /// Full schemas, revealed for the session.
-    Reveal,
-    /// The provider's own loading blocks.
-    Native(Provider),
-}
+use crate::plan::Plan;
+use crate::vocab::{BridgeTool, Shape};
 
 impl ToolSearch {
     pub(crate) async fn handle_call_inner(
@@ -28,16 +18,19 @@ impl ToolSearch {
         opts: &CallOptions,
     ) -> ToolOutput {
         let scope = &Self::scope(session);
-        match name {
-            "tool_search_code" => self.run_code(session, args, opts).await,
-            "tool_search" => self.search_tool(session, &args, scope),
-            "tool_describe" => {
+        let Some(bridge) = BridgeTool::from_name(name) else {
+            return self.direct_call(session, name, args, opts).await;
+        };
+        match bridge {
+            BridgeTool::SearchCode => self.run_code(session, args, opts).await,
+            BridgeTool::Search => self.search_tool(session, &args, scope),
+            BridgeTool::Describe => {
                 let Some(ids) = ["ids", "id", "names", "name"]
                     .iter()
                     .find_map(|k| strings(&args[*k]))
                 else {
                     return ToolOutput::error(
-                        "INVALID_ARGS",
+                        ErrorCode::InvalidArgs,
                         "tool_describe needs `ids` (or `name`): an id or a list of ids",
                     );
                 };
@@ -55,27 +48,31 @@ impl ToolSearch {
                 self.remember(session, &found);
                 ToolOutput::ok(json!({"tools": out}))
             }
-            "tool_call" => {
+            BridgeTool::Call => {
                 let Some(id) = args["id"].as_str().or(args["name"].as_str()) else {
                     return ToolOutput::error(
-                        "INVALID_ARGS",
+                        ErrorCode::InvalidArgs,
                         "tool_call needs `id` (from tool_search; or `name`) and `arguments`",
                     );
                 };
-                if BRIDGE_TOOLS.contains(&id) {
+                if BridgeTool::from_name(id).is_some() {
                     return ToolOutput::error(
-                        "INVALID_ARGS",
-                        format!("`{id}` is a bridge tool; call it directly"),
+                        ErrorCode::InvalidArgs,
+                        format!("`{id}` is one of the search tools; call it directly"),
                     );
                 }
-                if let Ok((t, _, _)) = self.host.resolve(id, scope) {
-                    if self.never_deferred(&t) {
-                        return ToolOutput::error(
-                            "INVALID_ARGS",
-                            format!("`{}` is not deferred; call it directly", t.name),
-                        );
+                // A tool sent in full runs through `tool_call` too; an id, a bare
+                // name or the provider name it was sent under all find it.
+                let id = match self.host.resolve(id, scope) {
+                    Ok((t, _, _)) => t.id,
+                    Err(e) => {
+                        let plan = self.plan(scope, false);
+                        match plan.all_names().iter().position(|n| n == id) {
+                            Some(i) => plan.visible[i].id.clone(),
+                            None => return ToolOutput::error(e.code, e.message),
+                        }
                     }
-                }
+                };
                 let arguments = match args.get("arguments").or(args.get("args")) {
                     None | Some(Value::Null) => json!({}),
                     // A model that sends the arguments as a JSON string.
@@ -85,16 +82,18 @@ impl ToolSearch {
                     },
                     Some(v) => v.clone(),
                 };
-                self.call(session, id, arguments, opts).await
+                self.call(session, &id, arguments, opts).await
             }
-            direct => self.direct_call(session, direct, args, opts).await,
         }
     }
 
-    /// A tool called by its provider name: one sent in full (the names `definitions`
-    /// sent, from the same plan), or in reveal and native modes any visible tool. In
-    /// reveal mode a stub never searched is run when its arguments fit the real
-    /// schema; otherwise the answer carries the schema and the tool is revealed.
+    /// A tool called by its name: a provider name `definitions` sent (from the same
+    /// plan), the provider name of any visible tool (a deferred tool the model
+    /// knows from a search or a listing), or its bare catalog name or id. Every way
+    /// runs it under the policy, gate and approval of `tool_call`; only a tool the
+    /// policy hides (or none) answers UNKNOWN_TOOL. In reveal mode a tool whose
+    /// parameters were never loaded runs when its arguments fit the real schema;
+    /// otherwise the answer carries the schema and the tool is revealed.
     async fn direct_call(
         &self,
         session: &Session,
@@ -108,34 +107,57 @@ impl ToolSearch {
             let id = plan.visible[plan.direct[i]].id.clone();
             return self.call(session, &id, args, opts).await;
         }
-        let route = self.route();
-        if !plan.active || route == Route::Structured {
-            return self.unknown_name(name, scope);
-        }
-        let Some(i) = plan.all_names().iter().position(|n| n == name) else {
-            return self.unknown_name(name, scope);
+        let i = match plan.all_names().iter().position(|n| n == name) {
+            Some(i) => i,
+            None => match self.host.resolve(name, scope) {
+                Ok((t, _, _)) => match plan.visible.iter().position(|v| v.id == t.id) {
+                    Some(i) => i,
+                    None => return self.call(session, &t.id, args, opts).await,
+                },
+                Err(e) if e.code == ErrorCode::UnknownTool => {
+                    return self.unknown_name(name, scope)
+                }
+                Err(e) => return ToolOutput::error(e.code, e.message),
+            },
         };
         let id = plan.visible[i].id.clone();
-        let stub = route == Route::Reveal && !self.revealed(session).contains(&id);
+        let stub = plan.active
+            && self.route() == Shape::Reveal
+            && !plan.direct.contains(&i)
+            && !self.revealed(session).contains(&id);
         let mut out = self.call(session, &id, args, opts).await;
-        if stub && out.is_error && out.content["error"]["code"] == "INVALID_ARGS" {
-            self.remember(session, std::slice::from_ref(&id));
-            let schema = plan.visible[i].input_schema.clone();
-            let e = &mut out.content["error"];
-            e["message"] = Value::String(format!(
-                "`{name}` was called before its parameters were loaded, and the arguments \
-                 do not fit them; nothing was called. Its schema is `input_schema` here, and \
-                 it is loaded from the next turn: call it again. {}",
-                e["message"].as_str().unwrap_or_default()
-            ));
-            e["input_schema"] = schema;
+        if stub && out.is_error && out.content["error"]["code"] == ErrorCode::InvalidArgs.as_str() {
+            self.reveal_on_misfit(session, &plan, i, name, &mut out);
         }
         out
     }
 
+    /// A call of a tool whose parameters were not loaded did not fit them: the
+    /// answer carries the schema, and the tool is revealed.
+    fn reveal_on_misfit(
+        &self,
+        session: &Session,
+        plan: &Plan,
+        i: usize,
+        name: &str,
+        out: &mut ToolOutput,
+    ) {
+        let id = plan.visible[i].id.clone();
+        self.remember(session, std::slice::from_ref(&id));
+        let schema = plan.visible[i].input_schema.clone();
+        let e = &mut out.content["error"];
+        e["message"] = Value::String(format!(
+            "`{name}` was called before its parameters were loaded, and the arguments \
+             do not fit them; nothing was called. Its schema is `input_schema` here, and \
+             it is loaded from the next turn: call it again. {}",
+            e["message"].as_str().unwrap_or_default()
+        ));
+        e["input_schema"] = schema;
+    }
+
     fn unknown_name(&self, name: &str, scope: &crate::host::Scope) -> ToolOutput {
         let e = self.host.unknown(name, scope);
-        ToolOutput::error(e.code.as_str(), e.message)
+        ToolOutput::error(e.code, e.message)
     }
 
     /// `tool_search` (ours, and the seeds' `max_results`): hits, with their schemas
@@ -150,7 +172,7 @@ impl ToolSearch {
     ) -> ToolOutput {
         let Some(queries) = strings(&args["query"]).or_else(|| strings(&args["queries"])) else {
             return ToolOutput::error(
-                "INVALID_ARGS",
+                ErrorCode::InvalidArgs,
                 "tool_search needs `query`: a string or a list of up to 7 strings",
             );
         };
@@ -161,7 +183,7 @@ impl ToolSearch {
         let refs: Vec<&str> = queries.iter().map(String::as_str).collect();
         let mut found = match self.host.search(&refs, limit, scope) {
             Ok(v) => v,
-            Err(e) => return ToolOutput::error(e.code.as_str(), e.message),
+            Err(e) => return ToolOutput::error(e.code, e.message),
         };
         let route = self.route();
         let ids: Vec<String> = found["hits"]
@@ -170,14 +192,14 @@ impl ToolSearch {
             .flatten()
             .filter_map(|h| h["id"].as_str().map(String::from))
             .collect();
-        if let Route::Native(provider) = route {
+        if let (Shape::Native, Some(provider)) = (route, self.settings.provider) {
             if let Some(content) = crate::native::search_answer(self, scope, provider, &ids) {
                 return ToolOutput::ok(content);
             }
         }
-        let include = route == Route::Reveal || args["include_schemas"].as_bool() == Some(true);
+        let include = route == Shape::Reveal || args["include_schemas"].as_bool() == Some(true);
         if include && !ids.is_empty() {
-            let names = (route == Route::Reveal).then(|| {
+            let names = (route == Shape::Reveal).then(|| {
                 let plan = self.plan(scope, false);
                 let all = plan.all_names();
                 plan.visible
@@ -198,23 +220,17 @@ impl ToolSearch {
                     hit["call_as"] = Value::String(n.clone());
                 }
             }
-            if route == Route::Reveal {
+            if route == Shape::Reveal {
                 self.remember(session, &ids);
             }
         }
         ToolOutput::ok(found)
     }
 
-    /// How the bridge tools answer under the configured mode and provider.
-    pub(crate) fn route(&self) -> Route {
-        match self.settings.mode {
-            Mode::Reveal => Route::Reveal,
-            Mode::Native | Mode::Auto => match self.settings.provider {
-                Some(p) if crate::native::supported(p) => Route::Native(p),
-                _ => Route::Structured,
-            },
-            Mode::Code | Mode::Tools => Route::Structured,
-        }
+    /// How the bridge tools answer: the shape of the settings' provider (the one
+    /// [`ToolSearch::definitions`] uses when it is asked for that provider).
+    pub(crate) fn route(&self) -> Shape {
+        self.shape(self.settings.provider).0
     }
 
     async fn call(
@@ -243,7 +259,7 @@ impl ToolSearch {
                 out
             }
             Err(e) => {
-                let mut out = ToolOutput::error(e.code.as_str(), e.message.clone());
+                let mut out = ToolOutput::error(e.code, e.message.clone());
                 if let Some(detail) = e.detail {
                     let mut native = detail.clone();
                     native.insert("isError".into(), Value::Bool(true));

@@ -14,8 +14,8 @@ use toolsearch_catalog::Tool;
 /// Why deferral was on or off for a set of definitions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ActivationDecision {
-    /// `code`, `tools` or `direct`.
-    pub shape: &'static str,
+    /// The shape of the list (`direct`, `code`, `tools`, `reveal` or `native`).
+    pub shape: crate::vocab::Shape,
     /// Deferral is on.
     pub active: bool,
     /// `auto`, `always` or `never`.
@@ -61,7 +61,7 @@ pub struct Refused {
     /// The tool's id.
     pub id: String,
     /// Why (an error code such as `APPROVAL_DENIED`).
-    pub code: &'static str,
+    pub code: crate::ErrorCode,
 }
 
 /// The record of one turn (since the last [`crate::ToolSearch::take_record`]).
@@ -89,6 +89,9 @@ pub struct TurnRecord {
     pub refused: Vec<Refused>,
     /// Tools described or called, in order, without repeats.
     pub selected: Vec<Selected>,
+    /// Tools called (run downstream), in order, without repeats: `selected`
+    /// without the tools only described.
+    pub called: Vec<Selected>,
     /// Isolate start-up time of each code-mode run, microseconds.
     pub isolate_start_us: Vec<u64>,
     /// Run time of each code-mode snippet, microseconds.
@@ -118,12 +121,7 @@ impl Telemetry {
     }
 
     fn select(&mut self, tool: &Tool) {
-        if !self.turn.selected.iter().any(|s| s.id == tool.id) {
-            self.turn.selected.push(Selected {
-                id: tool.id.clone(),
-                source: tool.source.as_str(),
-            });
-        }
+        push_once(&mut self.turn.selected, tool);
     }
 
     pub(crate) fn searched(&mut self, queries: usize) {
@@ -137,13 +135,13 @@ impl Telemetry {
         tracing::debug!(tool = %tool.id, "tool describe");
     }
 
-    pub(crate) fn refused(&mut self, tool: &Tool, code: &'static str) {
+    pub(crate) fn refused(&mut self, tool: &Tool, code: crate::ErrorCode) {
         self.select(tool);
         self.turn.refused.push(Refused {
             id: tool.id.to_string(),
             code,
         });
-        tracing::info!(tool = %tool.id, code, "tool call refused");
+        tracing::info!(tool = %tool.id, code = code.as_str(), "tool call refused");
     }
 
     pub(crate) fn called(
@@ -155,6 +153,7 @@ impl Telemetry {
     ) {
         self.turn.calls += 1;
         self.select(tool);
+        push_once(&mut self.turn.called, tool);
         self.turn.call_latency_ms.push(latency.as_millis() as u64);
         // Ids and timings only: arguments and results stay out of traces.
         tracing::info!(tool = %tool.id, source = tool.source.as_str(), ok = result.is_ok(), ms = latency.as_millis() as u64, "tool call");
@@ -169,6 +168,15 @@ impl Telemetry {
 
     pub(crate) fn take(&mut self) -> TurnRecord {
         std::mem::take(&mut self.turn)
+    }
+}
+
+fn push_once(list: &mut Vec<Selected>, tool: &Tool) {
+    if !list.iter().any(|s| s.id == tool.id) {
+        list.push(Selected {
+            id: tool.id.clone(),
+            source: tool.source.as_str(),
+        });
     }
 }
 

@@ -15,7 +15,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
-use toolsearch::{CallOptions, Mode, Notifier, Session, ToolOutput, ToolSearch};
+use toolsearch::{
+    BridgeTool, CallOptions, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput,
+};
 
 use super::notes::{flush, note_queue, ToClient, MAX_QUEUED_NOTES};
 use super::Gateway;
@@ -102,6 +104,47 @@ pub fn to_result(out: ToolOutput) -> CallToolResult {
     }
 }
 
+impl GatewaySession {
+    /// The turn line of one call: what it ran downstream, what was refused, how
+    /// many searches and describes, whether it failed.
+    fn log_turn(&self, name: &str, out: &ToolOutput, started: std::time::Instant) {
+        let record = self.gw.ts.take_record(&self.session);
+        let f = turn_fields(&record);
+        tracing::info!(
+            session = %self.session.id,
+            tool = %crate::text::clean_for_log(name, 80),
+            downstream = ?f.downstream,
+            calls = record.calls,
+            refused = ?f.refused,
+            searches = record.searches,
+            describes = record.describes,
+            error = out.is_error,
+            code = out.content["error"]["code"].as_str().unwrap_or(""),
+            ms = started.elapsed().as_millis() as u64,
+            "turn"
+        );
+    }
+}
+
+/// What the turn line says of a record.
+struct TurnFields<'a> {
+    /// Tools run downstream (not those only described).
+    downstream: Vec<&'a str>,
+    /// Calls refused before they ran, with their code.
+    refused: Vec<(&'a str, &'static str)>,
+}
+
+fn turn_fields(record: &toolsearch::TurnRecord) -> TurnFields<'_> {
+    TurnFields {
+        downstream: record.called.iter().map(|s| s.id.as_str()).collect(),
+        refused: record
+            .refused
+            .iter()
+            .map(|r| (r.id.as_str(), r.code.as_str()))
+            .collect(),
+    }
+}
+
 impl ServerHandler for GatewaySession {
     fn get_info(&self) -> ServerConfig {
         let mut caps = ServerCapabilities::builder()
@@ -111,10 +154,9 @@ impl ServerHandler for GatewaySession {
         caps.logging = Some(Default::default());
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Tools of several MCP servers behind one search: search, describe and call them \
-                 through tool_search_code (or tool_search, tool_describe and tool_call).",
-            )
+            .with_instructions(instructions(
+                self.gw.ts.shape_now(&self.session, toolsearch::Provider::Mcp),
+            ))
     }
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
@@ -164,14 +206,16 @@ impl ServerHandler for GatewaySession {
             .unwrap_or_else(|p| p.into_inner())
             .entry(self.session.id.clone())
             .or_insert_with(|| cx.peer.clone());
-        let _permit = if name == "tool_search_code" {
+        let bridge = BridgeTool::from_name(&name);
+        let _permit = if bridge == Some(BridgeTool::SearchCode) {
             match self.gw.snippets.clone().try_acquire_owned() {
                 Ok(p) => Some(p),
                 Err(_) => {
                     let out = ToolOutput::error(
-                        "LIMIT",
+                        ErrorCode::Limit,
                         "too many snippets are running on this gateway; try again shortly",
                     );
+                    self.log_turn(&name, &out, std::time::Instant::now());
                     return Ok(CallToolResponse::Complete(to_result(out)));
                 }
             }
@@ -198,7 +242,7 @@ impl ServerHandler for GatewaySession {
         let reveal = self.gw.ts.settings().mode == Mode::Reveal;
         let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
         let work = async {
-            if ToolSearch::is_cpu_tool(&name) {
+            if bridge.is_some_and(BridgeTool::is_cpu_bound) {
                 // Search and describe are CPU work (a fused search embeds its query):
                 // a blocking thread runs them, never the runtime's.
                 let (ts, session, opts, name) = (
@@ -213,7 +257,7 @@ impl ServerHandler for GatewaySession {
                 })
                 .await
                 .unwrap_or_else(|_| {
-                    ToolOutput::error("INTERNAL", "the call failed inside the gateway")
+                    ToolOutput::error(ErrorCode::Internal, "the call failed inside the gateway")
                 })
             } else {
                 self.gw
@@ -235,7 +279,7 @@ impl ServerHandler for GatewaySession {
         };
         if cancel.is_cancelled() && !cx.ct.is_cancelled() && !self.gw.is_stopping() {
             out = ToolOutput::error(
-                "LIMIT",
+                ErrorCode::Limit,
                 format!(
                     "the call was stopped: its client fell {MAX_QUEUED_NOTES} notifications \
                      behind (progress and log messages not yet read)"
@@ -245,22 +289,86 @@ impl ServerHandler for GatewaySession {
         // Every progress and log message of the call reaches the client before its
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;
-        if reveal && Some(self.gw.ts.revealed(&self.session).len()) != revealed {
+        if reveal
+            && Some(self.gw.ts.revealed(&self.session).len()) != revealed
+            && self
+                .gw
+                .ts
+                .reveals_change_the_list(&self.session, toolsearch::Provider::Mcp)
+        {
             let _ = cx.peer.notify_tool_list_changed().await;
         }
-        let record = self.gw.ts.take_record(&self.session);
-        let called: Vec<&str> = record.selected.iter().map(|s| s.id.as_str()).collect();
-        tracing::info!(
-            session = %self.session.id,
-            tool = %crate::text::clean_for_log(&name, 80),
-            downstream = ?called,
-            calls = record.calls,
-            refused = ?record.refused.iter().map(|r| (r.id.as_str(), r.code)).collect::<Vec<_>>(),
-            searches = record.searches,
-            error = out.is_error,
-            ms = started.elapsed().as_millis() as u64,
-            "turn"
-        );
+        self.log_turn(&name, &out, started);
         Ok(CallToolResponse::Complete(to_result(out)))
+    }
+}
+
+/// What `initialize` tells a client about the tools, in the shape its list has.
+fn instructions(shape: Shape) -> String {
+    let [code, search, describe, call] = BridgeTool::ALL.map(BridgeTool::name);
+    match shape {
+        Shape::Code => format!(
+            "Tools of several MCP servers behind one search: find, describe and call them \
+             from a short JavaScript snippet given to {code}."
+        ),
+        Shape::Tools => format!(
+            "Tools of several MCP servers behind one search: find them with {search}, load \
+             their parameters with {describe} and run them with {call}."
+        ),
+        Shape::Reveal => format!(
+            "Tools of several MCP servers, most with their parameters not loaded: call \
+             {search} with a tool's exact name (or the task) to load them, then call the \
+             tool by its name."
+        ),
+        Shape::Direct | Shape::Native => {
+            "Tools of several MCP servers, behind one gateway.".to_string()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_name_only_the_tools_of_their_shape() {
+        for shape in Shape::ALL {
+            let text = instructions(shape);
+            let named: Vec<&str> = BridgeTool::ALL
+                .into_iter()
+                .map(BridgeTool::name)
+                .filter(|n| text.contains(n))
+                .collect();
+            let expected: &[&str] = match shape {
+                Shape::Code => &["tool_search_code"],
+                Shape::Tools => &["tool_search", "tool_describe", "tool_call"],
+                Shape::Reveal => &["tool_search"],
+                Shape::Direct | Shape::Native => &[],
+            };
+            // `tool_search_code` contains `tool_search`: count whole words.
+            let words: Vec<&str> = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| w.starts_with("tool_"))
+                .collect();
+            assert_eq!(words, expected, "{shape}: {text} ({named:?})");
+        }
+    }
+
+    #[test]
+    fn the_turn_line_counts_only_calls_as_downstream() {
+        let mut r = toolsearch::TurnRecord::default();
+        let sel = |id: &str| toolsearch::Selected {
+            id: id.into(),
+            source: "mcp",
+        };
+        r.selected = vec![sel("mcp:a:described"), sel("mcp:a:called")];
+        r.called = vec![sel("mcp:a:called")];
+        r.refused = vec![toolsearch::Refused {
+            id: "mcp:a:denied".into(),
+            code: ErrorCode::ApprovalDenied,
+        }];
+        let f = turn_fields(&r);
+        assert_eq!(f.downstream, ["mcp:a:called"]);
+        assert_eq!(f.refused, [("mcp:a:denied", "APPROVAL_DENIED")]);
     }
 }

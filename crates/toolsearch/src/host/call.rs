@@ -40,7 +40,7 @@ impl Host {
                 // A refused call (policy, arguments, approval) is part of the
                 // turn too: the record names the tool and why.
                 self.telemetry(cx.session.as_deref().unwrap_or(""))
-                    .refused(&tool, e.code.as_str());
+                    .refused(&tool, e.code);
                 return Err(e);
             }
         };

@@ -18,10 +18,12 @@ pub use crate::modes::{RevealSettings, MAX_REVEALED};
 
 impl crate::ToolSearch {
     /// In reveal mode's hidden form (set, or chosen because the stubs were over
-    /// budget), puts the `<available-deferred-tools>` reminder, listing the tools not
-    /// yet revealed, as a user-role message before the first non-system message of
-    /// `messages` (chat-style `{role, content}` messages); an earlier reminder is
-    /// replaced, never repeated, and removed when no longer needed. Returns whether a
+    /// budget), puts the `<available-deferred-tools>` reminder, listing the deferred
+    /// tools, as a user-role message before the first non-system message of
+    /// `messages` (chat-style `{role, content}` messages). The reminder is
+    /// byte-stable for a catalog snapshot and scope (reveals do not change it): an
+    /// earlier one is replaced in place (by the same bytes unless the catalog
+    /// changed), never repeated, and removed when no longer needed. Returns whether a
     /// reminder is in `messages` now.
     pub fn insert_reminder(
         &self,
@@ -34,36 +36,40 @@ impl crate::ToolSearch {
         text.is_some()
     }
 
-    /// The reminder text [`crate::ToolSearch::insert_reminder`] places, if any.
+    /// The reminder text [`crate::ToolSearch::insert_reminder`] places, if any: none
+    /// outside the hidden form, and none where the names go in `tool_search`'s
+    /// description instead (over MCP by default).
     pub fn reminder(&self, session: &crate::Session, provider: crate::Provider) -> Option<String> {
         if self.settings.mode != crate::Mode::Reveal {
             return None;
         }
-        let scope = Self::scope(session);
-        let plan = self.plan(&scope, false);
+        let plan = self.plan(&Self::scope(session), false);
         if !plan.active {
             return None;
         }
-        let revealed = self.revealed(session);
-        let listed = stubs::reveal_list(
-            &plan,
-            &revealed,
-            provider,
-            &self.settings.reveal,
-            self.settings.limits(),
-        );
-        if !listed.hidden {
+        let names = plan.all_names();
+        let reveal = &self.settings.reveal;
+        let (hidden, _) = stubs::hidden_form(&plan, &names, provider, reveal);
+        if !hidden || stubs::listing_in_search(reveal, provider) {
             return None;
         }
-        let names = plan.all_names();
-        let hidden: Vec<&str> = plan
+        let listed: Vec<&str> = plan
             .deferred()
             .into_iter()
-            .filter(|&i| !revealed.contains(&plan.visible[i].id))
             .map(|i| names[i].as_str())
             .collect();
-        (!hidden.is_empty())
-            .then(|| stubs::reminder_text(&hidden, self.settings.reveal.reminder_bytes))
+        (!listed.is_empty()).then(|| stubs::reminder_text(&listed, reveal.reminder_bytes))
+    }
+
+    /// Whether a reveal changes what [`crate::ToolSearch::definitions`] sends this
+    /// session for `provider` (the hidden form appends revealed tools; stubs stay as
+    /// they are): a gateway tells its client the list changed only then.
+    pub fn reveals_change_the_list(&self, session: &crate::Session, provider: crate::Provider) -> bool {
+        if self.settings.mode != crate::Mode::Reveal {
+            return false;
+        }
+        let plan = self.plan(&Self::scope(session), false);
+        plan.active && stubs::hidden_form(&plan, &plan.all_names(), provider, &self.settings.reveal).0
     }
 
     /// The guidance note for the system prompt in reveal mode.

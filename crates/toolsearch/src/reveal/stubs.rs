@@ -9,6 +9,7 @@ use toolsearch_catalog::{truncate_at_boundary, Tool};
 use super::RevealSettings;
 use crate::defs::{self, Provider, SearchLimits};
 use crate::plan::Plan;
+use crate::vocab::BridgeTool;
 
 /// Marks the reminder block, so inserting it again replaces it (idempotent).
 pub const REMINDER_TAG: &str = "available-deferred-tools";
@@ -42,15 +43,48 @@ pub(crate) struct RevealList {
     pub tools: Vec<Value>,
     /// Definitions with a full schema (tools sent directly and revealed ones).
     pub full: usize,
-    /// The stubs were over budget or hidden: the caller inserts the reminder.
-    pub hidden: bool,
     pub notes: Vec<String>,
 }
 
+/// Whether the deferred tools of `plan` go out in the hidden form, and the bytes
+/// of their stubs counted (up to the first byte over the budget). Depends on the catalog and scope only, never on reveals,
+/// so a reveal never flips the form (and the whole list with it).
+pub(crate) fn hidden_form(
+    plan: &Plan,
+    names: &[String],
+    provider: Provider,
+    settings: &RevealSettings,
+) -> (bool, usize) {
+    if settings.hidden {
+        return (true, 0);
+    }
+    let mut bytes = 0;
+    for i in plan.deferred() {
+        let (summary, schema) = stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
+        bytes += defs::definition(provider, &names[i], &summary, &schema)
+            .to_string()
+            .len();
+        if bytes > settings.max_stub_bytes {
+            return (true, bytes);
+        }
+    }
+    (false, bytes)
+}
+
+/// Whether the names of hidden tools go in `tool_search`'s description: set, or
+/// by default over MCP, where no one can insert a reminder message.
+pub(crate) fn listing_in_search(settings: &RevealSettings, provider: Provider) -> bool {
+    settings
+        .listing_in_search
+        .unwrap_or(provider == Provider::Mcp)
+}
+
 /// The list of one turn in reveal mode, in an order that keeps the provider's prompt
-/// cache: the tools always sent in full, `tool_search`, the stubs of the tools not
-/// yet revealed (byte-stable for the same catalog and reveals), then the revealed
-/// tools in full, in the order they were revealed (a new reveal appends at the end).
+/// cache: the tools always sent in full, `tool_search`, then either the stubs of
+/// every deferred tool (byte-stable for a catalog: a reveal changes nothing, the
+/// full schema reaches the model in the search result and a call is checked against
+/// it) or, in the hidden form, the revealed tools in full in the order they were
+/// revealed (a reveal only appends).
 pub(crate) fn reveal_list(
     plan: &Plan,
     revealed: &[String],
@@ -61,50 +95,134 @@ pub(crate) fn reveal_list(
     let names = plan.all_names();
     let deferred = plan.deferred();
     let mut tools = plan.full(provider, &names, &plan.direct);
-    let (description, schema) = reveal_search_tool(limits);
+    let (hidden, _) = hidden_form(plan, &names, provider, settings);
+    let in_search = hidden && listing_in_search(settings, provider);
+    let (mut description, schema) = reveal_search_tool(limits);
+    if in_search {
+        let listed: Vec<(&str, Option<&str>)> = deferred
+            .iter()
+            .map(|&i| (names[i].as_str(), plan.visible[i].server.as_deref()))
+            .collect();
+        description.push(' ');
+        description.push_str(&search_listing(&listed, settings.reminder_bytes));
+    }
     tools.push(defs::definition(
         provider,
-        "tool_search",
+        BridgeTool::Search.name(),
         &description,
         &schema,
     ));
-    let is_deferred = |i: usize| deferred.binary_search(&i).is_ok();
-    let shown: Vec<usize> = revealed
-        .iter()
-        .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
-        .filter(|&i| is_deferred(i))
-        .collect();
-    let stubs: Vec<Value> = deferred
-        .iter()
-        .filter(|i| !shown.contains(i))
-        .map(|&i| {
+    let mut notes = Vec::new();
+    let mut full = plan.direct.len();
+    if hidden {
+        if !settings.hidden {
+            let place = if in_search {
+                format!("listed in {}'s description", BridgeTool::Search)
+            } else {
+                "listed in the reminder (ToolSearch::insert_reminder)".to_string()
+            };
+            notes.push(format!(
+                "{} stubs would take more than {} bytes: deferred tools are hidden until \
+                 searched, their names {place}",
+                deferred.len(),
+                settings.max_stub_bytes,
+            ));
+        }
+        let is_deferred = |i: usize| deferred.binary_search(&i).is_ok();
+        let shown: Vec<usize> = revealed
+            .iter()
+            .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
+            .filter(|&i| is_deferred(i))
+            .collect();
+        tools.extend(plan.full(provider, &names, &shown));
+        full += shown.len();
+    } else {
+        tools.extend(deferred.iter().map(|&i| {
             let (summary, schema) =
                 stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
             defs::definition(provider, &names[i], &summary, &schema)
-        })
-        .collect();
-    let stub_bytes: usize = stubs.iter().map(|d| d.to_string().len()).sum();
-    let mut notes = Vec::new();
-    let hidden = settings.hidden || stub_bytes > settings.max_stub_bytes;
-    if hidden {
-        if !settings.hidden {
-            notes.push(format!(
-                "{} stubs would take {stub_bytes} bytes (over {}): deferred tools are hidden \
-                 until searched; insert the reminder (ToolSearch::insert_reminder)",
-                stubs.len(),
-                settings.max_stub_bytes
-            ));
+        }));
+    }
+    RevealList { tools, full, notes }
+}
+
+/// Most bytes the servers of a listing take, whatever the budget: a catalog of
+/// thousands of servers names as many as fit here, then how many more.
+pub const MAX_SERVER_LISTING_BYTES: usize = 64 * 1024;
+
+/// The names of hidden tools (provider name, server) as `tool_search`'s description
+/// carries them over MCP: every name when they fit `budget`; else every server with
+/// its tool count (largest first, at most [`MAX_SERVER_LISTING_BYTES`]), then as
+/// many names as fit what is left of the budget, one per server in turn (largest
+/// servers first), so no tool buys a place by its sort order. Byte-stable for a
+/// catalog.
+pub fn search_listing(tools: &[(&str, Option<&str>)], budget: usize) -> String {
+    let total = tools.len();
+    let all: usize = tools.iter().map(|(n, _)| n.len() + 2).sum();
+    let head = format!("Not loaded ({total} tools): ");
+    if head.len() + all <= budget {
+        let names: Vec<&str> = tools.iter().map(|(n, _)| *n).collect();
+        return format!("{head}{}.", names.join(", "));
+    }
+    let mut by_server: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (name, server) in tools {
+        by_server
+            .entry(server.unwrap_or(toolsearch_catalog::listing::NO_SERVER))
+            .or_default()
+            .push(name);
+    }
+    let mut servers: Vec<(&str, Vec<&str>)> = by_server.into_iter().collect();
+    servers.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+    for (_, names) in &mut servers {
+        names.sort_unstable();
+    }
+    let mut out = format!(
+        "Not loaded: {total} tools on {} servers. Servers (tools): ",
+        servers.len()
+    );
+    let start = out.len();
+    let mut shown = 0;
+    for (server, names) in &servers {
+        let entry = format!("{server}({})", names.len());
+        if out.len() - start + entry.len() + 2 > MAX_SERVER_LISTING_BYTES {
+            break;
         }
-    } else {
-        tools.extend(stubs);
+        if shown > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&entry);
+        shown += 1;
     }
-    tools.extend(plan.full(provider, &names, &shown));
-    RevealList {
-        tools,
-        full: plan.direct.len() + shown.len(),
-        hidden,
-        notes,
+    if shown < servers.len() {
+        out.push_str(&format!(", +{} more servers", servers.len() - shown));
     }
+    out.push_str(". Some tools: ");
+    let room = budget;
+    let mut listed = String::new();
+    let mut round = 0;
+    'fill: loop {
+        let mut any = false;
+        for (_, names) in &servers {
+            let Some(name) = names.get(round) else {
+                continue;
+            };
+            any = true;
+            if listed.len() + name.len() + 2 > room {
+                break 'fill;
+            }
+            if !listed.is_empty() {
+                listed.push_str(", ");
+            }
+            listed.push_str(name);
+        }
+        if !any {
+            break;
+        }
+        round += 1;
+    }
+    out.push_str(&listed);
+    out.push('.');
+    out
 }
 
 /// The placeholder parameters of a stub named `name`.

@@ -1,0 +1,144 @@
+//! The words the model and the caller see, as types: the bridge tools' names and the
+//! shape a list of definitions takes. Each has one mapping to the wire
+//! (`name` / `as_str`), so a new tool or shape is a compile error wherever a case
+//! is missing, not a string that falls through a `_ =>`.
+
+use serde::{Serialize, Serializer};
+
+/// The tools toolsearch adds to a list: never deferred, never a catalog tool's name
+/// (catalog tools that take one are renamed, see [`crate::provider_names`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BridgeTool {
+    /// Code mode's one tool: a snippet that searches, describes and calls.
+    SearchCode,
+    /// Search (structured, reveal and native modes).
+    Search,
+    /// Full schemas of tools found by search (structured mode).
+    Describe,
+    /// Call a tool found by search (structured mode).
+    Call,
+}
+
+impl BridgeTool {
+    /// Every bridge tool, in declaration order.
+    pub const ALL: [BridgeTool; 4] = [
+        BridgeTool::SearchCode,
+        BridgeTool::Search,
+        BridgeTool::Describe,
+        BridgeTool::Call,
+    ];
+
+    /// The name the model calls it by.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BridgeTool::SearchCode => "tool_search_code",
+            BridgeTool::Search => "tool_search",
+            BridgeTool::Describe => "tool_describe",
+            BridgeTool::Call => "tool_call",
+        }
+    }
+
+    /// The bridge tool called `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<BridgeTool> {
+        BridgeTool::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Whether answering spends CPU on the caller's thread (a ranking that may
+    /// embed its query; a describe): an async host runs these on a blocking
+    /// thread. A snippet runs on the sandbox's pool, a call waits on its tool.
+    pub const fn is_cpu_bound(self) -> bool {
+        matches!(self, BridgeTool::Search | BridgeTool::Describe)
+    }
+}
+
+impl std::fmt::Display for BridgeTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The names of the bridge tools, as strings.
+pub const BRIDGE_TOOLS: [&str; 4] = [
+    BridgeTool::SearchCode.name(),
+    BridgeTool::Search.name(),
+    BridgeTool::Describe.name(),
+    BridgeTool::Call.name(),
+];
+
+/// The shape a list of definitions takes, and how the bridge tools answer under it.
+/// Definitions and routing read the same value ([`crate::ToolSearch`]'s `shape`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Shape {
+    /// Deferral is off: every tool in full.
+    Direct,
+    /// `tool_search_code` and the never-deferred tools.
+    Code,
+    /// `tool_search`, `tool_describe`, `tool_call` and the never-deferred tools.
+    Tools,
+    /// Stubs (or, in the hidden form, nothing) for deferred tools; `tool_search`
+    /// reveals full schemas.
+    Reveal,
+    /// The provider's own deferral (Anthropic's `defer_loading` and
+    /// `tool_reference`, OpenAI's namespaces and `tool_search`).
+    Native,
+}
+
+impl Shape {
+    /// Every shape, in declaration order.
+    pub const ALL: [Shape; 5] = [
+        Shape::Direct,
+        Shape::Code,
+        Shape::Tools,
+        Shape::Reveal,
+        Shape::Native,
+    ];
+
+    /// The shape's name in telemetry, logs and the CLI.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Shape::Direct => "direct",
+            Shape::Code => "code",
+            Shape::Tools => "tools",
+            Shape::Reveal => "reveal",
+            Shape::Native => "native",
+        }
+    }
+
+    /// Whether `tool_search` answers with ids to describe and call (code and tools
+    /// shapes, and direct, where no bridge tool is sent).
+    pub const fn is_structured(self) -> bool {
+        matches!(self, Shape::Direct | Shape::Code | Shape::Tools)
+    }
+}
+
+impl std::fmt::Display for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Shape {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for b in BridgeTool::ALL {
+            assert_eq!(BridgeTool::from_name(b.name()), Some(b));
+        }
+        assert_eq!(BridgeTool::from_name("tool_search_codes"), None);
+        assert_eq!(
+            BRIDGE_TOOLS.to_vec(),
+            BridgeTool::ALL.map(BridgeTool::name).to_vec()
+        );
+        let shapes: Vec<&str> = Shape::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(shapes, ["direct", "code", "tools", "reveal", "native"]);
+        assert_eq!(serde_json::to_value(Shape::Reveal).unwrap(), "reveal");
+    }
+}
