@@ -71,13 +71,16 @@ pub(crate) fn native_list(
                 }),
                 NativeSearch::Hosted | NativeSearch::HostedRegex => json!({"type": "tool_search"}),
             });
-            tools.extend(namespaces(plan, &names, &deferred, true));
+            tools.extend(namespaces(plan, &names, &layout(plan, &deferred), &|_| true));
         }
-        _ => {
+        Provider::Anthropic => {
             tools.push(match settings.search {
-                NativeSearch::Client => {
-                    defs::definition(provider, "tool_search", SEARCH_DESCRIPTION, &search_schema(limits))
-                }
+                NativeSearch::Client => defs::definition(
+                    provider,
+                    crate::vocab::BridgeTool::Search.name(),
+                    SEARCH_DESCRIPTION,
+                    &search_schema(limits),
+                ),
                 NativeSearch::Hosted => {
                     json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
                 }
@@ -92,6 +95,8 @@ pub(crate) fn native_list(
                 tools.push(d);
             }
         }
+        // No hosted search: `ToolSearch::shape` never picks native for these.
+        Provider::OpenAiChat | Provider::Gemini | Provider::Mcp => {}
     }
     NativeList {
         tools,
@@ -99,26 +104,84 @@ pub(crate) fn native_list(
     }
 }
 
-/// OpenAI namespaces of the tools at `which` (indexes into `plan.visible`): one per
-/// server, split in parts of at most [`NAMESPACE_SIZE`]; functions marked
-/// `defer_loading` when `deferred`.
-fn namespaces(plan: &Plan, names: &[String], which: &[usize], deferred: bool) -> Vec<Value> {
-    let mut by_server: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for &i in which {
-        let server = plan.visible[i].server.as_deref().unwrap_or("tools");
-        by_server.entry(server).or_default().push(i);
+/// One OpenAI namespace of the deferred tools: its name, description and members
+/// (indexes into `plan.visible`).
+struct Namespace {
+    name: String,
+    description: String,
+    members: Vec<usize>,
+}
+
+/// The namespaces of the deferred tools (`deferred`, indexes into `plan.visible`):
+/// one per server (client tools under `tools`), split in parts of at most
+/// [`NAMESPACE_SIZE`]; every name distinct (a server really named like another's
+/// part, or `tools`, gets a suffix). Made from the plan alone, so the request's
+/// list and every `tool_search_output` name the same namespaces.
+fn layout(plan: &Plan, deferred: &[usize]) -> Vec<Namespace> {
+    let mut by_server: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
+    for &i in deferred {
+        by_server
+            .entry(plan.visible[i].server.as_deref())
+            .or_default()
+            .push(i);
     }
+    // Real server names first, so a server keeps its own name when a part or the
+    // client tools would take it.
+    let mut taken: std::collections::HashSet<String> = by_server
+        .keys()
+        .flatten()
+        .map(|s| defs::provider_safe(s))
+        .collect();
     let mut out = Vec::new();
     for (server, tools) in by_server {
+        let label = server.unwrap_or("tools");
         let parts = tools.chunks(NAMESPACE_SIZE).count();
         for (k, chunk) in tools.chunks(NAMESPACE_SIZE).enumerate() {
-            let name = if k == 0 {
-                server.to_owned()
+            let name = if k == 0 && server.is_some() {
+                defs::provider_safe(label)
             } else {
-                format!("{server}_{}", k + 1)
+                let base = if k == 0 {
+                    label.to_owned()
+                } else {
+                    format!("{label}_{}", k + 1)
+                };
+                let mut name = defs::provider_safe(&base);
+                while taken.contains(&name) {
+                    name = defs::provider_safe(&format!("{name}_"));
+                }
+                name
             };
-            let functions: Vec<Value> = chunk
+            taken.insert(name.clone());
+            let description = match (server, parts) {
+                (None, _) => "Tools of this application".to_string(),
+                (Some(s), 1) => format!("Tools of `{s}`"),
+                (Some(s), _) => format!("Tools of `{s}` (part {} of {parts})", k + 1),
+            };
+            out.push(Namespace {
+                name,
+                description,
+                members: chunk.to_vec(),
+            });
+        }
+    }
+    out
+}
+
+/// `namespaces` in OpenAI's shape, each with only its members `keep` admits
+/// (namespaces left empty are dropped), every function `defer_loading`.
+fn namespaces(
+    plan: &Plan,
+    names: &[String],
+    namespaces: &[Namespace],
+    keep: &dyn Fn(usize) -> bool,
+) -> Vec<Value> {
+    namespaces
+        .iter()
+        .filter_map(|ns| {
+            let functions: Vec<Value> = ns
+                .members
                 .iter()
+                .filter(|&&i| keep(i))
                 .map(|&i| {
                     let t = &plan.visible[i];
                     let mut f = defs::definition(
@@ -127,26 +190,20 @@ fn namespaces(plan: &Plan, names: &[String], which: &[usize], deferred: bool) ->
                         &t.description,
                         &t.input_schema,
                     );
-                    if deferred {
-                        f["defer_loading"] = Value::Bool(true);
-                    }
+                    f["defer_loading"] = Value::Bool(true);
                     f
                 })
                 .collect();
-            let description = if parts > 1 {
-                format!("Tools of `{server}` (part {} of {parts})", k + 1)
-            } else {
-                format!("Tools of `{server}`")
-            };
-            out.push(json!({
-                "type": "namespace",
-                "name": defs::provider_safe(&name),
-                "description": description,
-                "tools": functions,
-            }));
-        }
-    }
-    out
+            (!functions.is_empty()).then(|| {
+                json!({
+                    "type": "namespace",
+                    "name": ns.name,
+                    "description": ns.description,
+                    "tools": functions,
+                })
+            })
+        })
+        .collect()
 }
 
 /// The answer of our `tool_search` in native mode for `provider`: Anthropic's
@@ -158,8 +215,11 @@ pub(crate) fn search_answer(
     provider: Provider,
     ids: &[String],
 ) -> Option<Value> {
-    if provider != Provider::Anthropic {
-        return None;
+    match provider {
+        Provider::Anthropic => {}
+        // A `tool_search_call` item, answered by `ToolSearch::answer_tool_search`.
+        Provider::OpenAiResponses => return None,
+        Provider::OpenAiChat | Provider::Gemini | Provider::Mcp => return None,
     }
     let plan = ts.plan(scope, false);
     let names = plan.all_names();
@@ -205,16 +265,19 @@ impl ToolSearch {
             .unwrap_or_default();
         let plan = self.plan(&scope, false);
         let names = plan.all_names();
-        let found: Vec<usize> = ids
+        let found: std::collections::HashSet<usize> = ids
             .iter()
             .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
             .collect();
+        // The request's namespaces, as they were declared, each with the functions
+        // found in it; tools sent in full are loaded already and not repeated.
+        let layout = layout(&plan, &plan.deferred());
         json!({
             "type": "tool_search_output",
             "call_id": call["call_id"],
             "execution": "client",
             "status": "completed",
-            "tools": namespaces(&plan, &names, &found, false),
+            "tools": namespaces(&plan, &names, &layout, &|i| found.contains(&i)),
         })
     }
 }

@@ -180,12 +180,33 @@ impl ToolSearch {
             .as_u64()
             .or(args["max_results"].as_u64())
             .map(|l| l as usize);
+        let route = self.route();
+        // Reveal and native modes send deferred tools under provider names
+        // (`server__tool`, a hashed suffix) the catalog does not know: a query that
+        // is one of them picks that tool, as its stub says it will.
+        let queries = if matches!(route, Shape::Reveal | Shape::Native) {
+            let plan = self.plan(scope, false);
+            let names = plan.all_names();
+            queries
+                .into_iter()
+                .map(|q| {
+                    let q_trim = q.trim().trim_matches('`');
+                    match names.iter().position(|n| n == q_trim) {
+                        Some(i) if self.host.resolve(q_trim, scope).is_err() => {
+                            format!("select:{}", plan.visible[i].id)
+                        }
+                        _ => q,
+                    }
+                })
+                .collect()
+        } else {
+            queries
+        };
         let refs: Vec<&str> = queries.iter().map(String::as_str).collect();
         let mut found = match self.host.search(&refs, limit, scope) {
             Ok(v) => v,
             Err(e) => return ToolOutput::error(e.code, e.message),
         };
-        let route = self.route();
         let ids: Vec<String> = found["hits"]
             .as_array()
             .into_iter()

@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use toolsearch::{
-    Activation, ApprovalFuture, Approver, CallContext, Mode, Policy, Provider, Session, Settings,
+    Activation, ApprovalFuture, Approver, CallContext, ErrorCode, Mode, Policy, Provider, Session, Settings,
+    Shape,
     ToolSearch,
 };
 use toolsearch_catalog::{Annotations, Catalog, Deferrable, Source, Tool};
@@ -189,7 +190,7 @@ fn code_mode_falls_back_to_tools_when_the_engine_cannot_start() {
     let ts = ts(Catalog::new(tools(20)).unwrap(), Mode::Code);
     ts.disable_code_mode("simulated engine failure");
     let d = ts.definitions(&Session::new("s"), Provider::OpenAiChat);
-    assert_eq!(d.decision.shape, "tools");
+    assert_eq!(d.decision.shape, Shape::Tools);
     assert_eq!(
         names(&d.tools)[..3],
         ["tool_search", "tool_describe", "tool_call"]
@@ -237,11 +238,13 @@ async fn tool_call_rules_validation_and_repair() {
             json!({"id": "tool_search", "arguments": {}}),
         )
         .await;
-    assert!(out.is_error && message(&out).contains("bridge tool"));
+    assert!(out.is_error && message(&out).contains("one of the search tools"));
+    // A tool sent in full runs through `tool_call` too.
     let out = ts
         .handle_call(&s, "tool_call", json!({"id": "bash", "arguments": {}}))
         .await;
-    assert!(out.is_error && message(&out).contains("call it directly"));
+    assert!(!out.is_error, "{}", out.content);
+    assert_eq!(ts.take_record(&s).called[0].id, "builtin::bash");
     // Wrong arguments: the schema and the path at fault, nothing called.
     let out = ts
         .handle_call(
@@ -268,7 +271,7 @@ async fn tool_call_rules_validation_and_repair() {
         refused.len() == 1 && refused[0].0.ends_with("tool_1"),
         "{refused:?}"
     );
-    assert_eq!(refused[0].1, "INVALID_ARGS");
+    assert_eq!(refused[0].1, ErrorCode::InvalidArgs);
     // A bare name and a doubly nested, stringly-typed argument are repaired and said so.
     let out = ts
         .handle_call(
@@ -408,7 +411,7 @@ async fn policy_hooks_approvals_and_narrowed_sessions() {
     // The turn's record names the denied call.
     let refused = ts.take_record(&s).refused;
     assert!(
-        refused.len() == 1 && refused[0].code == "APPROVAL_DENIED",
+        refused.len() == 1 && refused[0].code == ErrorCode::ApprovalDenied,
         "{refused:?}"
     );
     let out = ts
@@ -677,7 +680,7 @@ fn search_limits_are_settings_that_descriptions_and_schemas_follow() {
         .build()
         .unwrap();
     let defs = code.definitions(&s, Provider::Mcp);
-    assert_eq!(defs.decision.shape, "code");
+    assert_eq!(defs.decision.shape, Shape::Code);
     let d = defs.tools[0]["description"].as_str().unwrap();
     assert!(d.contains("(limit 5, max 12;"), "{d}");
     let tools = ToolSearch::builder()

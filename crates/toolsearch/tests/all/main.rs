@@ -7,4 +7,5 @@ mod golden;
 mod hostile_defs;
 mod hostile_props;
 mod modes;
+mod seen;
 mod semantic;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use toolsearch::reveal::RevealSettings;
 use toolsearch::{
-    dispatcher_fn, Activation, CallContext, Mode, Provider, Session, Settings, ToolSearch,
+    dispatcher_fn, Activation, CallContext, Mode, Provider, Session, Settings, Shape, ToolSearch,
 };
 use toolsearch_catalog::{Catalog, Deferrable, Source, Tool};
 
@@ -85,10 +85,10 @@ async fn reveal_mode_sends_stubs_then_the_full_schemas_of_what_search_found() {
     assert!(ts
         .revealed(&s)
         .contains(&"mcp:slack:send_message".to_owned()));
+    // The list is unchanged by the reveal (the provider's cache holds): the schema
+    // is in the search result, and a call is checked against it.
     let turn2 = ts.definitions(&s, Provider::OpenAiChat).tools;
-    assert!(
-        def(&turn2, "send_message")["function"]["parameters"]["properties"]["channel"].is_object()
-    );
+    assert_eq!(turn2, turn1);
     // And the model calls it by name, with the caller's normal dispatch.
     let out = ts
         .handle_call(&s, "send_message", json!({"channel": "#ops", "text": "hi"}))
@@ -214,16 +214,22 @@ async fn the_hidden_form_lists_names_once_in_a_reminder() {
     assert!(
         reminder.starts_with("<available-deferred-tools>") && reminder.contains("\nsend_message\n")
     );
+    let before = messages.clone();
     ts.handle_call(&s, "tool_search", json!({"query": "select:send_message"}))
         .await;
+    // A reveal changes neither the reminder (the provider's cache of the whole
+    // conversation holds) nor the list before the revealed tool, appended at the end.
     assert!(ts.insert_reminder(&s, Provider::OpenAiChat, &mut messages));
-    assert!(!messages[1]["content"]
-        .as_str()
-        .unwrap()
-        .contains("\nsend_message\n"));
-    assert!(
-        names(&ts.definitions(&s, Provider::OpenAiChat).tools).contains(&"send_message".to_owned())
-    );
+    assert_eq!(messages, before);
+    let turn2 = ts.definitions(&s, Provider::OpenAiChat).tools;
+    assert_eq!(turn2[..turn1.len()], turn1[..]);
+    assert_eq!(names(&turn2[turn1.len()..]), ["send_message"]);
+    // Over MCP the names go in `tool_search`'s description instead: no reminder.
+    assert_eq!(ts.reminder(&s, Provider::Mcp), None);
+    let mcp = ts.definitions(&s, Provider::Mcp).tools;
+    let search = mcp.iter().find(|d| d["name"] == "tool_search").unwrap();
+    let text = search["description"].as_str().unwrap();
+    assert!(text.contains("send_message") && text.contains("get_forecast"), "{text}");
 }
 
 #[tokio::test]
@@ -387,25 +393,39 @@ async fn native_mode_needs_a_provider_that_hosts_search() {
             .expect("refused");
         assert_eq!(e.setting, "mode", "{e}");
     }
-    // Auto: native where the provider hosts search, code elsewhere.
-    let auto = build(Settings {
+    // Auto: native for the provider the settings name when it hosts search (the
+    // one `tool_search` answers for); code for any other, with the reason.
+    for declared in [Provider::Anthropic, Provider::OpenAiResponses] {
+        let auto = build(Settings {
+            mode: Mode::Auto,
+            activation: Activation::Always,
+            provider: Some(declared),
+            ..Settings::default()
+        });
+        let s = Session::new("s");
+        assert_eq!(auto.definitions(&s, declared).decision.shape, Shape::Native);
+        for other in [Provider::Anthropic, Provider::OpenAiResponses, Provider::OpenAiChat] {
+            if other == declared {
+                continue;
+            }
+            let d = auto.definitions(&s, other);
+            assert!(matches!(d.decision.shape, Shape::Code | Shape::Tools), "{other:?}");
+        }
+    }
+    let undeclared = build(Settings {
         mode: Mode::Auto,
         activation: Activation::Always,
         ..Settings::default()
     });
-    let s = Session::new("s");
-    assert_eq!(
-        auto.definitions(&s, Provider::Anthropic).decision.shape,
-        "native"
+    let d = undeclared.definitions(&Session::new("s"), Provider::Anthropic);
+    assert!(matches!(d.decision.shape, Shape::Code | Shape::Tools));
+    assert!(
+        d.notes.iter().any(|n| n.contains("name no provider")),
+        "{:?}",
+        d.notes
     );
-    assert_eq!(
-        auto.definitions(&s, Provider::OpenAiResponses)
-            .decision
-            .shape,
-        "native"
-    );
-    let chat = auto.definitions(&s, Provider::OpenAiChat).decision.shape;
-    assert!(chat == "code" || chat == "tools", "{chat}");
+    let chat = undeclared.definitions(&Session::new("s"), Provider::OpenAiChat);
+    assert!(matches!(chat.decision.shape, Shape::Code | Shape::Tools));
 }
 
 #[tokio::test]
@@ -485,6 +505,70 @@ async fn native_openai_groups_deferred_functions_and_answers_tool_search_calls()
     let loaded = &output["tools"][0];
     assert_eq!(loaded["type"], "namespace");
     assert_eq!(loaded["tools"][0]["name"], "get_forecast", "{output}");
+}
+
+#[tokio::test]
+async fn native_openai_answers_in_the_namespaces_the_request_declared() {
+    // One server of 20 tools (three namespaces: `srv`, `srv_2`, `srv_3`), a server
+    // really named `srv_2`, and a client-less tool under `tools`.
+    let mut tools: Vec<Tool> = (0..20)
+        .map(|i| {
+            Tool::new(
+                Source::Mcp,
+                Some("srv"),
+                &format!("task_{i:02}"),
+                &format!("Task number {i}"),
+                json!({"type": "object"}),
+            )
+        })
+        .collect();
+    tools.push(Tool::new(
+        Source::Mcp,
+        Some("srv_2"),
+        "lonely_tool",
+        "The only tool of srv_2",
+        json!({"type": "object"}),
+    ));
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(tools).unwrap())
+        .settings(Settings {
+            mode: Mode::Native,
+            activation: Activation::Always,
+            provider: Some(Provider::OpenAiResponses),
+            ..Settings::default()
+        })
+        .build()
+        .unwrap();
+    let s = Session::new("s");
+    let request = ts.definitions(&s, Provider::OpenAiResponses).tools;
+    let declared: Vec<&Value> = request.iter().filter(|d| d["type"] == "namespace").collect();
+    let names: Vec<&str> = declared.iter().map(|n| n["name"].as_str().unwrap()).collect();
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "namespace names are distinct: {names:?}");
+    assert!(names.contains(&"srv_2"), "{names:?}");
+    // `task_12` is in the second part of `srv`.
+    for query in ["task_12", "lonely_tool"] {
+        let output = ts.answer_tool_search(
+            &s,
+            &json!({"type": "tool_search_call", "call_id": "c", "execution": "client",
+                    "arguments": {"query": query}}),
+        );
+        let out = output["tools"].as_array().unwrap();
+        assert_eq!(out.len(), 1, "{output}");
+        let ns = &out[0];
+        let req = declared
+            .iter()
+            .find(|d| d["name"] == ns["name"])
+            .unwrap_or_else(|| panic!("{query}: {} is not declared", ns["name"]));
+        assert_eq!(ns["description"], req["description"], "{query}");
+        assert_eq!(ns["tools"].as_array().unwrap().len(), 1, "{output}");
+        let f = &ns["tools"][0];
+        assert_eq!(f["name"], query);
+        assert_eq!(f["defer_loading"], true);
+        assert!(req["tools"].as_array().unwrap().contains(f), "{query}: {f}");
+    }
 }
 
 #[tokio::test]
