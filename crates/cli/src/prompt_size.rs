@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use serde_json::{json, Value};
 use std::process::ExitCode;
 use toolsearch::reveal::RevealSettings;
-use toolsearch::{Activation, Catalog, Mode, Provider, Session, Settings, ToolSearch};
+use toolsearch::{Activation, Catalog, Mode, Provider, Session, Settings, Shape, ToolSearch};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,16 +41,16 @@ const MODES: [(&str, Mode, Activation, bool); 6] = [
     ("native", Mode::Native, Activation::Always, false),
 ];
 
-/// Extra model round trips to call one deferred tool, per mode (beyond the call).
-fn round_trips(label: &str) -> Value {
-    match label {
-        "direct" => json!({"extra": 0, "how": "the call"}),
-        "code" => json!({"extra": 1, "how": "one snippet searches, describes and calls"}),
-        "tools" => json!({"extra": 2, "how": "tool_search, tool_describe, then tool_call"}),
-        "reveal" | "reveal_hidden" => {
+/// Extra model round trips to call one deferred tool, per shape (beyond the call).
+fn round_trips(shape: Shape) -> Value {
+    match shape {
+        Shape::Direct => json!({"extra": 0, "how": "the call"}),
+        Shape::Code => json!({"extra": 1, "how": "one snippet searches, describes and calls"}),
+        Shape::Tools => json!({"extra": 2, "how": "tool_search, tool_describe, then tool_call"}),
+        Shape::Reveal => {
             json!({"extra": 1, "how": "tool_search returns the schema; the tool is called by name next turn (0 when a stub is called with fitting arguments)"})
         }
-        _ => {
+        Shape::Native => {
             json!({"extra": 1, "how": "the search (ours: tool_search; hosted: inside the provider's turn, 0 client round trips)"})
         }
     }
@@ -61,7 +61,7 @@ fn measure(
     catalog: &Catalog,
     provider: Provider,
     (mode, activation, hidden): (Mode, Activation, bool),
-) -> Result<Option<(usize, usize, usize, String)>> {
+) -> Result<Option<(usize, usize, usize, Shape)>> {
     if mode == Mode::Native && !toolsearch::native::supported(provider) {
         return Ok(None);
     }
@@ -103,7 +103,7 @@ fn measure(
         total,
         schemas,
         defs.tools.len(),
-        defs.decision.shape.to_owned(),
+        defs.decision.shape,
     )))
 }
 
@@ -171,7 +171,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 "schema_bytes": schema_bytes,
                 "est_tokens": bytes / 4,
                 "saving_vs_direct": (saving * 10_000.0).round() / 10_000.0,
-                "round_trips": round_trips(label),
+                "round_trips": round_trips(shape),
             }),
         );
     }

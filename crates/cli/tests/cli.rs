@@ -359,3 +359,32 @@ fn oversized_inputs_are_refused_after_reading_at_most_their_cap() {
     assert!(err.contains("larger than"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn config_check_and_the_gateway_refuse_the_same_file_with_the_same_words() {
+    let dir = std::env::temp_dir().join(format!("ts-cli-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (text, says) in [
+        ("mode = \"native\"\n", "line 1: `mode = \"native\"`"),
+        ("threshold_pct = 0\n", "line 1: `threshold_pct` is 0"),
+    ] {
+        let file = dir.join("g.toml");
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_str().unwrap();
+        let (check, _, check_err) = toolsearch(&["config", "check", file]);
+        let (gateway, _, gateway_err) = toolsearch(&["gateway", "--config", file]);
+        assert_ne!(check, 0, "{text}: {check_err}");
+        assert_ne!(gateway, 0, "{text}: {gateway_err}");
+        assert!(check_err.contains(says), "{text}: {check_err}");
+        assert!(gateway_err.contains(says), "{text}: {gateway_err}");
+    }
+    // A good file: the window and the embedding model that apply are printed.
+    let file = dir.join("ok.toml");
+    std::fs::write(&file, "model = \"gpt-4o\"\nsemantic = false\n").unwrap();
+    let (code, v, err) = toolsearch(&["config", "check", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["context_window"]["tokens"], 128_000, "{v}");
+    assert_eq!(v["context_window"]["from"], "model table (gpt-4o*)", "{v}");
+    assert_eq!(v["embed_model"]["from"], "off", "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,9 +32,9 @@ impl ToolSearch {
         let deferrable: Vec<usize> = (0..visible.len())
             .filter(|&i| !self.never_deferred(&visible[i]))
             .collect();
+        let (window, _) = self.context_window();
         let needs_tokens = report
             || (self.settings.activation == Activation::Auto
-                && self.settings.context_window.is_some()
                 && deferrable.len() < self.settings.count_threshold);
         let schema_bytes: usize = if needs_tokens {
             deferrable
@@ -46,11 +46,7 @@ impl ToolSearch {
             0
         };
         let tokens = schema_bytes / 4;
-        let share = self
-            .settings
-            .context_window
-            .filter(|&w| w > 0)
-            .map(|w| tokens as f64 / w as f64);
+        let share = needs_tokens.then(|| tokens as f64 / window.max(1) as f64);
         let (all, mut reason) = activation::decide(
             activation::Rule {
                 activation: self.settings.activation,
@@ -91,6 +87,16 @@ impl ToolSearch {
             tokens,
             share,
         }
+    }
+
+    /// The context window the share rule divides by, and where it came from: the
+    /// settings' `context_window`, else the `model`'s, else the provider's smallest.
+    pub fn context_window(&self) -> (usize, crate::windows::WindowSource) {
+        crate::windows::context_window(
+            self.settings.context_window,
+            self.settings.model.as_deref(),
+            self.settings.provider,
+        )
     }
 
     /// The shape deferral takes (when active) for definitions built for `provider`,
@@ -266,6 +272,8 @@ impl ToolSearch {
             count_threshold: s.count_threshold,
             deferrable_tokens: plan.tokens,
             context_share: plan.share,
+            context_window: self.context_window().0,
+            window_from: self.context_window().1.to_string(),
             share_threshold: s.share_threshold,
             reason: plan.reason.clone(),
         };

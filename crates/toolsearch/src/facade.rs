@@ -54,6 +54,10 @@ pub struct Settings {
     /// that hosts tool search (Anthropic, OpenAI Responses) and fails at build
     /// otherwise; [`Mode::Auto`] picks native for it. Default none.
     pub provider: Option<defs::Provider>,
+    /// The model the definitions are for (e.g. `claude-sonnet-4-5`): without a
+    /// `context_window`, its window (see [`crate::windows`]) is what the share
+    /// rule divides by. Default none (the provider's smallest window).
+    pub model: Option<String>,
     /// Built-in tools (source `builtin`) are deferred like the others. Default off:
     /// built-in tools are never deferred unless a tool says `Deferrable::Always`
     /// (Hermes' default; MCP and client tools are deferrable).
@@ -220,6 +224,7 @@ impl Default for Settings {
             reveal: crate::modes::RevealSettings::default(),
             native: crate::modes::NativeSettings::default(),
             provider: None,
+            model: None,
             defer_builtins: false,
         }
     }

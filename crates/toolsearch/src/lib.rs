@@ -54,6 +54,7 @@ mod semantic;
 mod telemetry;
 mod validate;
 mod vocab;
+pub mod windows;
 
 pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
 #[cfg(feature = "code")]

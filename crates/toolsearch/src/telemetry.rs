@@ -26,9 +26,13 @@ pub struct ActivationDecision {
     pub count_threshold: usize,
     /// Estimated tokens of the deferrable schemas (bytes / 4).
     pub deferrable_tokens: usize,
-    /// Their share of the context window, when one is configured.
+    /// Their share of the context window.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_share: Option<f64>,
+    /// The context window the share is of, in tokens.
+    pub context_window: usize,
+    /// Where it came from: `configured`, the model table, the provider's default.
+    pub window_from: String,
     /// The share threshold (`auto`, with a context window).
     pub share_threshold: f64,
     /// Why, in words.

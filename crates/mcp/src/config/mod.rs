@@ -88,10 +88,15 @@ pub struct Config {
     pub tool_search: Option<bool>,
     /// Deferrable tools that switch deferral on (1 to 100,000). Default 15.
     pub threshold: Option<Spanned<u64>>,
-    /// Or this % of `context_window` taken by schemas (0 to 100). Default 10.
+    /// Or this % of the context window taken by schemas (1 to 100). Default 10.
     pub threshold_pct: Option<Spanned<u64>>,
     /// The model's context window in tokens (1,000 to 100,000,000), for `threshold_pct`.
+    /// Default: the window of `model` (a documented table), else 128,000 (the
+    /// smallest common window: a gateway does not know its clients' model).
     pub context_window: Option<Spanned<u64>>,
+    /// The model the gateway's clients run (e.g. `claude-sonnet-4-5`), for its
+    /// context window when `context_window` is not set.
+    pub model: Option<String>,
     /// Hits per search when the caller gives no limit (1 to 50). Default 8.
     pub search_default_limit: Option<Spanned<u64>>,
     /// Most hits per search (1 to 50, at least `search_default_limit`). Default 20.
@@ -176,7 +181,7 @@ impl Config {
         let range =
             |key: &str, v: &Option<Spanned<u64>>, lo: u64, hi: u64| range(text, key, v, lo, hi);
         range("threshold", &self.threshold, 1, 100_000)?;
-        range("threshold_pct", &self.threshold_pct, 0, 100)?;
+        range("threshold_pct", &self.threshold_pct, 1, 100)?;
         range("context_window", &self.context_window, 1_000, 100_000_000)?;
         range("search_default_limit", &self.search_default_limit, 1, 50)?;
         range("max_search_limit", &self.max_search_limit, 1, 50)?;
@@ -201,7 +206,77 @@ impl Config {
             ));
         }
         servers::check(&self.servers, text)?;
+        if self.mode == ModeName::Native {
+            return Err(error(format!(
+                "line {}: `mode = \"native\"`: MCP clients have no provider-hosted tool \
+                 search; use code, tools, reveal or auto",
+                key_line(text, "mode")
+            )));
+        }
+        // What the gateway builds from this file passes the facade's own checks:
+        // `config check` and `gateway` refuse the same files.
+        if let Err(e) = self.settings().validate() {
+            // The facade's names of the settings the file names otherwise.
+            let key = match e.setting {
+                "share_threshold" => "threshold_pct",
+                "count_threshold" => "threshold",
+                other => other,
+            };
+            return Err(error(format!(
+                "line {}: `{key}`: {}",
+                key_line(text, key),
+                e.message
+            )));
+        }
         Ok(())
+    }
+
+    /// The facade settings this configuration asks for.
+    pub fn settings(&self) -> toolsearch::Settings {
+        use toolsearch::{Activation, Mode};
+        let v = |s: &Option<Spanned<u64>>| s.as_ref().map(|s| *s.get_ref());
+        toolsearch::Settings {
+            mode: match self.mode {
+                ModeName::Code => Mode::Code,
+                ModeName::Tools => Mode::Tools,
+                ModeName::Reveal => Mode::Reveal,
+                ModeName::Native => Mode::Native,
+                ModeName::Auto => Mode::Auto,
+            },
+            // What the gateway serves: MCP's shape (native mode is refused for it).
+            provider: Some(toolsearch::Provider::Mcp),
+            activation: match self.activation() {
+                ActivationName::Auto => Activation::Auto,
+                ActivationName::Always => Activation::Always,
+                ActivationName::Never => Activation::Never,
+            },
+            count_threshold: v(&self.threshold)
+                .map_or(toolsearch::DEFAULT_COUNT_THRESHOLD, |n| n as usize),
+            share_threshold: v(&self.threshold_pct)
+                .map_or(toolsearch::DEFAULT_SHARE_THRESHOLD, |p| p as f64 / 100.0),
+            context_window: v(&self.context_window).map(|n| n as usize),
+            model: self.model.clone(),
+            never_defer: self.never_defer.clone(),
+            search_default_limit: self.search_limit(),
+            max_search_limit: self.max_search(),
+            ..toolsearch::Settings::default()
+        }
+    }
+
+    /// The embedding model the gateway would load, and where the choice came from
+    /// (`config`, `env`, `installed`, `off`, `none`). Looks only at the files.
+    pub fn embed_model_choice(&self) -> (Option<PathBuf>, &'static str) {
+        if self.semantic == Some(false) || self.activation() == ActivationName::Never {
+            return (None, "off");
+        }
+        if let Some(dir) = &self.embed_model {
+            return (Some(dir.clone()), "config");
+        }
+        match toolsearch_embed::default_model_dir() {
+            Some(dir) if std::env::var_os("TOOLSEARCH_EMBED_MODEL").is_some() => (Some(dir), "env"),
+            Some(dir) => (Some(dir), "installed"),
+            None => (None, "none"),
+        }
     }
 
     /// Hits per search when none is asked for.
@@ -253,12 +328,28 @@ impl Config {
         let servers: Vec<serde_json::Value> =
             self.servers.iter().map(ServerConfig::effective).collect();
         let v = |s: &Option<Spanned<u64>>, d: u64| s.as_ref().map_or(d, |s| *s.get_ref());
+        let settings = self.settings();
+        let (window, window_from) = toolsearch::windows::context_window(
+            settings.context_window,
+            settings.model.as_deref(),
+            settings.provider,
+        );
+        let embed = self.embed_model_choice();
         serde_json::json!({
             "mode": self.mode,
             "activation": self.activation(),
             "threshold": v(&self.threshold, 15),
             "threshold_pct": v(&self.threshold_pct, 10),
-            "context_window": self.context_window.as_ref().map(|s| *s.get_ref()),
+            "model": self.model,
+            "context_window": {
+                "tokens": window,
+                "from": window_from.to_string(),
+            },
+            "semantic": embed.0.is_some(),
+            "embed_model": {
+                "path": embed.0.as_ref().map(|p| p.display().to_string()),
+                "from": embed.1,
+            },
             "search_default_limit": self.search_limit(),
             "max_search_limit": self.max_search(),
             "never_defer": self.never_defer,
@@ -288,6 +379,18 @@ pub(super) fn range(
         ))),
         _ => Ok(()),
     }
+}
+
+/// 1-based line of the top-level `key = ...` in the file (0 when it is not there:
+/// a default is at fault).
+fn key_line(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| {
+            l.trim_start()
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+        .map_or(0, |i| i + 1)
 }
 
 /// 1-based line of a byte offset.
@@ -431,5 +534,46 @@ deny = ["*delete*"]
     fn tool_search_false_is_never() {
         let cfg = Config::parse("tool_search = false\n").unwrap();
         assert_eq!(cfg.activation(), ActivationName::Never);
+    }
+
+    #[test]
+    fn what_the_gateway_refuses_config_check_refuses_with_the_line() {
+        let e = Config::parse("activation = \"always\"\nmode = \"native\"\n").unwrap_err();
+        assert!(
+            e.message.starts_with("line 2: `mode = \"native\"`") && e.message.contains("use code"),
+            "{}",
+            e.message
+        );
+        let e = Config::parse("\nthreshold_pct = 0\n").unwrap_err();
+        assert!(e.message.starts_with("line 2: `threshold_pct` is 0"), "{}", e.message);
+        // Every file `parse` accepts builds settings the facade accepts.
+        for text in ["", "mode = \"reveal\"\n", "threshold_pct = 100\ncontext_window = 1000\n"] {
+            let cfg = Config::parse(text).unwrap();
+            cfg.settings().validate().unwrap();
+        }
+    }
+
+    #[test]
+    fn the_effective_file_says_which_window_and_model_apply() {
+        let cfg = Config::parse("model = \"claude-sonnet-4-5\"\nsemantic = false\n").unwrap();
+        let e = cfg.effective();
+        assert_eq!(e["context_window"]["tokens"], 200_000);
+        assert_eq!(e["context_window"]["from"], "model table (claude-sonnet-4*)");
+        assert_eq!(e["semantic"], false);
+        assert_eq!(e["embed_model"]["from"], "off");
+        let cfg = Config::parse("context_window = 50000\nactivation = \"never\"\n").unwrap();
+        let e = cfg.effective();
+        assert_eq!(e["context_window"]["tokens"], 50_000);
+        assert_eq!(e["context_window"]["from"], "configured");
+        assert_eq!(e["embed_model"]["from"], "off");
+        // Nothing said: the MCP default, the smallest common window.
+        let e = Config::parse("semantic = false\n").unwrap().effective();
+        assert_eq!(e["context_window"]["tokens"], 128_000);
+        assert_eq!(e["context_window"]["from"], "provider mcp default");
+        // A configured model directory is reported as configured, not loaded.
+        let e = Config::parse("embed_model = \"/nowhere/model\"\n").unwrap().effective();
+        assert_eq!(e["embed_model"]["from"], "config");
+        assert_eq!(e["embed_model"]["path"], "/nowhere/model");
+        assert_eq!(e["semantic"], true);
     }
 }

@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::Semaphore;
-use toolsearch::{Activation, Mode, Policy, Provider, Session, Settings, ToolSearch};
+use toolsearch::{Mode, Policy, Provider, Session, Settings, ToolSearch};
 use toolsearch_catalog::Tool;
 
-use crate::config::{ActivationName, Config, Destructive, ModeName};
+use crate::config::{Config, Destructive};
 
 mod approve;
 mod notes;
@@ -77,34 +77,9 @@ impl std::fmt::Debug for Gateway {
     }
 }
 
-/// The facade settings a configuration asks for.
+/// The facade settings a configuration asks for ([`Config::settings`]).
 pub fn settings(cfg: &Config) -> Settings {
-    let v = |s: &Option<toml::Spanned<u64>>| s.as_ref().map(|s| *s.get_ref());
-    Settings {
-        mode: match cfg.mode {
-            ModeName::Code => Mode::Code,
-            ModeName::Tools => Mode::Tools,
-            ModeName::Reveal => Mode::Reveal,
-            ModeName::Native => Mode::Native,
-            ModeName::Auto => Mode::Auto,
-        },
-        // What the gateway serves: MCP's shape (native mode is refused for it).
-        provider: Some(Provider::Mcp),
-        activation: match cfg.activation() {
-            ActivationName::Auto => Activation::Auto,
-            ActivationName::Always => Activation::Always,
-            ActivationName::Never => Activation::Never,
-        },
-        count_threshold: v(&cfg.threshold)
-            .map_or(toolsearch::DEFAULT_COUNT_THRESHOLD, |n| n as usize),
-        share_threshold: v(&cfg.threshold_pct)
-            .map_or(toolsearch::DEFAULT_SHARE_THRESHOLD, |p| p as f64 / 100.0),
-        context_window: v(&cfg.context_window).map(|n| n as usize),
-        never_defer: cfg.never_defer.clone(),
-        search_default_limit: cfg.search_limit(),
-        max_search_limit: cfg.max_search(),
-        ..Settings::default()
-    }
+    cfg.settings()
 }
 
 /// The sandbox pool a gateway of `cfg` runs snippets on: worker processes of
@@ -131,7 +106,7 @@ pub fn pool_config(
 /// search when it cannot); none with `semantic = false`, and none for a plain
 /// aggregator (`activation = "never"`), which serves no search to fuse it with.
 fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
-    if cfg.semantic == Some(false) || cfg.activation() == ActivationName::Never {
+    if cfg.embed_model_choice().1 == "off" {
         return Ok(None);
     }
     if let Some(dir) = &cfg.embed_model {
