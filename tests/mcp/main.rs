@@ -16,6 +16,7 @@ mod common;
 mod conformance;
 mod front_door;
 mod gateway;
+mod golden;
 mod harness;
 mod health;
 mod hostile;

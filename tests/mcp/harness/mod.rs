@@ -26,8 +26,16 @@ pub enum Reach {
 
 /// A gateway in tools mode (no sandbox needed) over `servers`, by name.
 pub async fn gateway(servers: Vec<(&str, Reach)>, extra: &str) -> Arc<Gateway> {
-    let mut toml =
-        format!("mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n{extra}\n");
+    gateway_with(
+        &format!("mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n{extra}\n"),
+        servers,
+    )
+    .await
+}
+
+/// A gateway whose file starts with `head` (mode, activation, ...) over `servers`.
+pub async fn gateway_with(head: &str, servers: Vec<(&str, Reach)>) -> Arc<Gateway> {
+    let mut toml = format!("{head}\n");
     let mut links: HashMap<String, Link> = HashMap::new();
     for (name, reach) in servers {
         match reach {
@@ -62,6 +70,8 @@ pub struct Seen {
     pub progress: Vec<f64>,
     pub prompts: Vec<String>,
     pub questions: Vec<String>,
+    /// `notifications/tools/list_changed` heard.
+    pub list_changed: usize,
 }
 
 /// A client that records what reaches it, answers sampling with
@@ -93,6 +103,10 @@ impl rmcp::ClientHandler for Recorder {
             .as_str()
             .map_or_else(|| params.data.to_string(), str::to_string);
         self.seen.lock().unwrap().logs.push(text);
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.seen.lock().unwrap().list_changed += 1;
     }
 
     async fn on_progress(

@@ -55,6 +55,8 @@ pub struct Script {
     pub deep: AtomicUsize,
     /// The request ids of the `notifications/cancelled` received.
     pub cancelled: Mutex<Vec<Value>>,
+    /// When set, `tools/list` answers exactly these tools, on one page.
+    pub fixed: Option<Vec<Value>>,
 }
 
 fn notification(method: &str, params: Value) -> Value {
@@ -89,6 +91,14 @@ impl Script {
         })
     }
 
+    /// A server whose `tools/list` is exactly `tools` (MCP `Tool` objects).
+    pub fn with_tools(tools: Vec<Value>) -> Arc<Script> {
+        Arc::new(Script {
+            fixed: Some(tools),
+            ..Script::default()
+        })
+    }
+
     fn common(&self) -> Option<Tx> {
         self.common.lock().unwrap().clone()
     }
@@ -110,6 +120,9 @@ impl Script {
     }
 
     fn tools_page(&self, cursor: Option<&str>) -> Value {
+        if let Some(tools) = &self.fixed {
+            return json!({"tools": tools});
+        }
         let page: usize = cursor
             .and_then(|c| c.strip_prefix('p'))
             .and_then(|n| n.parse().ok())
