@@ -139,14 +139,16 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// Runs one snippet in a one-job sandbox over `catalog`, scoped by `policy`, with the
-/// echo dispatcher (each tool returns `{"tool": id, "arguments": args}`).
+/// echo dispatcher (each tool returns `{"tool": id, "arguments": args}`): the
+/// `ExecResult`, with `search_notes` (what its searches said besides their hits) as
+/// `tool_search_code` answers.
 pub fn run_snippet(
     catalog: toolsearch_catalog::Catalog,
     policy: toolsearch::Policy,
     limits: toolsearch_sandbox::Limits,
     source: &[u8],
     isolation: toolsearch_sandbox::Isolation,
-) -> Result<toolsearch_sandbox::ExecResult> {
+) -> Result<serde_json::Value> {
     use std::sync::Arc;
     use toolsearch_sandbox::{Pool, PoolConfig};
     let bridge = Arc::new(toolsearch::CatalogBridge::new(
@@ -169,10 +171,15 @@ pub fn run_snippet(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()?;
-    let result = rt.block_on(pool.execute_bytes(source, bridge, limits));
+    let result = rt.block_on(pool.execute_bytes(source, bridge.clone(), limits));
     // The worker process and its job process are gone before this returns.
     pool.shutdown(SHUTDOWN_WAIT);
-    Ok(result)
+    let mut out = serde_json::to_value(&result)?;
+    let notes = bridge.search_notes();
+    if !notes.is_empty() {
+        out["search_notes"] = serde_json::Value::Array(notes);
+    }
+    Ok(out)
 }
 
 /// How long a command waits for its sandbox worker processes to exit.

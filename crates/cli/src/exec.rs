@@ -95,6 +95,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         _ => Isolation::Process(worker_command()?),
     };
     let result = run_snippet(loaded.catalog, policy, limits, &source, isolation)?;
-    print_json(serde_json::to_value(&result)?)?;
+    print_json(result)?;
     Ok(ExitCode::SUCCESS)
 }

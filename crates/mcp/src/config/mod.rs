@@ -40,8 +40,10 @@ pub enum ModeName {
     Code,
     /// `tool_search`, `tool_describe`, `tool_call`.
     Tools,
-    /// Progressive disclosure: stubs, and `tool_search` reveals full schemas to the
-    /// session (which hears `notifications/tools/list_changed`).
+    /// Progressive disclosure: stubs (or, hidden, the names in `tool_search`'s
+    /// description), and `tool_search` answers with full schemas; in the hidden form
+    /// the revealed tools are appended to the session's list (which hears
+    /// `notifications/tools/list_changed`).
     Reveal,
     /// Provider-hosted search: MCP has none, so the gateway refuses it at start.
     Native,
@@ -73,6 +75,18 @@ pub enum Destructive {
     Allow,
     /// Asked of the user through MCP elicitation when the client supports it, else refused.
     Elicit,
+}
+
+/// `[reveal]`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RevealConfig {
+    /// Send no stubs: the names of deferred tools go in `tool_search`'s
+    /// description. Default false (chosen anyway above `max_stub_bytes`).
+    pub hidden: Option<bool>,
+    /// Above this many bytes of stubs the hidden form is used (1,024 to
+    /// 1,048,576). Default 32,768.
+    pub max_stub_bytes: Option<Spanned<u64>>,
 }
 
 /// The whole file.
@@ -116,6 +130,9 @@ pub struct Config {
     /// `[http]`.
     #[serde(default)]
     pub http: HttpConfig,
+    /// `[reveal]`: reveal mode's form.
+    #[serde(default)]
+    pub reveal: RevealConfig,
     /// `[[servers]]`.
     #[serde(default)]
     pub servers: Vec<ServerConfig>,
@@ -185,6 +202,7 @@ impl Config {
         range("context_window", &self.context_window, 1_000, 100_000_000)?;
         range("search_default_limit", &self.search_default_limit, 1, 50)?;
         range("max_search_limit", &self.max_search_limit, 1, 50)?;
+        range("reveal.max_stub_bytes", &self.reveal.max_stub_bytes, 1024, 1 << 20)?;
         self.limits.check(text)?;
         self.http.check(text)?;
         if self.search_limit() > self.max_search() {
@@ -259,6 +277,15 @@ impl Config {
             never_defer: self.never_defer.clone(),
             search_default_limit: self.search_limit(),
             max_search_limit: self.max_search(),
+            reveal: {
+                let d = toolsearch::reveal::RevealSettings::default();
+                toolsearch::reveal::RevealSettings {
+                    hidden: self.reveal.hidden.unwrap_or(d.hidden),
+                    max_stub_bytes: v(&self.reveal.max_stub_bytes)
+                        .map_or(d.max_stub_bytes, |n| n as usize),
+                    ..d
+                }
+            },
             ..toolsearch::Settings::default()
         }
     }
@@ -357,6 +384,10 @@ impl Config {
             "limits": self.limits.effective(),
             "policy": {"allow": self.policy.allow, "deny": self.policy.deny},
             "http": self.http.effective(),
+            "reveal": {
+                "hidden": settings.reveal.hidden,
+                "max_stub_bytes": settings.reveal.max_stub_bytes,
+            },
             "servers": servers,
         })
     }
