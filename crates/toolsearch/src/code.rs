@@ -143,7 +143,7 @@ impl ToolSearch {
                 .telemetry(&session.id)
                 .turn
                 .fallbacks
-                .push(format!("code mode failed for this snippet ({reason})"));
+                .push(crate::Fallback::CodeFailed { reason }.to_string());
             self.verify_engine(pool.clone());
         }
         let is_error = !result.ok;

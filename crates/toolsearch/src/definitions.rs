@@ -11,7 +11,7 @@ use crate::facade::{Session, ToolSearch};
 use crate::host::Scope;
 use crate::plan::Plan;
 use crate::telemetry::ActivationDecision;
-use crate::vocab::{BridgeTool, Shape};
+use crate::vocab::{BridgeTool, Fallback, Shape};
 
 /// Definitions to send to the model.
 #[derive(Debug, Clone)]
@@ -24,6 +24,9 @@ pub struct Definitions {
     /// not accept and that were dropped (Gemini), reveal mode switching to the hidden
     /// form, a fallback from the mode asked for.
     pub notes: Vec<String>,
+    /// Why the list is not in the shape the mode asked for, if it is not (also
+    /// the first of `notes`).
+    pub fallback: Option<Fallback>,
 }
 
 impl ToolSearch {
@@ -104,16 +107,14 @@ impl ToolSearch {
     /// read this one answer: routing passes the provider of the settings, so native
     /// is chosen only for the provider the settings name (the one `tool_search`
     /// answers for); a list built for another provider gets code mode and a note.
-    pub(crate) fn shape(&self, provider: Option<Provider>) -> (Shape, Option<String>) {
-        let code_or_tools = |why: Option<String>| match self.engine_ok() {
-            Ok(()) => (Shape::Code, why),
+    pub(crate) fn shape(&self, provider: Option<Provider>) -> (Shape, Option<Fallback>) {
+        let code_or_tools = |first: Option<Fallback>| match self.engine_ok() {
+            Ok(()) => (Shape::Code, first),
             Err(reason) => (
                 Shape::Tools,
-                Some(match why {
-                    Some(why) => format!(
-                        "{why}; code mode unavailable ({reason}): sent the structured tools"
-                    ),
-                    None => format!("code mode unavailable ({reason}); sent the structured tools"),
+                Some(Fallback::CodeUnavailable {
+                    reason,
+                    then: first.map(Box::new),
                 }),
             ),
         };
@@ -126,32 +127,17 @@ impl ToolSearch {
             Mode::Native | Mode::Auto if hosted.is_some() && hosted == declared => {
                 (Shape::Native, None)
             }
-            Mode::Native => code_or_tools(Some(match (provider, declared) {
-                (Some(p), Some(d)) if p != d => format!(
-                    "native search answers for provider {} (the settings), not {}: sent \
-                     code mode instead of native",
-                    d.name(),
-                    p.name()
-                ),
-                (Some(p), _) => format!(
-                    "provider {} hosts no tool search: sent code mode instead of native",
-                    p.name()
-                ),
-                (None, _) => "no provider: code mode instead of native".to_string(),
-            })),
-            Mode::Auto => code_or_tools(match (hosted, declared) {
-                (Some(p), None) => Some(format!(
-                    "provider {} hosts tool search, but the settings name no provider \
-                     (Builder::provider): sent code mode instead of native",
-                    p.name()
-                )),
-                (Some(p), Some(d)) => Some(format!(
-                    "native search answers for provider {} (the settings), not {}: sent \
-                     code mode instead of native",
-                    d.name(),
-                    p.name()
-                )),
-                (None, _) => None,
+            Mode::Native | Mode::Auto => code_or_tools(match (provider, hosted, declared) {
+                (Some(asked), Some(_), Some(declared)) => {
+                    Some(Fallback::OtherProvider { declared, asked })
+                }
+                (Some(provider), Some(_), None) => Some(Fallback::Undeclared { provider }),
+                // Native for a provider without hosted search (or none given;
+                // `Settings::validate` refuses native without one).
+                (Some(provider), None, _) if self.settings.mode == Mode::Native => {
+                    Some(Fallback::NoHostedSearch { provider })
+                }
+                _ => None,
             }),
         }
     }
@@ -179,7 +165,7 @@ impl ToolSearch {
         } else {
             (Shape::Direct, None)
         };
-        let mut notes: Vec<String> = fallback.iter().cloned().collect();
+        let mut notes: Vec<String> = fallback.iter().map(Fallback::to_string).collect();
         let listing = || {
             defs::listing_text(&catalog, s.listing_bytes, &|t| {
                 self.host.visible(t, &scope) && !self.never_deferred(t)
@@ -296,11 +282,12 @@ impl ToolSearch {
             bytes = sent,
             "tool definitions"
         );
-        t.turn.fallbacks.extend(fallback);
+        t.turn.fallbacks.extend(fallback.as_ref().map(Fallback::to_string));
         Definitions {
             tools,
             decision,
             notes,
+            fallback,
         }
     }
 }

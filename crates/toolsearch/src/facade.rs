@@ -574,7 +574,7 @@ impl ToolSearch {
     /// revealed. Tools no longer visible to the session are skipped.
     pub fn restore_reveals(&self, session: &Session, messages: &[Value]) -> usize {
         let scope = Self::scope(session);
-        let ids: Vec<String> = crate::reveal::restore::revealed_ids(messages, "tool_search")
+        let ids: Vec<String> = crate::reveal::restore::revealed_ids(messages, crate::BridgeTool::Search.name())
             .into_iter()
             .filter(|id| self.host.resolve(id, &scope).is_ok())
             .collect();

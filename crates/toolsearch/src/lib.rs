@@ -95,5 +95,5 @@ pub use toolsearch_embed::Embedder;
 pub use toolsearch_sandbox as sandbox;
 #[cfg(feature = "code")]
 pub use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
-pub use vocab::{BridgeTool, Shape, BRIDGE_TOOLS};
+pub use vocab::{BridgeTool, Fallback, Shape, BRIDGE_TOOLS};
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};

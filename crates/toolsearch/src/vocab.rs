@@ -123,6 +123,82 @@ impl Serialize for Shape {
     }
 }
 
+/// Why a list is not in the shape the settings asked for, or why a snippet's run
+/// fell back: the fallbacks the turn record and the definitions' notes report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// Native asked for a provider that hosts no tool search: code mode instead.
+    NoHostedSearch {
+        /// The provider of the list.
+        provider: crate::Provider,
+    },
+    /// Native search answers for the settings' provider, not the list's: code mode.
+    OtherProvider {
+        /// The provider the settings name.
+        declared: crate::Provider,
+        /// The provider of the list.
+        asked: crate::Provider,
+    },
+    /// Auto: the provider hosts search, but the settings name no provider, so
+    /// `tool_search` could not answer in its format: code mode.
+    Undeclared {
+        /// The provider of the list.
+        provider: crate::Provider,
+    },
+    /// Code mode cannot run: the structured tools were sent (after `then`, the
+    /// fallback that led to code mode, if any).
+    CodeUnavailable {
+        /// Why code mode cannot run.
+        reason: String,
+        /// The fallback that chose code mode first.
+        then: Option<Box<Fallback>>,
+    },
+    /// One snippet's run failed in the engine (the pool is probed again).
+    CodeFailed {
+        /// What the engine said.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fallback::NoHostedSearch { provider } => write!(
+                f,
+                "provider {} hosts no tool search: sent code mode instead of native",
+                provider.name()
+            ),
+            Fallback::OtherProvider { declared, asked } => write!(
+                f,
+                "native search answers for provider {} (the settings), not {}: sent code \
+                 mode instead of native",
+                declared.name(),
+                asked.name()
+            ),
+            Fallback::Undeclared { provider } => write!(
+                f,
+                "provider {} hosts tool search, but the settings name no provider \
+                 (Builder::provider): sent code mode instead of native",
+                provider.name()
+            ),
+            Fallback::CodeUnavailable { reason, then: None } => write!(
+                f,
+                "code mode unavailable ({reason}); sent the structured tools"
+            ),
+            Fallback::CodeUnavailable {
+                reason,
+                then: Some(first),
+            } => write!(
+                f,
+                "{first}; code mode unavailable ({reason}): sent the structured tools"
+            ),
+            Fallback::CodeFailed { reason } => {
+                write!(f, "code mode failed for this snippet ({reason})")
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
