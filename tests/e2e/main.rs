@@ -209,7 +209,10 @@ async fn direct_and_code_mode_complete_the_same_task() {
         (code_rec.searches, code_rec.describes, code_rec.calls),
         (1, 1, 1)
     );
-    assert_eq!(code_rec.activation.as_ref().unwrap().shape, toolsearch::Shape::Code);
+    assert_eq!(
+        code_rec.activation.as_ref().unwrap().shape,
+        toolsearch::Shape::Code
+    );
     assert_eq!(code_rec.isolate_start_us.len(), 1);
 }
 

@@ -82,7 +82,10 @@ fn python_sdk_walks_every_mode_and_reads_no_wrong_name() {
         ("activation = \"always\"\nmode = \"code\"", "code"),
         ("activation = \"always\"\nmode = \"tools\"", "tools"),
         ("activation = \"always\"\nmode = \"reveal\"", "reveal"),
-        ("activation = \"always\"\nmode = \"reveal\"\n[reveal]\nhidden = true", "reveal"),
+        (
+            "activation = \"always\"\nmode = \"reveal\"\n[reveal]\nhidden = true",
+            "reveal",
+        ),
         ("activation = \"always\"\nmode = \"auto\"", "code"),
         ("activation = \"never\"", "direct"),
     ] {

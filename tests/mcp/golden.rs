@@ -60,7 +60,13 @@ fn servers(n: usize) -> Vec<(String, Vec<Value>)> {
         .map(|(server, tools)| {
             let mut name: String = server
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .take(40)
                 .collect();
             while !taken.insert(name.to_ascii_lowercase()) {
@@ -116,16 +122,29 @@ async fn tools_list_in_every_mode_at_three_catalog_sizes_matches_the_golden_file
         for (mode, head) in MODES {
             let reach: Vec<(&str, Reach)> = catalog
                 .iter()
-                .map(|(name, tools)| (name.as_str(), Reach::Stream(Script::with_tools(tools.clone()))))
+                .map(|(name, tools)| {
+                    (
+                        name.as_str(),
+                        Reach::Stream(Script::with_tools(tools.clone())),
+                    )
+                })
                 .collect();
             let gw = gateway_with(&format!("{head}\nsemantic = false"), reach).await;
             let given: usize = catalog.iter().map(|(_, t)| t.len()).sum();
             let served = gw.toolsearch().host().catalog().len();
-            assert_eq!(served, given, "{mode}/{size}: every tool reached the catalog");
+            assert_eq!(
+                served, given,
+                "{mode}/{size}: every tool reached the catalog"
+            );
             let client = Client::connect(&gw, "golden").await;
             let listed = client.service.peer().list_all_tools().await.unwrap();
-            let tools: Vec<Value> = listed.iter().map(|t| serde_json::to_value(t).unwrap()).collect();
-            let defs = gw.toolsearch().definitions(&Session::new("golden"), Provider::Mcp);
+            let tools: Vec<Value> = listed
+                .iter()
+                .map(|t| serde_json::to_value(t).unwrap())
+                .collect();
+            let defs = gw
+                .toolsearch()
+                .definitions(&Session::new("golden"), Provider::Mcp);
             // Nothing the facade built was dropped on the way to the client.
             assert_eq!(tools.len(), defs.tools.len(), "{mode}/{size}");
             let expect = match (mode, size) {
@@ -150,7 +169,8 @@ async fn tools_list_in_every_mode_at_three_catalog_sizes_matches_the_golden_file
                     );
                 }
             }
-            let doc = json!({"shape": defs.decision.shape, "notes": defs.notes, "list": frozen(&tools)});
+            let doc =
+                json!({"shape": defs.decision.shape, "notes": defs.notes, "list": frozen(&tools)});
             let text = serde_json::to_string_pretty(&doc).unwrap() + "\n";
             let path = format!("{DIR}/gateway-{mode}-{size}.json");
             if update {
@@ -189,7 +209,12 @@ async fn reveal_through_the_gateway_names_hidden_tools_and_only_appends() {
     let catalog = synthetic(14, 29);
     let reach: Vec<(&str, Reach)> = catalog
         .iter()
-        .map(|(name, tools)| (name.as_str(), Reach::Stream(Script::with_tools(tools.clone()))))
+        .map(|(name, tools)| {
+            (
+                name.as_str(),
+                Reach::Stream(Script::with_tools(tools.clone())),
+            )
+        })
         .collect();
     let gw = gateway_with(
         "mode = \"reveal\"\nactivation = \"always\"\nsemantic = false",
@@ -202,12 +227,22 @@ async fn reveal_through_the_gateway_names_hidden_tools_and_only_appends() {
         tools.iter().map(|t| t.name.to_string()).collect()
     };
     let t1 = peer.list_all_tools().await.unwrap();
-    assert_eq!(names(&t1), ["tool_search"], "hidden form: nothing but the search");
+    assert_eq!(
+        names(&t1),
+        ["tool_search"],
+        "hidden form: nothing but the search"
+    );
     let description = t1[0].description.as_deref().unwrap_or("");
     for s in 0..14 {
-        assert!(description.contains(&format!("svc{s}(29)")), "{description}");
+        assert!(
+            description.contains(&format!("svc{s}(29)")),
+            "{description}"
+        );
     }
-    assert!(description.contains("operation_number_0_of_0"), "{description}");
+    assert!(
+        description.contains("operation_number_0_of_0"),
+        "{description}"
+    );
     let search = |query: &str| {
         let args = json!({"query": query}).as_object().unwrap().clone();
         let peer = peer.clone();
@@ -238,7 +273,10 @@ async fn reveal_through_the_gateway_names_hidden_tools_and_only_appends() {
             serde_json::to_value(pair[1]).unwrap(),
         );
         let (a, b) = (a.as_array().unwrap(), b.as_array().unwrap());
-        assert!(b.len() >= a.len() && b[..a.len()] == a[..], "a turn's list moved");
+        assert!(
+            b.len() >= a.len() && b[..a.len()] == a[..],
+            "a turn's list moved"
+        );
     }
     assert_eq!(names(&t2)[1..], ["operation_number_7_of_3"]);
     assert!(t3.len() > t2.len(), "the task search revealed more");
@@ -257,7 +295,12 @@ async fn stubs_through_the_gateway_do_not_change_on_a_reveal() {
     let catalog = synthetic(2, 10);
     let reach: Vec<(&str, Reach)> = catalog
         .iter()
-        .map(|(name, tools)| (name.as_str(), Reach::Stream(Script::with_tools(tools.clone()))))
+        .map(|(name, tools)| {
+            (
+                name.as_str(),
+                Reach::Stream(Script::with_tools(tools.clone())),
+            )
+        })
         .collect();
     let gw = gateway_with(
         "mode = \"reveal\"\nactivation = \"always\"\nsemantic = false",
@@ -268,7 +311,10 @@ async fn stubs_through_the_gateway_do_not_change_on_a_reveal() {
     let peer = client.service.peer().clone();
     let before = peer.list_all_tools().await.unwrap();
     assert_eq!(before.len(), 21, "tool_search and 20 stubs");
-    let args = json!({"query": "operation_number_3_of_1"}).as_object().unwrap().clone();
+    let args = json!({"query": "operation_number_3_of_1"})
+        .as_object()
+        .unwrap()
+        .clone();
     peer.call_tool(CallToolRequestParams::new("tool_search").with_arguments(args))
         .await
         .unwrap();
@@ -278,7 +324,11 @@ async fn stubs_through_the_gateway_do_not_change_on_a_reveal() {
         serde_json::to_value(&after).unwrap()
     );
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-    assert_eq!(client.seen().list_changed, 0, "nothing changed, nothing said");
+    assert_eq!(
+        client.seen().list_changed,
+        0,
+        "nothing changed, nothing said"
+    );
     drop(client);
     gw.shutdown().await;
 }

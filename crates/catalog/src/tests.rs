@@ -80,7 +80,12 @@ fn exact_name_quoted_or_backticked_ranks_first() {
 #[test]
 fn an_exact_name_answers_that_tool_alone() {
     let c = Catalog::demo();
-    for q in ["create_issue", "`create_issue`", "\"create_issue\"", "mcp:github:create_issue"] {
+    for q in [
+        "create_issue",
+        "`create_issue`",
+        "\"create_issue\"",
+        "mcp:github:create_issue",
+    ] {
         let r = c.search(q, &opts());
         assert_eq!(ids(&r), ["mcp:github:create_issue"], "{q}");
         assert_eq!(r.total, 1, "{q}");
@@ -88,7 +93,10 @@ fn an_exact_name_answers_that_tool_alone() {
     // Two names, prose around a name, a required word: ranked as before.
     let two = c.search("create_issue list_issues", &opts());
     assert!(ids(&two).len() >= 2, "{:?}", ids(&two));
-    assert_eq!(ids(&two)[..2], ["mcp:github:create_issue", "mcp:github:list_issues"]);
+    assert_eq!(
+        ids(&two)[..2],
+        ["mcp:github:create_issue", "mcp:github:list_issues"]
+    );
     let prose = c.search("use create_issue for the bug", &opts());
     assert!(prose.hits.len() > 1, "{:?}", ids(&prose));
     assert_eq!(ids(&prose)[0], "mcp:github:create_issue");

@@ -260,7 +260,15 @@ fn a_required_word_stays_lexical_and_matched_by_says_how_hits_were_found() {
         assert_eq!(r.matched_by, MatchedBy::Hybrid, "{fusion:?}");
         // No word matches: what was found was found by meaning alone.
         let r = hybrid.search("zzqx vvbn", &explained());
-        assert!(!r.hits.is_empty(), "{fusion:?}: no floor, so meaning finds some");
-        assert_eq!(r.matched_by, MatchedBy::Semantic, "{fusion:?} {:?}", ids(&r));
+        assert!(
+            !r.hits.is_empty(),
+            "{fusion:?}: no floor, so meaning finds some"
+        );
+        assert_eq!(
+            r.matched_by,
+            MatchedBy::Semantic,
+            "{fusion:?} {:?}",
+            ids(&r)
+        );
     }
 }

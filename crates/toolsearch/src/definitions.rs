@@ -186,7 +186,12 @@ impl ToolSearch {
                 } else if shape == Shape::Tools {
                     let l = listing();
                     for (tool, description, schema) in defs::structured_tools(&l, s.limits()) {
-                        tools.push(defs::definition(provider, tool.name(), &description, &schema));
+                        tools.push(defs::definition(
+                            provider,
+                            tool.name(),
+                            &description,
+                            &schema,
+                        ));
                     }
                 }
                 for (&i, name) in plan.direct.iter().zip(&plan.names) {
@@ -282,7 +287,9 @@ impl ToolSearch {
             bytes = sent,
             "tool definitions"
         );
-        t.turn.fallbacks.extend(fallback.as_ref().map(Fallback::to_string));
+        t.turn
+            .fallbacks
+            .extend(fallback.as_ref().map(Fallback::to_string));
         Definitions {
             tools,
             decision,

@@ -574,10 +574,11 @@ impl ToolSearch {
     /// revealed. Tools no longer visible to the session are skipped.
     pub fn restore_reveals(&self, session: &Session, messages: &[Value]) -> usize {
         let scope = Self::scope(session);
-        let ids: Vec<String> = crate::reveal::restore::revealed_ids(messages, crate::BridgeTool::Search.name())
-            .into_iter()
-            .filter(|id| self.host.resolve(id, &scope).is_ok())
-            .collect();
+        let ids: Vec<String> =
+            crate::reveal::restore::revealed_ids(messages, crate::BridgeTool::Search.name())
+                .into_iter()
+                .filter(|id| self.host.resolve(id, &scope).is_ok())
+                .collect();
         self.remember(session, &ids);
         self.revealed(session).len()
     }

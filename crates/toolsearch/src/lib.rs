@@ -62,9 +62,7 @@ pub use bridge::CatalogBridge;
 #[cfg(feature = "code")]
 pub use code_health::{REPROBE_FIRST, REPROBE_MAX};
 pub use definitions::Definitions;
-pub use defs::{
-    definition, listing_text, provider_names, Provider, SearchLimits, MAX_NAME,
-};
+pub use defs::{definition, listing_text, provider_names, Provider, SearchLimits, MAX_NAME};
 pub use dispatch::echo_value;
 pub use dispatch::{
     dispatcher_fn, AskError, AskFuture, CallContext, DispatchError, DispatchErrorKind,
@@ -95,5 +93,5 @@ pub use toolsearch_embed::Embedder;
 pub use toolsearch_sandbox as sandbox;
 #[cfg(feature = "code")]
 pub use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
-pub use vocab::{BridgeTool, Fallback, Shape, BRIDGE_TOOLS};
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};
+pub use vocab::{BridgeTool, Fallback, Shape, BRIDGE_TOOLS};

@@ -71,7 +71,9 @@ pub(crate) fn native_list(
                 }),
                 NativeSearch::Hosted | NativeSearch::HostedRegex => json!({"type": "tool_search"}),
             });
-            tools.extend(namespaces(plan, &names, &layout(plan, &deferred), &|_| true));
+            tools.extend(namespaces(plan, &names, &layout(plan, &deferred), &|_| {
+                true
+            }));
         }
         Provider::Anthropic => {
             tools.push(match settings.search {

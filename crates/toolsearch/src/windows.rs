@@ -101,9 +101,7 @@ pub fn context_window(
     match provider {
         Some(p) => (
             provider_window(p),
-            WindowSource::Provider {
-                provider: p.name(),
-            },
+            WindowSource::Provider { provider: p.name() },
         ),
         None => (FALLBACK_WINDOW, WindowSource::Fallback),
     }
@@ -125,7 +123,12 @@ mod tests {
         assert_eq!(w("gemini-1.5-pro-002"), 2_097_152);
         assert_eq!(
             context_window(None, Some("my-local-llama"), Some(Provider::Anthropic)),
-            (200_000, WindowSource::Provider { provider: "anthropic" })
+            (
+                200_000,
+                WindowSource::Provider {
+                    provider: "anthropic"
+                }
+            )
         );
         assert_eq!(
             context_window(Some(8_000), Some("gpt-4.1"), None),

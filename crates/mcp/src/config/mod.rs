@@ -202,7 +202,12 @@ impl Config {
         range("context_window", &self.context_window, 1_000, 100_000_000)?;
         range("search_default_limit", &self.search_default_limit, 1, 50)?;
         range("max_search_limit", &self.max_search_limit, 1, 50)?;
-        range("reveal.max_stub_bytes", &self.reveal.max_stub_bytes, 1024, 1 << 20)?;
+        range(
+            "reveal.max_stub_bytes",
+            &self.reveal.max_stub_bytes,
+            1024,
+            1 << 20,
+        )?;
         self.limits.check(text)?;
         self.http.check(text)?;
         if self.search_limit() > self.max_search() {
@@ -576,9 +581,17 @@ deny = ["*delete*"]
             e.message
         );
         let e = Config::parse("\nthreshold_pct = 0\n").unwrap_err();
-        assert!(e.message.starts_with("line 2: `threshold_pct` is 0"), "{}", e.message);
+        assert!(
+            e.message.starts_with("line 2: `threshold_pct` is 0"),
+            "{}",
+            e.message
+        );
         // Every file `parse` accepts builds settings the facade accepts.
-        for text in ["", "mode = \"reveal\"\n", "threshold_pct = 100\ncontext_window = 1000\n"] {
+        for text in [
+            "",
+            "mode = \"reveal\"\n",
+            "threshold_pct = 100\ncontext_window = 1000\n",
+        ] {
             let cfg = Config::parse(text).unwrap();
             cfg.settings().validate().unwrap();
         }
@@ -589,7 +602,10 @@ deny = ["*delete*"]
         let cfg = Config::parse("model = \"claude-sonnet-4-5\"\nsemantic = false\n").unwrap();
         let e = cfg.effective();
         assert_eq!(e["context_window"]["tokens"], 200_000);
-        assert_eq!(e["context_window"]["from"], "model table (claude-sonnet-4*)");
+        assert_eq!(
+            e["context_window"]["from"],
+            "model table (claude-sonnet-4*)"
+        );
         assert_eq!(e["semantic"], false);
         assert_eq!(e["embed_model"]["from"], "off");
         let cfg = Config::parse("context_window = 50000\nactivation = \"never\"\n").unwrap();
@@ -602,7 +618,9 @@ deny = ["*delete*"]
         assert_eq!(e["context_window"]["tokens"], 128_000);
         assert_eq!(e["context_window"]["from"], "provider mcp default");
         // A configured model directory is reported as configured, not loaded.
-        let e = Config::parse("embed_model = \"/nowhere/model\"\n").unwrap().effective();
+        let e = Config::parse("embed_model = \"/nowhere/model\"\n")
+            .unwrap()
+            .effective();
         assert_eq!(e["embed_model"]["from"], "config");
         assert_eq!(e["embed_model"]["path"], "/nowhere/model");
         assert_eq!(e["semantic"], true);

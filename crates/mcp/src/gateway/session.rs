@@ -15,9 +15,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
-use toolsearch::{
-    BridgeTool, CallOptions, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput,
-};
+use toolsearch::{BridgeTool, CallOptions, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput};
 
 use super::notes::{flush, note_queue, ToClient, MAX_QUEUED_NOTES};
 use super::Gateway;
@@ -155,7 +153,9 @@ impl ServerHandler for GatewaySession {
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(
-                self.gw.ts.shape_now(&self.session, toolsearch::Provider::Mcp),
+                self.gw
+                    .ts
+                    .shape_now(&self.session, toolsearch::Provider::Mcp),
             ))
     }
 

@@ -64,12 +64,17 @@ impl crate::ToolSearch {
     /// Whether a reveal changes what [`crate::ToolSearch::definitions`] sends this
     /// session for `provider` (the hidden form appends revealed tools; stubs stay as
     /// they are): a gateway tells its client the list changed only then.
-    pub fn reveals_change_the_list(&self, session: &crate::Session, provider: crate::Provider) -> bool {
+    pub fn reveals_change_the_list(
+        &self,
+        session: &crate::Session,
+        provider: crate::Provider,
+    ) -> bool {
         if self.settings.mode != crate::Mode::Reveal {
             return false;
         }
         let plan = self.plan(&Self::scope(session), false);
-        plan.active && stubs::hidden_form(&plan, &plan.all_names(), provider, &self.settings.reveal).0
+        plan.active
+            && stubs::hidden_form(&plan, &plan.all_names(), provider, &self.settings.reveal).0
     }
 
     /// The guidance note for the system prompt in reveal mode.

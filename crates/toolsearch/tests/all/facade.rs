@@ -4,9 +4,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use toolsearch::{
-    Activation, ApprovalFuture, Approver, CallContext, ErrorCode, Mode, Policy, Provider, Session, Settings,
-    Shape,
-    ToolSearch,
+    Activation, ApprovalFuture, Approver, CallContext, ErrorCode, Mode, Policy, Provider, Session,
+    Settings, Shape, ToolSearch,
 };
 use toolsearch_catalog::{Annotations, Catalog, Deferrable, Source, Tool};
 

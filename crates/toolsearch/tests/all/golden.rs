@@ -142,14 +142,20 @@ async fn scripted_sessions_match_the_golden_files() {
             let turn5 = turn(&ts);
             let turns = [&turn1, &turn2, &turn3, &turn4, &turn5];
             for (n, pair) in turns.windows(2).enumerate() {
-                let (a, b) = (pair[0]["tools"].as_array().unwrap(), pair[1]["tools"].as_array().unwrap());
+                let (a, b) = (
+                    pair[0]["tools"].as_array().unwrap(),
+                    pair[1]["tools"].as_array().unwrap(),
+                );
                 assert!(
                     b.len() >= a.len() && b[..a.len()] == a[..],
                     "{mode_name}/{pname}: turn {} does not start with turn {}",
                     n + 2,
                     n + 1
                 );
-                assert_eq!(pair[0]["reminder"], pair[1]["reminder"], "{mode_name}/{pname}");
+                assert_eq!(
+                    pair[0]["reminder"], pair[1]["reminder"],
+                    "{mode_name}/{pname}"
+                );
                 if mode_name == "reveal" {
                     assert_eq!(a, b, "{mode_name}/{pname}: stubs changed by a reveal");
                 }
@@ -165,7 +171,11 @@ async fn scripted_sessions_match_the_golden_files() {
                         .to_owned()
                 };
                 let tail: Vec<String> = t3[t1.len()..].iter().map(name).collect();
-                assert_eq!(tail, ["send_message", "create_issue"], "{mode_name}/{pname}");
+                assert_eq!(
+                    tail,
+                    ["send_message", "create_issue"],
+                    "{mode_name}/{pname}"
+                );
             }
             let tools: Vec<_> = Catalog::demo()
                 .tools()

@@ -229,7 +229,10 @@ async fn the_hidden_form_lists_names_once_in_a_reminder() {
     let mcp = ts.definitions(&s, Provider::Mcp).tools;
     let search = mcp.iter().find(|d| d["name"] == "tool_search").unwrap();
     let text = search["description"].as_str().unwrap();
-    assert!(text.contains("send_message") && text.contains("get_forecast"), "{text}");
+    assert!(
+        text.contains("send_message") && text.contains("get_forecast"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
@@ -404,12 +407,19 @@ async fn native_mode_needs_a_provider_that_hosts_search() {
         });
         let s = Session::new("s");
         assert_eq!(auto.definitions(&s, declared).decision.shape, Shape::Native);
-        for other in [Provider::Anthropic, Provider::OpenAiResponses, Provider::OpenAiChat] {
+        for other in [
+            Provider::Anthropic,
+            Provider::OpenAiResponses,
+            Provider::OpenAiChat,
+        ] {
             if other == declared {
                 continue;
             }
             let d = auto.definitions(&s, other);
-            assert!(matches!(d.decision.shape, Shape::Code | Shape::Tools), "{other:?}");
+            assert!(
+                matches!(d.decision.shape, Shape::Code | Shape::Tools),
+                "{other:?}"
+            );
         }
     }
     let undeclared = build(Settings {
@@ -541,12 +551,22 @@ async fn native_openai_answers_in_the_namespaces_the_request_declared() {
         .unwrap();
     let s = Session::new("s");
     let request = ts.definitions(&s, Provider::OpenAiResponses).tools;
-    let declared: Vec<&Value> = request.iter().filter(|d| d["type"] == "namespace").collect();
-    let names: Vec<&str> = declared.iter().map(|n| n["name"].as_str().unwrap()).collect();
+    let declared: Vec<&Value> = request
+        .iter()
+        .filter(|d| d["type"] == "namespace")
+        .collect();
+    let names: Vec<&str> = declared
+        .iter()
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
     let mut unique = names.clone();
     unique.sort();
     unique.dedup();
-    assert_eq!(unique.len(), names.len(), "namespace names are distinct: {names:?}");
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "namespace names are distinct: {names:?}"
+    );
     assert!(names.contains(&"srv_2"), "{names:?}");
     // `task_12` is in the second part of `srv`.
     for query in ["task_12", "lonely_tool"] {

@@ -58,14 +58,19 @@ async fn over_mcp_the_hidden_form_names_every_server_in_tool_search_and_reveals_
     let d1 = ts.definitions(&s, Provider::Mcp);
     assert_eq!(d1.decision.shape, Shape::Reveal);
     assert!(
-        d1.notes.iter().any(|n| n.contains("tool_search's description")),
+        d1.notes
+            .iter()
+            .any(|n| n.contains("tool_search's description")),
         "{:?}",
         d1.notes
     );
     let search = named(&d1.tools, "tool_search").expect("tool_search sent");
     let text = search["description"].as_str().unwrap();
     for i in 0..14 {
-        assert!(text.contains(&format!("s{i}(29)")), "server s{i} missing: {text}");
+        assert!(
+            text.contains(&format!("s{i}(29)")),
+            "server s{i} missing: {text}"
+        );
     }
     assert!(text.contains("operation_number_0_of_0"), "{text}");
     // Within the servers' part plus the names' budget (4 KiB).
@@ -73,7 +78,11 @@ async fn over_mcp_the_hidden_form_names_every_server_in_tool_search_and_reveals_
     assert_eq!(ts.reminder(&s, Provider::Mcp), None);
     // An exact name answers that tool alone, and reveals only it.
     let found = ts
-        .handle_call(&s, "tool_search", json!({"query": "operation_number_7_of_3"}))
+        .handle_call(
+            &s,
+            "tool_search",
+            json!({"query": "operation_number_7_of_3"}),
+        )
         .await;
     let hits = found.content["hits"].as_array().unwrap();
     assert_eq!(hits.len(), 1, "{}", found.content);
@@ -81,7 +90,11 @@ async fn over_mcp_the_hidden_form_names_every_server_in_tool_search_and_reveals_
     // A provider name does the same (here they are the bare names; a hashed or
     // `server__` name too, see `provider_names_pick_their_tool`).
     let d2 = ts.definitions(&s, Provider::Mcp);
-    assert_eq!(d2.tools[..d1.tools.len()], d1.tools[..], "a reveal only appends");
+    assert_eq!(
+        d2.tools[..d1.tools.len()],
+        d1.tools[..],
+        "a reveal only appends"
+    );
     assert_eq!(d2.tools.len(), d1.tools.len() + 1);
     assert_eq!(d2.tools.last().unwrap()["name"], "operation_number_7_of_3");
     assert!(ts.reveals_change_the_list(&s, Provider::Mcp));
@@ -121,18 +134,19 @@ async fn provider_names_pick_their_tool() {
 #[tokio::test]
 async fn a_deferred_tool_called_by_its_name_runs_under_the_same_policy() {
     for mode in [Mode::Tools, Mode::Code] {
-        let ts = ToolSearch::builder()
-            .catalog(catalog(2, 20))
-            .mode(mode)
-            .activation(Activation::Always)
-            .policy(Policy::from_patterns::<&str, &str>(&[], &["mcp:s1:*"]))
-            .dispatcher(Arc::new(dispatcher_fn(
-                |tool: Tool, _args: Value, _cx: CallContext| async move {
-                    Ok(json!({"ran": tool.id}))
-                },
-            )))
-            .build()
-            .unwrap();
+        let ts =
+            ToolSearch::builder()
+                .catalog(catalog(2, 20))
+                .mode(mode)
+                .activation(Activation::Always)
+                .policy(Policy::from_patterns::<&str, &str>(&[], &["mcp:s1:*"]))
+                .dispatcher(Arc::new(dispatcher_fn(
+                    |tool: Tool, _args: Value, _cx: CallContext| async move {
+                        Ok(json!({"ran": tool.id}))
+                    },
+                )))
+                .build()
+                .unwrap();
         let s = Session::new("s");
         let sent = ts.definitions(&s, Provider::Mcp).tools;
         let name = "operation_number_3_of_0";
@@ -146,7 +160,11 @@ async fn a_deferred_tool_called_by_its_name_runs_under_the_same_policy() {
         assert_eq!(ts.take_record(&s).called.len(), 1);
         // Arguments are still checked against its schema.
         let out = ts.handle_call(&s, name, json!({})).await;
-        assert_eq!(out.content["error"]["code"], "INVALID_ARGS", "{}", out.content);
+        assert_eq!(
+            out.content["error"]["code"], "INVALID_ARGS",
+            "{}",
+            out.content
+        );
         // A tool the policy hides does not exist, and no hidden tool is offered.
         let out = ts
             .handle_call(&s, "operation_number_3_of_1", json!({"x": "1"}))
@@ -188,7 +206,9 @@ async fn code_mode_shows_what_its_searches_said_whatever_the_snippet_kept() {
         )
         .await;
     assert!(!out.is_error, "{}", out.content);
-    let notes = out.content["search_notes"].as_array().expect("search_notes");
+    let notes = out.content["search_notes"]
+        .as_array()
+        .expect("search_notes");
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert_eq!(notes[0]["not_found"], json!(["nope_tool"]));
     assert!(notes[1]["limit_note"].is_string(), "{notes:?}");
