@@ -48,7 +48,7 @@ fn round_trips(shape: Shape) -> Value {
         Shape::Code => json!({"extra": 1, "how": "one snippet searches, describes and calls"}),
         Shape::Tools => json!({"extra": 2, "how": "tool_search, tool_describe, then tool_call"}),
         Shape::Reveal => {
-            json!({"extra": 1, "how": "tool_search returns the schema; the tool is called by name next turn (0 when a stub is called with fitting arguments)"})
+            json!({"extra": 1, "how": "tool_search returns the schema; the tool is then called by name (0 when a stub is called with fitting arguments)"})
         }
         Shape::Native => {
             json!({"extra": 1, "how": "the search (ours: tool_search; hosted: inside the provider's turn, 0 client round trips)"})

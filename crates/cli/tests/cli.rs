@@ -99,8 +99,8 @@ fn prompt_size_is_pinned_on_the_demo_catalog() {
     assert_eq!(modes(&v, "direct"), (14509, 9018));
     assert_eq!(modes(&v, "code"), (4407, 1971));
     assert_eq!(modes(&v, "tools"), (4575, 2288));
-    assert_eq!(modes(&v, "reveal"), (12239, 6485));
-    assert_eq!(modes(&v, "reveal_hidden"), (4206, 2029));
+    assert_eq!(modes(&v, "reveal"), (12229, 6485));
+    assert_eq!(modes(&v, "reveal_hidden"), (4196, 2029));
     // OpenAI Chat hosts no search: native is reported as unsupported.
     assert_eq!(v["modes"]["native"]["supported"], false);
 }

@@ -10,8 +10,9 @@ pub enum Mode {
     /// `tool_search`, `tool_describe`, `tool_call` as plain tools.
     Tools,
     /// Progressive disclosure: deferred tools as stubs (or hidden), `tool_search`
-    /// returns full schemas and reveals its matches for the session; revealed tools
-    /// are sent in full from the next turn (see the `reveal` module).
+    /// returns full schemas and reveals its matches for the session; they are called
+    /// by name (in the hidden form appended in full to the list; see the `reveal`
+    /// module).
     Reveal,
     /// The provider hosts the search: deferred tools carry `defer_loading` beside the
     /// provider's tool-search tool (Anthropic, OpenAI Responses; see the `native` module).

@@ -148,8 +148,8 @@ impl ToolSearch {
         let e = &mut out.content["error"];
         e["message"] = Value::String(format!(
             "`{name}` was called before its parameters were loaded, and the arguments \
-             do not fit them; nothing was called. Its schema is `input_schema` here, and \
-             it is loaded from the next turn: call it again. {}",
+             do not fit them; nothing was called. Its parameters are `input_schema` here: \
+             call it again with arguments that fit them. {}",
             e["message"].as_str().unwrap_or_default()
         ));
         e["input_schema"] = schema;

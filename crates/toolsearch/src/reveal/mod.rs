@@ -1,7 +1,9 @@
-//! Progressive disclosure (`Mode::Reveal`): deferred tools go out as stubs (or not
-//! at all), `tool_search` returns the full schemas of its matches and records them as
-//! revealed for the session, and from the next turn on the revealed tools are sent
-//! with their full schema, after the stable part of the list.
+//! Progressive disclosure (`Mode::Reveal`): deferred tools go out as stubs (or, in
+//! the hidden form, as names only), `tool_search` returns the full schemas of its
+//! matches and records them as revealed for the session, and the model calls them
+//! by name (checked against the full schema). The list never changes under a
+//! session: stubs stay as they are; in the hidden form the revealed tools are
+//! appended in full, after everything else.
 //!
 //! - the reveals of each session (in `modes.rs`, which the facade holds): in reveal
 //!   order, bounded (least recently used session evicted), never shared across

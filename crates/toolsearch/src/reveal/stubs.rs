@@ -16,9 +16,9 @@ pub const REMINDER_TAG: &str = "available-deferred-tools";
 
 /// The guidance note for the system prompt in reveal mode.
 pub fn guidance() -> &'static str {
-    "Some tools are listed with their parameters not loaded. Before calling such a \
-     tool, call `tool_search` with its exact name (or describe the task): the result \
-     gives its full parameters, and from the next turn it can be called directly."
+    "Some tools are listed with their parameters not loaded (or only named). Before \
+     calling such a tool, call `tool_search` with its exact name (or describe the \
+     task): the result gives its full parameters; then call the tool by its name."
 }
 
 /// The `tool_search` of reveal mode (never deferred, first after the tools sent in
@@ -27,8 +27,8 @@ pub fn reveal_search_tool(limits: SearchLimits) -> (String, Value) {
     (
         format!(
             "Load tools: search by task or by exact tool name. Returns the matching tools \
-             with their full parameters ({} per search, up to {} with `select:a,b`), and \
-             from the next turn they can be called directly.",
+             with their full parameters ({} per search, up to {} with `select:a,b`); then \
+             call a tool by its name (`call_as`).",
             limits.default, limits.max
         ),
         json!({"type": "object", "properties": {
