@@ -222,3 +222,49 @@ async fn code_mode_shows_what_its_searches_said_whatever_the_snippet_kept() {
         .await;
     assert!(out.content.get("search_notes").is_none(), "{}", out.content);
 }
+
+#[test]
+fn the_share_rule_takes_the_providers_window_when_none_is_set() {
+    // Five tools whose schemas take about 28% of Anthropic's 200,000 tokens: under
+    // the count threshold, over the share one, with no `context_window` set.
+    let big = |i: usize| {
+        let props: serde_json::Map<String, Value> = (0..900)
+            .map(|k| {
+                (
+                    format!("field_{i}_{k}"),
+                    json!({"type": "string", "description": "a field of the record"}),
+                )
+            })
+            .collect();
+        Tool::new(
+            Source::Mcp,
+            Some("s"),
+            &format!("big_{i}"),
+            "A tool with a large schema.",
+            json!({"type": "object", "properties": props}),
+        )
+    };
+    let catalog = Catalog::new((0..5).map(big).collect()).unwrap();
+    let build = |provider: Option<Provider>, model: Option<&str>| {
+        ToolSearch::builder()
+            .catalog(catalog.clone())
+            .settings(Settings {
+                mode: Mode::Tools,
+                provider,
+                model: model.map(String::from),
+                ..Settings::default()
+            })
+            .build()
+            .unwrap()
+    };
+    let s = Session::new("s");
+    let d = build(Some(Provider::Anthropic), None).definitions(&s, Provider::Anthropic);
+    assert!(d.decision.active, "{}", d.decision.reason);
+    assert_eq!(d.decision.context_window, 200_000);
+    assert_eq!(d.decision.window_from, "provider anthropic default");
+    // A model with a window five times larger: the same schemas are under 10%.
+    let d = build(Some(Provider::Anthropic), Some("claude-opus-4-6"))
+        .definitions(&s, Provider::Anthropic);
+    assert!(!d.decision.active, "{}", d.decision.reason);
+    assert_eq!(d.decision.window_from, "model table (claude-opus-4-6*)");
+}
