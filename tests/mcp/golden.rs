@@ -77,6 +77,24 @@ fn servers(n: usize) -> Vec<(String, Vec<Value>)> {
         .collect()
 }
 
+/// A gateway whose file starts with `head`, over one in-process server per entry
+/// of `catalog`.
+async fn start(
+    catalog: &[(String, Vec<Value>)],
+    head: &str,
+) -> std::sync::Arc<toolsearch_mcp::Gateway> {
+    let reach: Vec<(&str, Reach)> = catalog
+        .iter()
+        .map(|(name, tools)| {
+            (
+                name.as_str(),
+                Reach::Stream(Script::with_tools(tools.clone())),
+            )
+        })
+        .collect();
+    gateway_with(head, reach).await
+}
+
 /// The file head of each mode measured.
 const MODES: [(&str, &str); 5] = [
     ("direct", "mode = \"code\"\nactivation = \"never\""),
@@ -120,16 +138,7 @@ async fn tools_list_in_every_mode_at_three_catalog_sizes_matches_the_golden_file
     for size in [10, 400, 3598] {
         let catalog = servers(size);
         for (mode, head) in MODES {
-            let reach: Vec<(&str, Reach)> = catalog
-                .iter()
-                .map(|(name, tools)| {
-                    (
-                        name.as_str(),
-                        Reach::Stream(Script::with_tools(tools.clone())),
-                    )
-                })
-                .collect();
-            let gw = gateway_with(&format!("{head}\nsemantic = false"), reach).await;
+            let gw = start(&catalog, &format!("{head}\nsemantic = false")).await;
             let given: usize = catalog.iter().map(|(_, t)| t.len()).sum();
             let served = gw.toolsearch().host().catalog().len();
             assert_eq!(
@@ -207,18 +216,9 @@ fn synthetic(servers: usize, per: usize) -> Vec<(String, Vec<Value>)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reveal_through_the_gateway_names_hidden_tools_and_only_appends() {
     let catalog = synthetic(14, 29);
-    let reach: Vec<(&str, Reach)> = catalog
-        .iter()
-        .map(|(name, tools)| {
-            (
-                name.as_str(),
-                Reach::Stream(Script::with_tools(tools.clone())),
-            )
-        })
-        .collect();
-    let gw = gateway_with(
+    let gw = start(
+        &catalog,
         "mode = \"reveal\"\nactivation = \"always\"\nsemantic = false",
-        reach,
     )
     .await;
     let client = Client::connect(&gw, "reveal").await;
@@ -293,18 +293,9 @@ async fn reveal_through_the_gateway_names_hidden_tools_and_only_appends() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stubs_through_the_gateway_do_not_change_on_a_reveal() {
     let catalog = synthetic(2, 10);
-    let reach: Vec<(&str, Reach)> = catalog
-        .iter()
-        .map(|(name, tools)| {
-            (
-                name.as_str(),
-                Reach::Stream(Script::with_tools(tools.clone())),
-            )
-        })
-        .collect();
-    let gw = gateway_with(
+    let gw = start(
+        &catalog,
         "mode = \"reveal\"\nactivation = \"always\"\nsemantic = false",
-        reach,
     )
     .await;
     let client = Client::connect(&gw, "stubs").await;
