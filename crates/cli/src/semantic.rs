@@ -95,6 +95,7 @@ impl SemanticArgs {
             "fusion": self.fusion,
             "model_load_ms": r1(load_ms),
             "tool_embeddings_ms": r1(index_ms),
+            "tools_embedded": index.stats().embedded,
             "cache": cache.as_ref().map(|c| c.display().to_string()),
         });
         Ok(Some(Semantic {

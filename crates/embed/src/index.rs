@@ -1,15 +1,11 @@
-//! One embedding per catalog tool, with an on-disk cache keyed by the model's hash and
-//! the texts embedded (embedding 10k tools takes minutes on 2 cores; loading them back
-//! takes milliseconds).
+//! One embedding per catalog tool, from the store of vectors by text (`store.rs`:
+//! embedding 10k tools takes minutes on 2 cores; loading them back takes
+//! milliseconds, and a catalog change embeds only its new tools).
 
 use crate::scan::Quantized;
 use crate::{dot, EmbedError, Embedder};
-use sha2::{Digest, Sha256};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use toolsearch_catalog::{Catalog, Tool};
-
-const MAGIC: &[u8; 8] = b"TSEMB01\n";
 
 /// The text a tool is embedded from: server, name split into words, description and
 /// parameter names.
@@ -60,6 +56,7 @@ pub struct SemanticIndex {
     /// int8 copies for the scan ([`crate::scan`]).
     q8: Quantized,
     fingerprint: String,
+    stats: crate::EmbedStats,
 }
 
 impl SemanticIndex {
@@ -73,12 +70,33 @@ impl SemanticIndex {
         catalog: &Catalog,
         cache: Option<&Path>,
     ) -> Result<SemanticIndex, EmbedError> {
+        SemanticIndex::build_with(embedder, catalog, cache, &|| false)
+    }
+
+    /// [`SemanticIndex::build`], embedding only the tools whose text the store has
+    /// not seen, and giving up between steps when `cancel` says so (a newer catalog
+    /// superseded this one). [`SemanticIndex::stats`] says how many were embedded.
+    ///
+    /// # Errors
+    /// [`EmbedError::Cancelled`].
+    pub fn build_with(
+        embedder: &Embedder,
+        catalog: &Catalog,
+        cache: Option<&Path>,
+        cancel: &dyn Fn() -> bool,
+    ) -> Result<SemanticIndex, EmbedError> {
         let texts: Vec<String> = catalog.tools().iter().map(tool_text).collect();
-        Ok(SemanticIndex::from_vectors(
-            embedder.dim(),
-            embed_cached(embedder, &texts, cache)?,
-            catalog.fingerprint().to_string(),
-        ))
+        let (vectors, stats) =
+            crate::store::vectors(embedder, &texts, cache, cancel, crate::MAX_STORE_BYTES)?;
+        let mut ix =
+            SemanticIndex::from_vectors(embedder.dim(), vectors, catalog.fingerprint().to_string());
+        ix.stats = stats;
+        Ok(ix)
+    }
+
+    /// How many tools the build embedded, and of how many.
+    pub fn stats(&self) -> crate::EmbedStats {
+        self.stats
     }
 
     fn from_vectors(dim: usize, vectors: Vec<f32>, fingerprint: String) -> SemanticIndex {
@@ -87,6 +105,7 @@ impl SemanticIndex {
             dim,
             vectors,
             fingerprint,
+            stats: crate::EmbedStats::default(),
         }
     }
 
@@ -196,77 +215,33 @@ impl SemanticIndex {
     }
 }
 
-/// [`Embedder::embed_many`] as one flat array (text `i` at `i * dim..`), read from /
-/// written to a file in `cache` named by the model and a hash of the texts (and token
-/// budget), when a cache directory is given.
+/// [`Embedder::embed_many`] as one flat array (text `i` at `i * dim..`), the texts
+/// already embedded read from the store in `cache` (one file per model, by text:
+/// only new texts are embedded; see [`crate::MAX_STORE_BYTES`]).
 ///
 /// # Errors
-/// [`EmbedError::Io`] when the cache directory cannot be written.
+/// None in practice: a cache directory that cannot be written is said once in the
+/// log and the vectors are kept in memory.
 pub fn embed_cached(
     embedder: &Embedder,
     texts: &[String],
     cache: Option<&Path>,
 ) -> Result<Vec<f32>, EmbedError> {
-    let dim = embedder.dim();
-    let file = cache.map(|dir| {
-        let mut h = Sha256::new();
-        h.update((embedder.max_tokens() as u64).to_le_bytes());
-        for t in texts {
-            h.update((t.len() as u64).to_le_bytes());
-            h.update(t.as_bytes());
-        }
-        dir.join(format!(
-            "{}-{}.vec",
-            embedder.model_id(),
-            crate::hex16(&h.finalize())
-        ))
-    });
-    if let Some(flat) = file
-        .as_deref()
-        .and_then(|f| read_cache(f, dim, texts.len()))
-    {
-        return Ok(flat);
-    }
-    let flat: Vec<f32> = embedder.embed_many(texts).concat();
-    if let Some(f) = &file {
-        write_cache(f, dim, texts.len(), &flat)?;
-    }
-    Ok(flat)
+    embed_cached_within(embedder, texts, cache, crate::MAX_STORE_BYTES).map(|(v, _)| v)
 }
 
-fn read_cache(path: &Path, dim: usize, n: usize) -> Option<Vec<f32>> {
-    let bytes = std::fs::read(path).ok()?;
-    let body = bytes.strip_prefix(MAGIC)?;
-    let (head, data) = body.split_at_checked(8)?;
-    let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes")) as usize;
-    if word(0) != dim || word(4) != n || data.len() != dim * n * 4 {
-        return None;
-    }
-    Some(
-        data.chunks_exact(4)
-            .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes")))
-            .collect(),
-    )
-}
-
-/// Writes to a temporary file and renames it, so a reader never sees half a cache.
-fn write_cache(path: &Path, dim: usize, n: usize, vectors: &[f32]) -> Result<(), EmbedError> {
-    let io = |path: PathBuf| move |source| EmbedError::Io { path, source };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir.to_path_buf()))?;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let mut buf = Vec::with_capacity(16 + vectors.len() * 4);
-    buf.extend_from_slice(MAGIC);
-    buf.extend_from_slice(&(dim as u32).to_le_bytes());
-    buf.extend_from_slice(&(n as u32).to_le_bytes());
-    for v in vectors {
-        buf.extend_from_slice(&v.to_le_bytes());
-    }
-    std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(&buf))
-        .map_err(io(tmp.clone()))?;
-    std::fs::rename(&tmp, path).map_err(io(path.to_path_buf()))
+/// [`embed_cached`] with the store file kept within `max_bytes` (the texts of this
+/// request first, then the most recent others), and how many texts were embedded.
+///
+/// # Errors
+/// As [`embed_cached`].
+pub fn embed_cached_within(
+    embedder: &Embedder,
+    texts: &[String],
+    cache: Option<&Path>,
+    max_bytes: usize,
+) -> Result<(Vec<f32>, crate::EmbedStats), EmbedError> {
+    crate::store::vectors(embedder, texts, cache, &|| false, max_bytes)
 }
 
 #[cfg(test)]
@@ -284,23 +259,6 @@ mod tests {
             "Worldwide Recipes Suggestions"
         );
         assert_eq!(split_identifier("__x__"), "x");
-    }
-
-    #[test]
-    fn cache_round_trips_and_rejects_mismatches() {
-        let dir = std::env::temp_dir().join(format!("ts-embed-cache-{}", std::process::id()));
-        let f = dir.join("a.vec");
-        write_cache(&f, 2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, -6.5]).unwrap();
-        assert_eq!(
-            read_cache(&f, 2, 3).unwrap(),
-            [1.0, 2.0, 3.0, 4.0, 5.0, -6.5]
-        );
-        assert!(read_cache(&f, 3, 2).is_none(), "other dimension");
-        assert!(read_cache(&f, 2, 4).is_none(), "other catalog size");
-        let bytes = std::fs::read(&f).unwrap();
-        std::fs::write(&f, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(read_cache(&f, 2, 3).is_none(), "truncated");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

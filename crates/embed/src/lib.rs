@@ -16,13 +16,15 @@ mod index;
 mod mmap;
 mod query_cache;
 mod scan;
+mod store;
 mod values;
 mod wordpiece;
 
 pub use bert::Config;
 pub use hybrid::{Fusion, Hybrid, LEXICAL_TOP_PLACE};
-pub use index::{embed_cached, tool_text, SemanticIndex};
+pub use index::{embed_cached, embed_cached_within, tool_text, SemanticIndex};
 pub use query_cache::{QueryCacheStats, DEFAULT_QUERY_CACHE};
+pub use store::{EmbedStats, MAX_STORE_BYTES};
 pub use values::{embedded_text, split_values, VALUE_SHARE_MASKED};
 pub use wordpiece::WordPiece;
 
@@ -88,6 +90,9 @@ pub enum EmbedError {
     /// A model file is malformed or describes an unsupported model.
     #[error("model: {0}")]
     Model(String),
+    /// The caller cancelled the work (a newer catalog superseded it).
+    #[error("cancelled: a newer request superseded this one")]
+    Cancelled,
 }
 
 /// How token states become one sentence vector.

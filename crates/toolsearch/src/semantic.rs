@@ -70,7 +70,14 @@ impl SemanticSearch {
             .name("toolsearch-embed".into())
             .spawn(move || {
                 let start = Instant::now();
-                let built = SemanticIndex::build(&this.embedder, &catalog, this.cache.as_deref());
+                // A newer snapshot supersedes this one: its work stops at the next step.
+                let superseded = || this.state().building.as_deref() != Some(fp.as_str());
+                let built = SemanticIndex::build_with(
+                    &this.embedder,
+                    &catalog,
+                    this.cache.as_deref(),
+                    &superseded,
+                );
                 let mut st = this.state();
                 if st.building.as_deref() != Some(fp.as_str()) {
                     return; // a newer snapshot superseded this one
@@ -80,6 +87,7 @@ impl SemanticSearch {
                     Ok(ix) => {
                         tracing::info!(
                             tools = catalog.len(),
+                            embedded = ix.stats().embedded,
                             ms = start.elapsed().as_millis() as u64,
                             "semantic search ready"
                         );
