@@ -47,7 +47,10 @@ fn key(embedder: &Embedder, text: &str) -> Key {
 
 /// The last request's vectors, when the directory could not be written: what the
 /// process asks for next (a catalog change) embeds only what is new all the same.
-static MEMORY: Mutex<Option<(String, HashMap<Key, Vec<f32>>)>> = Mutex::new(None);
+static MEMORY: Mutex<Option<Remembered>> = Mutex::new(None);
+
+/// A model's id and the vectors of its last request, by text.
+type Remembered = (String, HashMap<Key, Vec<f32>>);
 static WARNED: AtomicBool = AtomicBool::new(false);
 static TMP: AtomicUsize = AtomicUsize::new(0);
 
