@@ -18,8 +18,9 @@ use crate::{EmbedError, Embedder};
 
 const MAGIC: &[u8; 8] = b"TSEMB02\n";
 
-/// Most bytes a store file takes (128 MiB: about 86,000 vectors of 384 floats).
-pub const MAX_STORE_BYTES: usize = 128 << 20;
+/// Most bytes a store file takes (64 MiB: about 43,000 vectors of 384 floats; a
+/// build reads it whole, so this also bounds its transient memory).
+pub const MAX_STORE_BYTES: usize = 64 << 20;
 
 /// Texts embedded per step between two checks of the caller's cancellation.
 const STEP: usize = 256;
