@@ -46,9 +46,10 @@ pub(crate) struct RevealList {
     pub notes: Vec<String>,
 }
 
-/// Whether the deferred tools of `plan` go out in the hidden form, and the bytes
-/// of their stubs counted (up to the first byte over the budget). Depends on the catalog and scope only, never on reveals,
-/// so a reveal never flips the form (and the whole list with it).
+/// Whether the deferred tools of `plan` go out in the hidden form, and the bytes of
+/// their stubs counted (up to the first byte over the budget). Depends on the
+/// catalog and scope only, never on reveals, so a reveal never flips the form (and
+/// the whole list with it).
 pub(crate) fn hidden_form(
     plan: &Plan,
     names: &[String],
