@@ -289,12 +289,17 @@ fn test() -> Result<()> {
     run(c)?;
     // Recall of the default ranking against the committed figures (the binary the
     // suite's build made).
+    check_recall(None)
+}
+
+/// The recall check with the binary of the dev build (`update`: see `recall::run`).
+fn check_recall(update: Option<&str>) -> Result<()> {
     recall::run(
         &root(),
         &data_dir(),
         &model_dir(),
         &target_dir().join("debug/toolsearch"),
-        None,
+        update,
     )
 }
 
@@ -309,13 +314,7 @@ fn recall(rest: &[String]) -> Result<()> {
     let mut c = cargo();
     c.args(["build", "--quiet", "-p", "toolsearch-cli"]);
     run(c)?;
-    recall::run(
-        &root(),
-        &data_dir(),
-        &model_dir(),
-        &target_dir().join("debug/toolsearch"),
-        update,
-    )
+    check_recall(update)
 }
 
 /// What `cargo xtask soak` runs: every `longrun_` test of the workspace (they are
@@ -394,31 +393,7 @@ fn eval() -> Result<()> {
         "xtask eval: no shared data at {} (set TOOLSEARCH_DATA)",
         data.display()
     );
-    // (label, catalog, queries): paths under the shared data, except the task set,
-    // which is the project's own (eval/README.md says how it was written).
-    let tasks = root().join("eval/mcp_tasks.jsonl");
-    let sets = [
-        (
-            "toollens train / own catalog",
-            data.join("toollens/catalog.jsonl"),
-            data.join("toollens/queries_train.jsonl"),
-        ),
-        (
-            "bfcl / own catalog",
-            data.join("bfcl/catalog.jsonl"),
-            data.join("bfcl/queries.jsonl"),
-        ),
-        (
-            "bfcl / 9,648-tool catalog",
-            data.join("scale/catalog_all.jsonl"),
-            data.join("bfcl/queries.jsonl"),
-        ),
-        (
-            "mcp tasks / livemcpbench catalog",
-            data.join("livemcpbench/catalog.jsonl"),
-            tasks,
-        ),
-    ];
+    let sets = recall::sets(&data, &root());
     let mut build = cargo();
     build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
     run(build)?;
@@ -428,10 +403,11 @@ fn eval() -> Result<()> {
         eprintln!("xtask: no embedding model (cargo xtask fetch-model); lexical figures only");
     }
     for (label, catalog, queries) in sets {
-        if !catalog.exists() {
-            eprintln!("== {label}: skipped, {} is absent", catalog.display());
-            continue;
-        }
+        anyhow::ensure!(
+            catalog.exists(),
+            "xtask eval: {} is absent",
+            catalog.display()
+        );
         eprintln!("== {label}");
         let mut c = Command::new(root().join("target/release/toolsearch"));
         c.args(["eval", "--json", "--baseline", "--catalog"])

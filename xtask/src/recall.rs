@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 /// (label, catalog, queries): paths under the shared data, except the task set,
 /// which is the project's own (eval/README.md says how it was written).
-fn sets(data: &Path, root: &Path) -> Vec<(&'static str, PathBuf, PathBuf)> {
+pub fn sets(data: &Path, root: &Path) -> Vec<(&'static str, PathBuf, PathBuf)> {
     vec![
         (
             "toollens train / own catalog",
