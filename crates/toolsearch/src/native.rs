@@ -127,32 +127,37 @@ fn layout(plan: &Plan, deferred: &[usize]) -> Vec<Namespace> {
             .or_default()
             .push(i);
     }
-    // Real server names first, so a server keeps its own name when a part or the
-    // client tools would take it.
-    let mut taken: std::collections::HashSet<String> = by_server
+    // Real server names are reserved first, so a server keeps its own name when a
+    // part or the client tools would take it; any name already given gets a
+    // numbered suffix within the provider's length (two servers whose names clean
+    // to the same, a 64-byte name).
+    let reserved: std::collections::HashSet<String> = by_server
         .keys()
         .flatten()
         .map(|s| defs::provider_safe(s))
         .collect();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut out = Vec::new();
     for (server, tools) in by_server {
         let label = server.unwrap_or("tools");
         let parts = tools.chunks(NAMESPACE_SIZE).count();
         for (k, chunk) in tools.chunks(NAMESPACE_SIZE).enumerate() {
-            let name = if k == 0 && server.is_some() {
+            let own = k == 0 && server.is_some();
+            let base = if k == 0 {
                 defs::provider_safe(label)
             } else {
-                let base = if k == 0 {
-                    label.to_owned()
-                } else {
-                    format!("{label}_{}", k + 1)
-                };
-                let mut name = defs::provider_safe(&base);
-                while taken.contains(&name) {
-                    name = defs::provider_safe(&format!("{name}_"));
-                }
-                name
+                defs::provider_safe(&format!("{label}_{}", k + 1))
             };
+            let free = |n: &String| !taken.contains(n) && (own || !reserved.contains(n));
+            let mut name = base.clone();
+            let mut n = 2usize;
+            while !free(&name) {
+                let suffix = format!("_{n}");
+                let keep =
+                    toolsearch_catalog::truncate_at_boundary(&base, defs::MAX_NAME - suffix.len());
+                name = format!("{keep}{suffix}");
+                n += 1;
+            }
             taken.insert(name.clone());
             let description = match (server, parts) {
                 (None, _) => "Tools of this application".to_string(),

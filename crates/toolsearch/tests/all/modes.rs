@@ -592,6 +592,56 @@ async fn native_openai_answers_in_the_namespaces_the_request_declared() {
 }
 
 #[tokio::test]
+async fn namespace_names_stay_distinct_and_short_for_hostile_server_names() {
+    // Servers whose names clean to the same name, at the 64-byte limit, and one
+    // named like another's second part.
+    let long = "s".repeat(64);
+    let servers = [
+        long.clone(),
+        format!("{}.", &long[..63]),
+        "a.b".into(),
+        "a_b".into(),
+        "a_b_2".into(),
+    ];
+    let mut tools = Vec::new();
+    for s in &servers {
+        for i in 0..12 {
+            tools.push(Tool::new(
+                Source::Mcp,
+                Some(s),
+                &format!("t{i}"),
+                "A tool",
+                json!({"type": "object"}),
+            ));
+        }
+    }
+    let ts = ToolSearch::builder()
+        .catalog(Catalog::new(tools).unwrap())
+        .settings(Settings {
+            mode: Mode::Native,
+            activation: Activation::Always,
+            provider: Some(Provider::OpenAiResponses),
+            ..Settings::default()
+        })
+        .build()
+        .unwrap();
+    let request = ts
+        .definitions(&Session::new("s"), Provider::OpenAiResponses)
+        .tools;
+    let names: Vec<&str> = request
+        .iter()
+        .filter(|d| d["type"] == "namespace")
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 10, "{names:?}");
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), names.len(), "{names:?}");
+    assert!(names.iter().all(|n| n.len() <= 64), "{names:?}");
+}
+
+#[tokio::test]
 async fn gemini_declarations_report_what_they_dropped() {
     let mut t = Tool::new(
         Source::Mcp,
