@@ -35,7 +35,7 @@ impl ToolSearch {
         let deferrable: Vec<usize> = (0..visible.len())
             .filter(|&i| !self.never_deferred(&visible[i]))
             .collect();
-        let (window, _) = self.context_window();
+        let (window, _) = self.settings.window();
         let needs_tokens = report
             || (self.settings.activation == Activation::Auto
                 && deferrable.len() < self.settings.count_threshold);
@@ -90,16 +90,6 @@ impl ToolSearch {
             tokens,
             share,
         }
-    }
-
-    /// The context window the share rule divides by, and where it came from: the
-    /// settings' `context_window`, else the `model`'s, else the provider's smallest.
-    pub fn context_window(&self) -> (usize, crate::windows::WindowSource) {
-        crate::windows::context_window(
-            self.settings.context_window,
-            self.settings.model.as_deref(),
-            self.settings.provider,
-        )
     }
 
     /// The shape deferral takes (when active) for definitions built for `provider`,
@@ -160,6 +150,7 @@ impl ToolSearch {
         let scope = Self::scope(session);
         let plan = self.plan(&scope, true);
         let s = &self.settings;
+        let (window, window_from) = s.window();
         let (shape, fallback) = if plan.active {
             self.shape(Some(provider))
         } else {
@@ -263,8 +254,8 @@ impl ToolSearch {
             count_threshold: s.count_threshold,
             deferrable_tokens: plan.tokens,
             context_share: plan.share,
-            context_window: self.context_window().0,
-            window_from: self.context_window().1.to_string(),
+            context_window: window,
+            window_from: window_from.to_string(),
             share_threshold: s.share_threshold,
             reason: plan.reason.clone(),
         };

@@ -65,6 +65,13 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The context window the share rule divides by, and where it came from: the
+    /// `context_window`, else the `model`'s (see [`crate::windows`]), else the
+    /// provider's smallest.
+    pub fn window(&self) -> (usize, crate::windows::WindowSource) {
+        crate::windows::context_window(self.context_window, self.model.as_deref(), self.provider)
+    }
+
     /// The search limits, each within 1 to 50 and the default within the most.
     pub fn limits(&self) -> defs::SearchLimits {
         let max = self

@@ -361,11 +361,7 @@ impl Config {
             self.servers.iter().map(ServerConfig::effective).collect();
         let v = |s: &Option<Spanned<u64>>, d: u64| s.as_ref().map_or(d, |s| *s.get_ref());
         let settings = self.settings();
-        let (window, window_from) = toolsearch::windows::context_window(
-            settings.context_window,
-            settings.model.as_deref(),
-            settings.provider,
-        );
+        let (window, window_from) = settings.window();
         let embed = self.embed_model_choice();
         serde_json::json!({
             "mode": self.mode,
