@@ -179,7 +179,7 @@ fn compare_bytes(gw: &Arc<Gateway>, cfg: &Config, pool: Pool) -> serde_json::Val
         c.tool_search = None;
         let settings = Settings {
             mode,
-            ..toolsearch_mcp::gateway::settings(&c)
+            ..c.settings()
         };
         let ts = ToolSearch::builder()
             .settings(settings)

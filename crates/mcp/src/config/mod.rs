@@ -77,6 +77,34 @@ pub enum Destructive {
     Elicit,
 }
 
+/// Where the gateway's embedding model comes from ([`Config::embed_model_choice`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelFrom {
+    /// `embed_model` in the file: not loading it is an error.
+    Config,
+    /// `TOOLSEARCH_EMBED_MODEL`.
+    Env,
+    /// The one `cargo xtask fetch-model` installed.
+    Installed,
+    /// `semantic = false`, or a plain aggregator (no search to fuse it with).
+    Off,
+    /// No model anywhere: search is lexical.
+    None,
+}
+
+impl ModelFrom {
+    /// As `config check` prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelFrom::Config => "config",
+            ModelFrom::Env => "env",
+            ModelFrom::Installed => "installed",
+            ModelFrom::Off => "off",
+            ModelFrom::None => "none",
+        }
+    }
+}
+
 /// `[reveal]`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -295,19 +323,21 @@ impl Config {
         }
     }
 
-    /// The embedding model the gateway would load, and where the choice came from
-    /// (`config`, `env`, `installed`, `off`, `none`). Looks only at the files.
-    pub fn embed_model_choice(&self) -> (Option<PathBuf>, &'static str) {
+    /// The embedding model the gateway loads, and where the choice came from.
+    /// Looks only at the files.
+    pub fn embed_model_choice(&self) -> (Option<PathBuf>, ModelFrom) {
         if self.semantic == Some(false) || self.activation() == ActivationName::Never {
-            return (None, "off");
+            return (None, ModelFrom::Off);
         }
         if let Some(dir) = &self.embed_model {
-            return (Some(dir.clone()), "config");
+            return (Some(dir.clone()), ModelFrom::Config);
         }
         match toolsearch_embed::default_model_dir() {
-            Some(dir) if std::env::var_os("TOOLSEARCH_EMBED_MODEL").is_some() => (Some(dir), "env"),
-            Some(dir) => (Some(dir), "installed"),
-            None => (None, "none"),
+            Some(dir) if std::env::var_os("TOOLSEARCH_EMBED_MODEL").is_some() => {
+                (Some(dir), ModelFrom::Env)
+            }
+            Some(dir) => (Some(dir), ModelFrom::Installed),
+            None => (None, ModelFrom::None),
         }
     }
 
@@ -376,7 +406,7 @@ impl Config {
             "semantic": embed.0.is_some(),
             "embed_model": {
                 "path": embed.0.as_ref().map(|p| p.display().to_string()),
-                "from": embed.1,
+                "from": embed.1.as_str(),
             },
             "search_default_limit": self.search_limit(),
             "max_search_limit": self.max_search(),

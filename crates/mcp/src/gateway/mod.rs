@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
 use tokio::sync::Semaphore;
-use toolsearch::{Mode, Policy, Provider, Session, Settings, ToolSearch};
+use toolsearch::{Mode, Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::Tool;
 
-use crate::config::{Config, Destructive};
+use crate::config::{Config, Destructive, ModelFrom};
 
 mod approve;
 mod notes;
@@ -77,11 +77,6 @@ impl std::fmt::Debug for Gateway {
     }
 }
 
-/// The facade settings a configuration asks for ([`Config::settings`]).
-pub fn settings(cfg: &Config) -> Settings {
-    cfg.settings()
-}
-
 /// The sandbox pool a gateway of `cfg` runs snippets on: worker processes of
 /// `command`, the config's snippet budget, and a queue that holds every snippet
 /// the gateway admits (`max_concurrent_snippets`), so none is refused as busy.
@@ -106,23 +101,17 @@ pub fn pool_config(
 /// search when it cannot); none with `semantic = false`, and none for a plain
 /// aggregator (`activation = "never"`), which serves no search to fuse it with.
 fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
-    if cfg.embed_model_choice().1 == "off" {
-        return Ok(None);
-    }
-    if let Some(dir) = &cfg.embed_model {
-        let model = toolsearch::Embedder::load(dir)
-            .map_err(|e| anyhow::anyhow!("embed_model {}: {e}", dir.display()))?;
-        return Ok(Some(Arc::new(model)));
-    }
-    let Some(dir) = toolsearch_embed::default_model_dir() else {
+    let (dir, from) = cfg.embed_model_choice();
+    let Some(dir) = dir else {
         return Ok(None);
     };
-    match toolsearch::Embedder::load(&dir) {
-        Ok(model) => {
-            tracing::info!(model = %dir.display(), "search fuses the installed embedding model");
+    match (toolsearch::Embedder::load(&dir), from) {
+        (Ok(model), _) => {
+            tracing::info!(model = %dir.display(), from = from.as_str(), "search fuses the embedding model");
             Ok(Some(Arc::new(model)))
         }
-        Err(e) => {
+        (Err(e), ModelFrom::Config) => Err(anyhow::anyhow!("embed_model {}: {e}", dir.display())),
+        (Err(e), _) => {
             tracing::warn!(model = %dir.display(), error = %e, "installed embedding model not loaded; search stays lexical");
             Ok(None)
         }
@@ -149,13 +138,13 @@ impl Gateway {
         links: &std::collections::HashMap<String, Link>,
     ) -> anyhow::Result<Arc<Gateway>> {
         // Settings out of range fail before any server is started.
-        settings(cfg).validate()?;
+        cfg.settings().validate()?;
         // So is a named embedding model that does not load.
         let embedder = embedder(cfg)?;
         let fleet = Fleet::linked(cfg, links);
         let events = fleet.start().await;
         let mut builder = ToolSearch::builder()
-            .settings(settings(cfg))
+            .settings(cfg.settings())
             .catalog(fleet.snapshot(&[]))
             .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
             .dispatcher(crate::forward::Forward::to_fleet(&fleet))
@@ -167,7 +156,7 @@ impl Gateway {
         // gateway admits (the facade's own would refuse past its default queue).
         let pool = pool.or_else(|| {
             // Structured tools only: no snippet ever runs.
-            if settings(cfg).mode == toolsearch::Mode::Tools {
+            if cfg.settings().mode == toolsearch::Mode::Tools {
                 return None;
             }
             let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
