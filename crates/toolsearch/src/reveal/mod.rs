@@ -42,19 +42,11 @@ impl crate::ToolSearch {
     /// outside the hidden form, and none where the names go in `tool_search`'s
     /// description instead (over MCP by default).
     pub fn reminder(&self, session: &crate::Session, provider: crate::Provider) -> Option<String> {
-        if self.settings.mode != crate::Mode::Reveal {
-            return None;
-        }
-        let plan = self.plan(&Self::scope(session), false);
-        if !plan.active {
-            return None;
-        }
-        let names = plan.all_names();
         let reveal = &self.settings.reveal;
-        let (hidden, _) = stubs::hidden_form(&plan, &names, provider, reveal);
-        if !hidden || stubs::listing_in_search(reveal, provider) {
+        if stubs::listing_in_search(reveal, provider) {
             return None;
         }
+        let (plan, names) = self.hidden_form(session, provider)?;
         let listed: Vec<&str> = plan
             .deferred()
             .into_iter()
@@ -71,12 +63,28 @@ impl crate::ToolSearch {
         session: &crate::Session,
         provider: crate::Provider,
     ) -> bool {
+        self.hidden_form(session, provider).is_some()
+    }
+
+    /// In reveal mode with deferral on and the hidden form: the plan and its
+    /// provider names.
+    fn hidden_form(
+        &self,
+        session: &crate::Session,
+        provider: crate::Provider,
+    ) -> Option<(crate::plan::Plan, Vec<String>)> {
         if self.settings.mode != crate::Mode::Reveal {
-            return false;
+            return None;
         }
         let plan = self.plan(&Self::scope(session), false);
-        plan.active
-            && stubs::hidden_form(&plan, &plan.all_names(), provider, &self.settings.reveal).0
+        if !plan.active {
+            return None;
+        }
+        let names = plan.all_names();
+        let deferred = plan.deferred();
+        stubs::stubs(&plan, &names, &deferred, provider, &self.settings.reveal)
+            .is_none()
+            .then_some((plan, names))
     }
 
     /// The guidance note for the system prompt in reveal mode.

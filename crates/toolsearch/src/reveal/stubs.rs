@@ -46,30 +46,32 @@ pub(crate) struct RevealList {
     pub notes: Vec<String>,
 }
 
-/// Whether the deferred tools of `plan` go out in the hidden form, and the bytes of
-/// their stubs counted (up to the first byte over the budget). Depends on the
-/// catalog and scope only, never on reveals, so a reveal never flips the form (and
-/// the whole list with it).
-pub(crate) fn hidden_form(
+/// The stubs of the deferred tools (`deferred`, under `names`), or `None` for the
+/// hidden form (set, or the stubs over their budget: building stops at the first
+/// byte over). Depends on the catalog and scope only, never on reveals, so a reveal
+/// never flips the form (and the whole list with it).
+pub(crate) fn stubs(
     plan: &Plan,
     names: &[String],
+    deferred: &[usize],
     provider: Provider,
     settings: &RevealSettings,
-) -> (bool, usize) {
+) -> Option<Vec<Value>> {
     if settings.hidden {
-        return (true, 0);
+        return None;
     }
     let mut bytes = 0;
-    for i in plan.deferred() {
+    let mut out = Vec::with_capacity(deferred.len());
+    for &i in deferred {
         let (summary, schema) = stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
-        bytes += defs::definition(provider, &names[i], &summary, &schema)
-            .to_string()
-            .len();
+        let d = defs::definition(provider, &names[i], &summary, &schema);
+        bytes += d.to_string().len();
         if bytes > settings.max_stub_bytes {
-            return (true, bytes);
+            return None;
         }
+        out.push(d);
     }
-    (false, bytes)
+    Some(out)
 }
 
 /// Whether the names of hidden tools go in `tool_search`'s description: set, or
@@ -96,7 +98,8 @@ pub(crate) fn reveal_list(
     let names = plan.all_names();
     let deferred = plan.deferred();
     let mut tools = plan.full(provider, &names, &plan.direct);
-    let (hidden, _) = hidden_form(plan, &names, provider, settings);
+    let stubs = stubs(plan, &names, &deferred, provider, settings);
+    let hidden = stubs.is_none();
     let in_search = hidden && listing_in_search(settings, provider);
     let (mut description, schema) = reveal_search_tool(limits);
     if in_search {
@@ -115,7 +118,9 @@ pub(crate) fn reveal_list(
     ));
     let mut notes = Vec::new();
     let mut full = plan.direct.len();
-    if hidden {
+    if let Some(stubs) = stubs {
+        tools.extend(stubs);
+    } else {
         if !settings.hidden {
             let place = if in_search {
                 format!("listed in {}'s description", BridgeTool::Search)
@@ -137,12 +142,6 @@ pub(crate) fn reveal_list(
             .collect();
         tools.extend(plan.full(provider, &names, &shown));
         full += shown.len();
-    } else {
-        tools.extend(deferred.iter().map(|&i| {
-            let (summary, schema) =
-                stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
-            defs::definition(provider, &names[i], &summary, &schema)
-        }));
     }
     RevealList { tools, full, notes }
 }
