@@ -174,12 +174,7 @@ pub fn run_snippet(
     let result = rt.block_on(pool.execute_bytes(source, bridge.clone(), limits));
     // The worker process and its job process are gone before this returns.
     pool.shutdown(SHUTDOWN_WAIT);
-    let mut out = serde_json::to_value(&result)?;
-    let notes = bridge.search_notes();
-    if !notes.is_empty() {
-        out["search_notes"] = serde_json::Value::Array(notes);
-    }
-    Ok(out)
+    Ok(bridge.answer(&result))
 }
 
 /// How long a command waits for its sandbox worker processes to exit.

@@ -108,6 +108,18 @@ impl CatalogBridge {
     pub fn search_notes(&self) -> Vec<Value> {
         self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
+
+    /// A snippet's result as `tool_search_code` answers it: the `ExecResult`, with
+    /// `search_notes` when this bridge's searches said anything besides their hits
+    /// (whatever the snippet kept of them).
+    pub fn answer(&self, result: &toolsearch_sandbox::ExecResult) -> Value {
+        let mut content = serde_json::to_value(result).unwrap_or(Value::Null);
+        let notes = self.search_notes();
+        if !notes.is_empty() && content.is_object() {
+            content["search_notes"] = Value::Array(notes);
+        }
+        content
+    }
 }
 
 impl Bridge for CatalogBridge {

@@ -147,15 +147,8 @@ impl ToolSearch {
             self.verify_engine(pool.clone());
         }
         let is_error = !result.ok;
-        let mut content = serde_json::to_value(&result).unwrap_or(Value::Null);
-        // What the snippet's searches said besides their hits, whatever the snippet
-        // kept of them: the structured tools would have shown it.
-        let notes = bridge.search_notes();
-        if !notes.is_empty() && content.is_object() {
-            content["search_notes"] = Value::Array(notes);
-        }
         ToolOutput {
-            content,
+            content: bridge.answer(&result),
             is_error,
             passthrough: None,
         }

@@ -184,9 +184,12 @@ impl ToolSearch {
         // Reveal and native modes send deferred tools under provider names
         // (`server__tool`, a hashed suffix) the catalog does not know: a query that
         // is one of them picks that tool, as its stub says it will.
-        let queries = if matches!(route, Shape::Reveal | Shape::Native) {
+        let named = matches!(route, Shape::Reveal | Shape::Native).then(|| {
             let plan = self.plan(scope, false);
             let names = plan.all_names();
+            (plan, names)
+        });
+        let queries = if let Some((plan, names)) = &named {
             queries
                 .into_iter()
                 .map(|q| {
@@ -220,16 +223,17 @@ impl ToolSearch {
         }
         let include = route == Shape::Reveal || args["include_schemas"].as_bool() == Some(true);
         if include && !ids.is_empty() {
-            let names = (route == Shape::Reveal).then(|| {
-                let plan = self.plan(scope, false);
-                let all = plan.all_names();
-                plan.visible
-                    .iter()
-                    .zip(all)
-                    .filter(|(t, _)| ids.contains(&t.id))
-                    .map(|(t, n)| (t.id.clone(), n))
-                    .collect::<std::collections::HashMap<String, String>>()
-            });
+            let names = named
+                .as_ref()
+                .filter(|_| route == Shape::Reveal)
+                .map(|(plan, all)| {
+                    plan.visible
+                        .iter()
+                        .zip(all)
+                        .filter(|(t, _)| ids.contains(&t.id))
+                        .map(|(t, n)| (t.id.clone(), n.clone()))
+                        .collect::<std::collections::HashMap<String, String>>()
+                });
             for hit in found["hits"].as_array_mut().into_iter().flatten() {
                 let Some(id) = hit["id"].as_str().map(String::from) else {
                     continue;
