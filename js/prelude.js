@@ -280,16 +280,18 @@ function asHits(v) {
   }
   const hits = v.hits;
   const keys = ObjectKeys(v);
+  // A writable, configurable data property (enumerable or not): never a setter
+  // a snippet put on a prototype.
+  const put = (o, k, value, enumerable) =>
+    ObjectDefineProperty(o, k, {
+      __proto__: null,
+      value,
+      writable: true,
+      enumerable,
+      configurable: true,
+    });
   for (let i = 0; i < keys.length; i++) {
-    if (keys[i] !== "hits" && keys[i] !== "then") {
-      ObjectDefineProperty(hits, keys[i], {
-        __proto__: null,
-        value: v[keys[i]],
-        writable: true,
-        enumerable: false,
-        configurable: true,
-      });
-    }
+    if (keys[i] !== "hits" && keys[i] !== "then") put(hits, keys[i], v[keys[i]], false);
   }
   // Nothing matched, or the search has something to say (a `limit_note`, names in
   // `not_found`, a typo `hint`): serialised (returned, logged) the result is the
@@ -303,26 +305,10 @@ function asHits(v) {
     // own `toJSON` must not be met again inside it).
     const whole = () => {
       const list = [];
-      for (let i = 0; i < hits.length; i++) {
-        ObjectDefineProperty(list, i, {
-          __proto__: null,
-          value: hits[i],
-          writable: true,
-          enumerable: true,
-          configurable: true,
-        });
-      }
+      for (let i = 0; i < hits.length; i++) put(list, i, hits[i], true);
       const out = { hits: list };
       for (let i = 0; i < keys.length; i++) {
-        if (keys[i] !== "hits" && keys[i] !== "then") {
-          ObjectDefineProperty(out, keys[i], {
-            __proto__: null,
-            value: v[keys[i]],
-            writable: true,
-            enumerable: true,
-            configurable: true,
-          });
-        }
+        if (keys[i] !== "hits" && keys[i] !== "then") put(out, keys[i], v[keys[i]], true);
       }
       return out;
     };
