@@ -517,6 +517,38 @@ async fn native_openai_groups_deferred_functions_and_answers_tool_search_calls()
     assert_eq!(loaded["tools"][0]["name"], "get_forecast", "{output}");
 }
 
+/// Native mode for OpenAI Responses over `tools`.
+fn native_openai(tools: Vec<Tool>) -> ToolSearch {
+    ToolSearch::builder()
+        .catalog(Catalog::new(tools).unwrap())
+        .settings(Settings {
+            mode: Mode::Native,
+            activation: Activation::Always,
+            provider: Some(Provider::OpenAiResponses),
+            ..Settings::default()
+        })
+        .build()
+        .unwrap()
+}
+
+/// The namespace names a request declares, asserted distinct.
+fn distinct_namespace_names(request: &[Value]) -> Vec<&str> {
+    let names: Vec<&str> = request
+        .iter()
+        .filter(|d| d["type"] == "namespace")
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    let mut unique = names.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        names.len(),
+        "namespace names are distinct: {names:?}"
+    );
+    names
+}
+
 #[tokio::test]
 async fn native_openai_answers_in_the_namespaces_the_request_declared() {
     // One server of 20 tools (three namespaces: `srv`, `srv_2`, `srv_3`), a server
@@ -539,34 +571,14 @@ async fn native_openai_answers_in_the_namespaces_the_request_declared() {
         "The only tool of srv_2",
         json!({"type": "object"}),
     ));
-    let ts = ToolSearch::builder()
-        .catalog(Catalog::new(tools).unwrap())
-        .settings(Settings {
-            mode: Mode::Native,
-            activation: Activation::Always,
-            provider: Some(Provider::OpenAiResponses),
-            ..Settings::default()
-        })
-        .build()
-        .unwrap();
+    let ts = native_openai(tools);
     let s = Session::new("s");
     let request = ts.definitions(&s, Provider::OpenAiResponses).tools;
     let declared: Vec<&Value> = request
         .iter()
         .filter(|d| d["type"] == "namespace")
         .collect();
-    let names: Vec<&str> = declared
-        .iter()
-        .map(|n| n["name"].as_str().unwrap())
-        .collect();
-    let mut unique = names.clone();
-    unique.sort();
-    unique.dedup();
-    assert_eq!(
-        unique.len(),
-        names.len(),
-        "namespace names are distinct: {names:?}"
-    );
+    let names = distinct_namespace_names(&request);
     assert!(names.contains(&"srv_2"), "{names:?}");
     // `task_12` is in the second part of `srv`.
     for query in ["task_12", "lonely_tool"] {
@@ -615,29 +627,12 @@ async fn namespace_names_stay_distinct_and_short_for_hostile_server_names() {
             ));
         }
     }
-    let ts = ToolSearch::builder()
-        .catalog(Catalog::new(tools).unwrap())
-        .settings(Settings {
-            mode: Mode::Native,
-            activation: Activation::Always,
-            provider: Some(Provider::OpenAiResponses),
-            ..Settings::default()
-        })
-        .build()
-        .unwrap();
+    let ts = native_openai(tools);
     let request = ts
         .definitions(&Session::new("s"), Provider::OpenAiResponses)
         .tools;
-    let names: Vec<&str> = request
-        .iter()
-        .filter(|d| d["type"] == "namespace")
-        .map(|n| n["name"].as_str().unwrap())
-        .collect();
+    let names = distinct_namespace_names(&request);
     assert_eq!(names.len(), 10, "{names:?}");
-    let mut unique = names.clone();
-    unique.sort();
-    unique.dedup();
-    assert_eq!(unique.len(), names.len(), "{names:?}");
     assert!(names.iter().all(|n| n.len() <= 64), "{names:?}");
 }
 
