@@ -420,8 +420,11 @@ async fn liveness_soak(jobs: usize) {
         max_workers <= drivers * 2,
         "at most an active and a standby per driver: {max_workers}"
     );
+    // glibc left each short-lived thread's arena holding its burst's peak
+    // (+10 to +13 MiB here) until the gateway fixed its allocator's thresholds
+    // (`bound_kept_memory`); since, +0.3 to +0.5 MiB.
     assert!(
-        rss_end <= rss_start + 10 * 1024,
+        rss_end <= rss_start + 5 * 1024,
         "RSS {rss_start} -> {rss_end} KiB 30 s after the last job"
     );
     let _ = gw.client.cancel().await;

@@ -128,6 +128,8 @@ fn pool(cfg: &Config) -> Result<Pool> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    // Before any thread allocates: a gateway runs for weeks.
+    toolsearch_sandbox::bound_kept_memory();
     let cfg = Config::load(&args.config)?;
     toolsearch_mcp::http_client::install_tls_provider();
     use_keeper()?;

@@ -98,7 +98,7 @@ pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
     Stats,
 };
-pub use sys::release_free_memory;
+pub use sys::{bound_kept_memory, release_free_memory, KEPT_MEMORY_BYTES};
 pub use util::{is_unsafe_char, json_deeper_than};
 pub use worker::child::run_worker_process;
 

@@ -447,9 +447,11 @@ pub(crate) fn forbidden_syscall(what: &str) -> Option<String> {
 
 // ---- the host's allocator --------------------------------------------------------
 
-/// Gives the memory the C allocator keeps free (in its arenas and at the top of
-/// its heaps) back to the system: glibc's `malloc_trim(0)`. False where there is
-/// no such call or nothing was returned. Costs a walk of the free lists (well
+/// Gives the memory the C allocator keeps free (the free pages in every arena,
+/// and the top of the main heap) back to the system: glibc's `malloc_trim(0)`.
+/// The top of a thread's arena is not trimmed by it: see
+/// [`bound_kept_memory`]. False where there is no such call or nothing was
+/// returned. Costs a walk of the free lists (well
 /// under a millisecond for a gateway's heap): call it after bursts, not per
 /// allocation.
 pub fn release_free_memory() -> bool {
@@ -458,6 +460,38 @@ pub fn release_free_memory() -> bool {
         // SAFETY: malloc_trim only walks and shrinks the allocator's own free
         // lists, under its own locks; it takes no pointer from us.
         unsafe { libc::malloc_trim(0) != 0 }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    {
+        false
+    }
+}
+
+/// The largest free block at the top of a heap, and the smallest allocation
+/// given its own mapping, under [`bound_kept_memory`].
+pub const KEPT_MEMORY_BYTES: usize = 256 * 1024;
+
+/// Fixes the C allocator's thresholds for a long-running process (call once,
+/// at its start, before threads allocate). glibc otherwise raises both with
+/// every large block freed, up to 32 MiB for mappings and 64 MiB for heap
+/// tops, and `malloc_trim` never shrinks the top of a thread's arena: a
+/// gateway whose short-lived threads (tokio's blocking pool) passed a few
+/// megabyte-sized messages kept each burst's peak, megabytes per arena, for
+/// good. With the thresholds fixed at [`KEPT_MEMORY_BYTES`], blocks that
+/// large are mapped and unmapped on their own, and every heap gives back a
+/// free top past it when a block is freed. This changes the whole process:
+/// the gateway's command calls it; an embedder decides for its own process.
+/// False where there is no such call or it was refused.
+pub fn bound_kept_memory() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        let bytes = KEPT_MEMORY_BYTES as libc::c_int;
+        // SAFETY: mallopt sets the allocator's own parameters under its lock;
+        // it takes no pointer from us.
+        unsafe {
+            libc::mallopt(libc::M_TRIM_THRESHOLD, bytes) == 1
+                && libc::mallopt(libc::M_MMAP_THRESHOLD, bytes) == 1
+        }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
