@@ -56,8 +56,9 @@ pub fn write(
 
 /// Writes what training a query adapter needs (`eval/train_adapter.py`) to `dir`:
 /// `tools.f32` (each catalog tool's vector, catalog order), `queries.f32` (each
-/// query's vector, of the text the fused search embeds) and `labels.jsonl` (per
-/// query, its relevant groups as catalog positions), all little-endian.
+/// query's vector, of the text the fused search embeds), `labels.jsonl` (per
+/// query, its relevant groups as catalog positions; floats little-endian) and
+/// `ids.txt` (each tool's id, catalog order).
 pub fn write_vectors(
     dir: &std::path::Path,
     catalog: &Catalog,
@@ -70,6 +71,12 @@ pub fn write_vectors(
         |vs: &mut dyn Iterator<Item = f32>| -> Vec<u8> { vs.flat_map(f32::to_le_bytes).collect() };
     let tools = floats(&mut (0..catalog.len()).flat_map(|d| index.vector(d).to_vec()));
     std::fs::write(dir.join("tools.f32"), tools)?;
+    let ids: String = catalog
+        .tools()
+        .iter()
+        .map(|t| format!("{}\n", t.id))
+        .collect();
+    std::fs::write(dir.join("ids.txt"), ids)?;
     let mut qv = Vec::new();
     let mut labels = String::new();
     for q in queries {

@@ -47,8 +47,8 @@ pub struct Args {
     #[arg(long)]
     compare: bool,
     /// Write each query's fusion decision (lexical weight, share of argument values,
-    /// the text embedded, whether the lexical best was lifted) and its top k to FILE
-    /// (JSONL); needs `--embed-model`.
+    /// the text embedded, whether the lexical best was lifted), its top k and its top
+    /// 30 with their score parts and similarity to FILE (JSONL); needs `--embed-model`.
     #[arg(long, value_name = "FILE")]
     explain: Option<PathBuf>,
     /// Write the tool and query vectors and the labels to DIR, for training a query
@@ -189,6 +189,9 @@ fn write_misses(path: &std::path::Path, misses: &[harness::Miss]) -> Result<()> 
     std::fs::write(path, out).with_context(|| format!("writing misses {}", path.display()))
 }
 
+/// Hits per query `--explain` writes, with their parts.
+const EXPLAIN_DEPTH: usize = 30;
+
 /// Index builds timed per eval: this machine's timings vary up to 2x run to run, so
 /// `index_build_ms` is the median of several builds (all are printed).
 const BUILD_RUNS: usize = 5;
@@ -241,8 +244,15 @@ fn evaluate_hybrid(
         limit: Some(k.clamp(10, toolsearch_catalog::MAX_LIMIT)),
         ..opts.clone()
     };
+    // With `--explain`, the top [`EXPLAIN_DEPTH`] with their parts (for
+    // studying rerankers offline); the figures read only the first 10.
     let opts = SearchOptions {
         explain: explain.is_some(),
+        limit: if explain.is_some() {
+            Some(EXPLAIN_DEPTH.max(k))
+        } else {
+            opts.limit
+        },
         ..opts
     };
     let vector_of = |text: &str| -> std::sync::Arc<[f32]> {
@@ -259,7 +269,27 @@ fn evaluate_hybrid(
         let result = hybrid.search_embedded(q, &opts, &|_| true, &vector_of);
         if explain.is_some() {
             let top: Vec<&str> = result.hits.iter().take(k).map(|h| h.id.as_str()).collect();
-            let line = serde_json::json!({"query": q, "fusion": result.fusion, "top": top});
+            let hits: Vec<serde_json::Value> = result
+                .hits
+                .iter()
+                .map(|h| {
+                    let parts: serde_json::Map<String, serde_json::Value> = h
+                        .explain
+                        .iter()
+                        .flatten()
+                        .map(|p| (p.rule.clone(), p.score.into()))
+                        .collect();
+                    let sim = h.explain.iter().flatten().find_map(|p| p.similarity);
+                    serde_json::json!({"id": h.id, "score": h.score, "parts": parts, "similarity": sim})
+                })
+                .collect();
+            let line = serde_json::json!({
+                "query": q,
+                "matched_by": result.matched_by,
+                "fusion": result.fusion,
+                "top": top,
+                "hits": hits,
+            });
             decisions.push_str(&line.to_string());
             decisions.push('\n');
         }
