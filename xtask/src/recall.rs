@@ -1,7 +1,8 @@
 //! `cargo xtask recall`: the default ranking's recall@5 and nDCG@10 on the public
 //! sets in `../shared/data`, against the figures committed in `eval/recall.json`.
 //! Fails when a set drops more than max(0.005, 1/queries) below its committed
-//! figure, and when the data, the model or the binary is missing: it never skips.
+//! figure, and when the data, the model or the lab binary (`toolsearch-lab eval`
+//! scores the sets) is missing: it never skips.
 //! `--update "why"` rewrites the file with the figures of this run and the reason
 //! (a change that moves recall on purpose commits both together).
 
@@ -76,7 +77,7 @@ pub fn run(
     }
     if !binary.exists() {
         bail!(
-            "recall: no binary at {} (build the workspace first)",
+            "recall: no lab binary at {} (cargo build -p toolsearch-lab)",
             binary.display()
         );
     }

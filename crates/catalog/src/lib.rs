@@ -31,7 +31,6 @@ pub mod query;
 mod rank;
 pub mod schema;
 mod search;
-pub mod steps;
 pub mod text;
 mod tool;
 pub mod ts;
@@ -44,9 +43,8 @@ pub use load::{
 pub use pin::{pin_exact, Pinned, EXACT_NAME_BONUS};
 pub use rank::{KeywordHit, RuleScore};
 pub use search::{
-    band_for, by_steps, clamp_limit, interleave, FusionDecision, Hit, MatchedBy, SearchOptions,
-    SearchResult, BAND_FULL_TERMS, DEFAULT_BAND, DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT,
-    MAX_QUERIES,
+    band_for, clamp_limit, FusionDecision, Hit, MatchedBy, SearchOptions, SearchResult,
+    BAND_FULL_TERMS, DEFAULT_BAND, DEFAULT_LIMIT, HARD_MAX_LIMIT, MAX_LIMIT, MAX_QUERIES,
 };
 pub use tool::{
     make_id, truncate_at_boundary, truncate_with_ellipsis, Annotations, Deferrable, Source, Tool,

@@ -62,11 +62,6 @@ pub struct SearchOptions {
     pub listing_bytes: usize,
     /// Try typo-tolerant name matching when lexical search finds nothing. Default true.
     pub fuzzy: bool,
-    /// Search a request of several steps step by step too, the results interleaved
-    /// ([`crate::steps`]). Default false: measured on every public set, it cost
-    /// recall@5 (BFCL 0.697 → 0.681, ToolLens 0.301 → 0.299, task requests 0.783 →
-    /// 0.776 lexical; fused likewise), so it is there to try, not on by default.
-    pub steps: bool,
 }
 
 impl Default for SearchOptions {
@@ -80,7 +75,6 @@ impl Default for SearchOptions {
             summary_bytes: DEFAULT_SUMMARY_BYTES,
             listing_bytes: listing::DEFAULT_LISTING_BYTES,
             fuzzy: true,
-            steps: false,
         }
     }
 }
@@ -105,7 +99,7 @@ pub enum MatchedBy {
 
 impl MatchedBy {
     /// Whether the hits were ranked (by words, meaning or both), not picked by name
-    /// or listed: a ranked result can be split into steps and interleaved.
+    /// or listed.
     pub fn is_ranked(self) -> bool {
         matches!(
             self,
@@ -218,19 +212,7 @@ impl Catalog {
 
     /// Searches the tools `allow` admits; the others are invisible (never listed, never
     /// counted in `not_found` differently from missing tools).
-    /// A request of several steps is searched step by step too when
-    /// [`SearchOptions::steps`] is on ([`by_steps`]).
     pub fn search_scoped(
-        &self,
-        query: &str,
-        opts: &SearchOptions,
-        allow: &dyn Fn(&Tool) -> bool,
-    ) -> SearchResult {
-        by_steps(query, opts, |q| self.search_one(q, opts, allow))
-    }
-
-    /// One query's search.
-    fn search_one(
         &self,
         query: &str,
         opts: &SearchOptions,
@@ -423,58 +405,4 @@ impl Catalog {
                 .into(),
         });
     }
-}
-
-/// `search` of the request, and when it has several steps ([`crate::steps::split_steps`]), of each
-/// step too, interleaved ([`interleave`]), unless `opts.steps` is off.
-pub fn by_steps(
-    request: &str,
-    opts: &SearchOptions,
-    mut search: impl FnMut(&str) -> SearchResult,
-) -> SearchResult {
-    let whole = search(request);
-    if !opts.steps || !whole.matched_by.is_ranked() || whole.hits.is_empty() {
-        return whole;
-    }
-    let (limit, _) = opts.clamp(opts.limit);
-    let steps = crate::steps::split_steps(request);
-    if steps.is_empty() {
-        return whole;
-    }
-    let results: Vec<SearchResult> = steps
-        .iter()
-        .map(|s| search(s))
-        .filter(|r| r.matched_by.is_ranked())
-        .collect();
-    interleave(whole, results, limit)
-}
-
-/// The whole request's result with each step's best tools interleaved into it:
-/// the request's first hit, then each step's first, then the request's second, each
-/// step's second, and so on, without repeats, up to `limit`. Scores are made
-/// monotone (a hit placed above a better-scoring one takes the score above it, and
-/// its explanation says so with an `interleave` part), so the order is the scores'.
-pub fn interleave(whole: SearchResult, steps: Vec<SearchResult>, limit: usize) -> SearchResult {
-    let mut out = whole;
-    let mut lists = vec![std::mem::take(&mut out.hits)];
-    for s in steps {
-        out.total = out.total.max(s.total);
-        lists.push(s.hits);
-    }
-    let mut hits = crate::steps::take_turns(lists, limit, |a: &Hit, b: &Hit| a.id == b.id);
-    let mut above = f64::INFINITY;
-    for hit in &mut hits {
-        if hit.score > above {
-            if let Some(parts) = &mut hit.explain {
-                parts.push(RuleScore {
-                    score: ((above - hit.score) * 1e4).round() / 1e4,
-                    ..RuleScore::new("interleave", None, 0.0)
-                });
-            }
-            hit.score = above;
-        }
-        above = hit.score;
-    }
-    out.hits = hits;
-    out
 }

@@ -633,34 +633,3 @@ fn argument_values_in_a_task_do_not_match_tools() {
     let r = c.search("+13f holdings", &opts());
     assert_eq!(ids(&r), ["mcp::holdings_13f"]);
 }
-
-#[test]
-fn interleaving_takes_turns_without_repeats_and_keeps_scores_in_order() {
-    let c = Catalog::demo();
-    let opts = SearchOptions {
-        explain: true,
-        ..SearchOptions::default()
-    };
-    let whole = c.search("create a github issue", &opts);
-    let step = c.search("send a slack message", &opts);
-    let first_step_hit = step.hits[0].id.clone();
-    let merged = interleave(whole.clone(), vec![step, whole.clone()], 5);
-    let ids: Vec<&str> = merged.hits.iter().map(|h| h.id.as_str()).collect();
-    assert_eq!(ids.len(), 5);
-    assert_eq!(ids[0], whole.hits[0].id);
-    assert_eq!(ids[1], first_step_hit);
-    let mut seen = ids.clone();
-    seen.sort_unstable();
-    seen.dedup();
-    assert_eq!(seen.len(), ids.len(), "no repeats: {ids:?}");
-    assert!(merged.hits.windows(2).all(|w| w[0].score >= w[1].score));
-    for h in &merged.hits {
-        let parts: f64 = h.explain.as_ref().unwrap().iter().map(|p| p.score).sum();
-        assert!(
-            (parts - h.score).abs() < 1e-3,
-            "{}: {parts} vs {}",
-            h.id,
-            h.score
-        );
-    }
-}

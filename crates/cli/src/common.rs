@@ -1,4 +1,4 @@
-//! Helpers shared by subcommands: catalog loading and JSON output.
+//! Helpers shared by subcommands (and by the lab's): catalog loading and JSON output.
 
 use anyhow::{Context, Result};
 use serde_json::Value;
@@ -6,6 +6,14 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 use toolsearch_catalog::{load_path, Catalog, LoadOptions};
+
+/// The search → describe → call snippet `toolsearch demo` runs in code mode and
+/// `toolsearch-lab bench` times.
+pub const SNIPPET: &str = r#"
+const hits = await openclaw.tools.search("open a github issue", {limit: 3});
+const tool = await openclaw.tools.describe(hits[0].id);
+return await openclaw.tools.call(tool.id, {owner: "acme", repo: "app", title: "Crash on start"});
+"#;
 
 /// A catalog and how long building it took.
 pub struct LoadedCatalog {

@@ -39,7 +39,7 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         catalog.clone(),
         Policy::default(),
         Limits::default(),
-        crate::bench_sandbox::SNIPPET.as_bytes(),
+        crate::common::SNIPPET.as_bytes(),
         // The default for model-written code: a worker process under the OS layer.
         toolsearch_sandbox::Isolation::Process(crate::common::worker_command()?),
     )?;
@@ -47,7 +47,7 @@ pub fn run(_args: Args) -> Result<ExitCode> {
         "catalog": {"tools": catalog.len(), "servers": catalog.servers().len(), "fingerprint": catalog.fingerprint()},
         "searches": searches,
         "describe": {"id": id, "typescript": described.typescript},
-        "code_mode": {"snippet": crate::bench_sandbox::SNIPPET.trim(), "result": code_mode},
+        "code_mode": {"snippet": crate::common::SNIPPET.trim(), "result": code_mode},
     }))?;
     Ok(ExitCode::SUCCESS)
 }

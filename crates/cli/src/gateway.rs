@@ -107,7 +107,7 @@ fn use_keeper() -> Result<()> {
 }
 
 /// Over stdio the gateway serves one client: one thread answers it fastest (no
-/// hand-offs between worker threads; measured with `bench-gateway`: 1.03 ms added at
+/// hand-offs between worker threads; measured with `toolsearch-lab bench-gateway`: 1.03 ms added at
 /// p50 against 1.25 ms on two workers, 0.44 ms once stdio pipes are read on this
 /// thread too, see `serve::stdio`). Over HTTP many sessions share it: two
 /// worker threads. Snippets run in worker processes either way.

@@ -1,32 +1,23 @@
-//! `toolsearch`: search, evaluate and run tool catalogs from the command line.
+//! `toolsearch`: search and run tool catalogs from the command line, and serve them
+//! as an MCP gateway. Evaluation and benchmarks are the lab's (`toolsearch-lab`,
+//! `crates/lab`).
 
-mod bench;
-mod bench_docs;
-mod bench_fused;
-mod bench_gateway;
-mod bench_node;
-mod bench_os;
-mod bench_sandbox;
-mod common;
 mod demo;
-mod eval;
 mod exec;
 mod gateway;
 mod probe;
 mod prompt_size;
 mod search;
-mod semantic;
+
+use toolsearch_cli::{common, semantic};
 
 use clap::{Parser, Subcommand};
 
-// No `#[global_allocator]`: with mimalloc, `toolsearch bench` segfaulted inside the
+// No `#[global_allocator]`: with mimalloc, the bench (`toolsearch-lab bench`) segfaulted inside the
 // quickjs engine (it mixes the Rust allocator with the C one), so the binaries keep
 // the system allocator.
 
 use std::process::ExitCode;
-
-/// Version of every JSON document this binary prints; bump on breaking changes.
-pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Parser)]
 #[command(
@@ -43,18 +34,12 @@ struct Cli {
 enum Command {
     /// Search a catalog and print the results as JSON.
     Search(search::Args),
-    /// Score a catalog's search against labelled queries and print one JSON object.
-    Eval(eval::Args),
     /// Run one tool_search_code snippet against a catalog (echo dispatcher).
     Exec(exec::Args),
     /// Bytes of the tool definitions sent up front per mode (direct, code, tools).
     PromptSize(prompt_size::Args),
     /// Run the demo on the embedded default catalog.
     Demo(demo::Args),
-    /// Print search speed figures against a plain-BM25 baseline.
-    Bench(bench::Args),
-    /// The latency the gateway adds to a direct call of a downstream tool.
-    BenchGateway(bench_gateway::Args),
     /// Serve MCP in front of the MCP servers of a config file (stdio or HTTP).
     Gateway(gateway::Args),
     /// Check a gateway configuration file.
@@ -65,7 +50,8 @@ enum Command {
     #[command(hide = true)]
     Probe(probe::Args),
     /// Serve as a sandbox worker process (stdin/stdout protocol of
-    /// `Isolation::Process`; started by `toolsearch bench`, not by hand).
+    /// `Isolation::Process`; started by `exec`, `demo`, the gateway and
+    /// `toolsearch-lab bench`, not by hand).
     #[command(hide = true)]
     SandboxWorker,
     /// Keep one stdio server for a gateway: run it, and when it exits or is
@@ -83,13 +69,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Search(args) => search::run(args),
-        Command::Eval(args) => eval::run(args),
         Command::Exec(args) => exec::run(args),
         Command::PromptSize(args) => prompt_size::run(args),
         Command::Demo(args) => demo::run(args),
-        Command::Bench(args) => bench::run(args),
         Command::Gateway(args) => gateway::run(args),
-        Command::BenchGateway(args) => bench_gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
         Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),

@@ -43,7 +43,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let result = match sem {
         None => loaded.catalog.search_many(&queries, &opts, &|_| true)?,
         Some(sem) => toolsearch_embed::Hybrid::new(&loaded.catalog, &sem.index, &sem.embedder)?
-            .with_fusion(sem.fusion)
             .search_many(&queries, &opts, &|_| true)?,
     };
     let mut value = serde_json::to_value(&result)?;

@@ -1,11 +1,14 @@
-//! `--embed-model`: the optional embedding model fused with the lexical search.
+//! `--embed-model`: the optional embedding model fused with the lexical search, by
+//! the default fusion ([`Fusion::Distribution`](toolsearch_embed::Fusion::Distribution),
+//! equal weights); `toolsearch-lab` adds `--fusion` and `--lexical-weight` to compare
+//! others.
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::time::Instant;
 use toolsearch_catalog::Catalog;
-use toolsearch_embed::{Embedder, Fusion, SemanticIndex};
+use toolsearch_embed::{Embedder, SemanticIndex};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct SemanticArgs {
@@ -17,14 +20,6 @@ pub struct SemanticArgs {
     /// Where tool embeddings are cached (default: ~/.cache/toolsearch/embeddings).
     #[arg(long)]
     embed_cache: Option<PathBuf>,
-    /// How the rankings combine: `distribution` (each side's scores normalised by their
-    /// mean and spread, equal weights), `convex` (lexical over its maximum, similarity
-    /// min-max), `rrf`, or `semantic` (similarity alone, for comparison).
-    #[arg(long, default_value = "distribution")]
-    fusion: String,
-    /// Weight of the lexical score in `distribution` and `convex` fusion, 0..=1.
-    #[arg(long, default_value_t = 0.5)]
-    lexical_weight: f32,
     /// Search without the embedding model, even where one is installed.
     #[arg(long, conflicts_with = "embed_model")]
     lexical: bool,
@@ -34,7 +29,6 @@ pub struct SemanticArgs {
 pub struct Semantic {
     pub embedder: Embedder,
     pub index: SemanticIndex,
-    pub fusion: Fusion,
     pub cache: Option<PathBuf>,
     pub report: Value,
 }
@@ -65,19 +59,6 @@ impl SemanticArgs {
         let Some(dir) = &self.embed_model else {
             return Ok(None);
         };
-        anyhow::ensure!(
-            (0.0..=1.0).contains(&self.lexical_weight),
-            "--lexical-weight must be between 0 and 1, not {}",
-            self.lexical_weight
-        );
-        let lexical_weight = self.lexical_weight;
-        let fusion = match self.fusion.as_str() {
-            "distribution" => Fusion::Distribution { lexical_weight },
-            "convex" => Fusion::Convex { lexical_weight },
-            "rrf" => Fusion::Rrf { k: 60.0 },
-            "semantic" => Fusion::Convex { lexical_weight: 0.0 },
-            other => anyhow::bail!("--fusion must be `distribution`, `convex`, `rrf` or `semantic` (similarity only, for comparison), not `{other}`"),
-        };
         let start = Instant::now();
         let embedder = Embedder::load(dir)
             .with_context(|| format!("loading the embedding model in {}", dir.display()))?;
@@ -92,7 +73,7 @@ impl SemanticArgs {
         let report = json!({
             "model_id": embedder.model_id(),
             "dim": embedder.dim(),
-            "fusion": self.fusion,
+            "fusion": "distribution",
             "model_load_ms": r1(load_ms),
             "tool_embeddings_ms": r1(index_ms),
             "tools_embedded": index.stats().embedded,
@@ -101,7 +82,6 @@ impl SemanticArgs {
         Ok(Some(Semantic {
             embedder,
             index,
-            fusion,
             cache,
             report,
         }))

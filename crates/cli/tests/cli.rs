@@ -1,4 +1,5 @@
-//! The `toolsearch` binary: JSON shapes, exit codes, exec.
+//! The `toolsearch` binary: JSON shapes, exit codes, exec (the lab's `eval` and
+//! `bench`: crates/lab/tests/lab.rs).
 
 use std::process::Command;
 
@@ -132,9 +133,25 @@ fn embed_model_errors_name_the_missing_file_and_bad_options() {
         err.contains("/nonexistent-model") && err.contains("config.json"),
         "{err}"
     );
-    let (code, _, err) = toolsearch(&["search", "--embed-model", ".", "--fusion", "max", "x"]);
-    assert_ne!(code, 0);
-    assert!(err.contains("--fusion"), "{err}");
+}
+
+/// The lab's commands and flags are not the product's: they are `toolsearch-lab`'s.
+#[test]
+fn the_lab_commands_are_not_in_the_product() {
+    for args in [
+        &["eval", "--queries", "q.jsonl"][..],
+        &["bench", "--search-only"],
+        &["bench-gateway", "--config", "g.toml"],
+        &["search", "--fusion", "rrf", "x"],
+        &["search", "--lexical-weight", "0.3", "x"],
+    ] {
+        let (code, _, err) = toolsearch(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("unrecognized subcommand") || err.contains("unexpected argument"),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 /// With the model (`cargo xtask fetch-model`), a query sharing no word with any demo
@@ -173,95 +190,6 @@ fn search_with_the_embedding_model_finds_tools_by_meaning() {
     assert_eq!(code, 0);
     assert_eq!(again["hits"], fused["hits"]);
     let _ = std::fs::remove_dir_all(cache);
-}
-
-/// Every line of a JSON Lines file, parsed.
-fn read_jsonl(path: &str) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}: {e}")))
-        .collect()
-}
-
-#[test]
-fn eval_prints_figures_and_writes_the_misses() {
-    let dir = std::env::temp_dir().join(format!("ts-eval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let queries = dir.join("q.jsonl");
-    let misses = dir.join("misses.jsonl");
-    std::fs::write(
-        &queries,
-        concat!(
-            r#"{"id": "hit", "query": "weather forecast", "relevant": ["get_forecast"]}"#,
-            "\n",
-            r#"{"id": "miss", "query": "weather forecast", "relevant": ["send_email"]}"#,
-            "\n",
-        ),
-    )
-    .unwrap();
-    let (code, v, err) = toolsearch(&[
-        "eval",
-        "--queries",
-        queries.to_str().unwrap(),
-        "--misses",
-        misses.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(v["schema_version"], 2);
-    assert_eq!(v["queries"], 2);
-    assert_eq!(v["recall@5"], 0.5);
-    let lines = read_jsonl(misses.to_str().unwrap());
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert_eq!(lines[0]["id"], "miss");
-    assert_eq!(lines[0]["missed"][0]["ids"][0], "mcp:gmail:send_email");
-    assert_eq!(lines[0]["top"][0], "mcp:weather:get_forecast");
-    // A misses path that cannot be written is an error, not a silent loss.
-    let (code, _, err) = toolsearch(&[
-        "eval",
-        "--queries",
-        queries.to_str().unwrap(),
-        "--misses",
-        dir.join("no/such/dir/m.jsonl").to_str().unwrap(),
-    ]);
-    assert_ne!(code, 0);
-    assert!(err.contains("writing misses"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-/// The project's task set (eval/mcp_tasks.jsonl) names only tools of its catalog, so
-/// no label is silently dropped by eval; and eval scores every query of it.
-#[test]
-#[ignore = "needs the shared data (../shared/data); `cargo xtask test` runs it"]
-fn the_task_set_names_only_tools_of_its_catalog() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    // Where `cargo xtask eval` looks too.
-    let data = std::env::var("TOOLSEARCH_DATA").unwrap_or(format!("{root}/../shared/data"));
-    let catalog = format!("{data}/livemcpbench/catalog.jsonl");
-    let tasks = format!("{root}/eval/mcp_tasks.jsonl");
-    assert!(
-        std::path::Path::new(&catalog).exists(),
-        "{catalog} is absent"
-    );
-    let names: std::collections::HashSet<String> = read_jsonl(&catalog)
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_owned())
-        .collect();
-    let mut ids = std::collections::HashSet::new();
-    let lines = read_jsonl(&tasks);
-    for q in &lines {
-        assert!(ids.insert(q["id"].to_string()), "duplicate id {}", q["id"]);
-        let groups = q["relevant_groups"].as_array().unwrap();
-        assert!(!groups.is_empty(), "{}", q["id"]);
-        for member in groups.iter().flat_map(|g| g.as_array().unwrap()) {
-            let m = member.as_str().unwrap();
-            assert!(names.contains(m), "{}: {m} is not in the catalog", q["id"]);
-        }
-    }
-    let (code, v, err) = toolsearch(&["eval", "--catalog", &catalog, "--queries", &tasks]);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(v["queries"].as_u64(), Some(lines.len() as u64), "{v}");
-    assert_eq!(v["skipped"].as_u64(), Some(0), "{v}");
 }
 
 #[test]

@@ -298,7 +298,7 @@ impl Bert {
 /// per output instead of a packed matrix product: packing a weight matrix reads and
 /// writes all of it, which for a few rows costs more than the product itself. A short
 /// query on the 9,648-tool bench: 14.7 ms p50 with packing, 10.5 ms direct, 6.3 ms
-/// direct with AVX2 / AVX-512 (`toolsearch bench --embed-model`); splitting the
+/// direct with AVX2 / AVX-512 (`toolsearch-lab bench --embed-model`); splitting the
 /// outputs over two threads gained nothing (the weights' 42 MB are read from memory
 /// either way).
 const DIRECT_ROWS: usize = 48;

@@ -9,14 +9,16 @@
 use crate::values::embedded_text;
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Keywords, Query};
-use toolsearch_catalog::steps;
 use toolsearch_catalog::{
     pin_exact, Catalog, FusionDecision, Hit, MatchedBy, RuleScore, SearchOptions, SearchResult,
     Tool,
 };
 
-/// How the rankings are combined.
+/// How the rankings are combined. The default, [`Fusion::Distribution`], is the one
+/// production ranking; the variants kept to compare against it, `Convex` and `Rrf`,
+/// exist only with the crate's non-default `lab` feature (`toolsearch-lab` turns it on).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Fusion {
     /// Distribution-based score fusion (the default): each side's scores are mapped
     /// through `(x - (mean - 3 sd)) / 6 sd`, clamped to 0..=1, then weighted; the mean
@@ -31,12 +33,15 @@ pub enum Fusion {
     },
     /// `w * lexical/lexical_max + (1 - w) * normalised similarity`, the similarity
     /// min-max normalised over every semantic neighbour retrieved (a convex
-    /// combination).
+    /// combination). Feature `lab`.
+    #[cfg(feature = "lab")]
     Convex {
         /// Weight of the lexical score, 0..=1.
         lexical_weight: f32,
     },
     /// Reciprocal-rank fusion: `1/(k + lexical rank) + 1/(k + semantic rank)`.
+    /// Feature `lab`.
+    #[cfg(feature = "lab")]
     Rrf {
         /// The rank offset (60 in the original paper).
         k: f32,
@@ -48,9 +53,10 @@ impl Fusion {
     /// sides equally).
     pub fn lexical_weight(&self) -> f32 {
         match *self {
-            Fusion::Distribution { lexical_weight } | Fusion::Convex { lexical_weight } => {
-                lexical_weight
-            }
+            Fusion::Distribution { lexical_weight } => lexical_weight,
+            #[cfg(feature = "lab")]
+            Fusion::Convex { lexical_weight } => lexical_weight,
+            #[cfg(feature = "lab")]
             Fusion::Rrf { .. } => 0.5,
         }
     }
@@ -167,11 +173,9 @@ impl<'a> Hybrid<'a> {
         self.search_embedded(query, opts, allow, &|text| self.embedder.embed_query(text))
     }
 
-    /// As [`Hybrid::search_scoped`], with the embedding of each text to embed (the
-    /// request's [`embedded_text`], and each of its steps') given by `vector_of`
-    /// (batch evaluation embeds all queries first, on every core). A request of
-    /// several steps is searched step by step too, the results interleaved
-    /// ([`toolsearch_catalog::by_steps`]).
+    /// As [`Hybrid::search_scoped`], with the embedding of the text to embed (the
+    /// request's [`embedded_text`]) given by `vector_of` (batch evaluation embeds all
+    /// queries first, on every core).
     pub fn search_embedded(
         &self,
         query: &str,
@@ -179,29 +183,14 @@ impl<'a> Hybrid<'a> {
         allow: &dyn Fn(&Tool) -> bool,
         vector_of: &dyn Fn(&str) -> std::sync::Arc<[f32]>,
     ) -> SearchResult {
-        toolsearch_catalog::by_steps(query, opts, |q| match query::parse(q) {
+        match query::parse(query) {
             // `+word` is a filter on words: such a query stays lexical, as written.
             Query::Keywords(kw) if !kw.terms.iter().any(|t| t.required) => {
-                let v = vector_of(&embedded_text(q).0);
-                self.fused(q, &kw, &v, opts, allow)
+                let v = vector_of(&embedded_text(query).0);
+                self.fused(query, &kw, &v, opts, allow)
             }
-            _ => self.catalog.search_scoped(q, opts, allow),
-        })
-    }
-
-    /// The texts [`Hybrid::search_embedded`] embeds for `query` with `opts`: its
-    /// [`embedded_text`], and its steps' when [`SearchOptions::steps`] is on.
-    pub fn texts_to_embed(query: &str, opts: &SearchOptions) -> Vec<String> {
-        let mut texts = vec![embedded_text(query).0.into_owned()];
-        let steps = if opts.steps {
-            steps::split_steps(query)
-        } else {
-            Vec::new()
-        };
-        for step in steps {
-            texts.push(embedded_text(&step).0.into_owned());
+            _ => self.catalog.search_scoped(query, opts, allow),
         }
-        texts
     }
 
     /// The fused ranking of a keyword query.
@@ -382,55 +371,63 @@ fn fuse<'i>(
     let lex_of = |d: usize| lex.iter().position(|c| c.0 == d).map(|r| (r, lex[r].1));
     let sem_rank = |d: usize| semantic.iter().position(|c| c.0 == d);
     let rule = |rule: &str, score: f32| RuleScore::new(rule, None, score);
-    let mut out: Vec<(usize, f32, Vec<RuleScore>)> = match fusion {
-        Fusion::Rrf { k } => docs
-            .into_iter()
-            .map(|d| {
-                let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
-                let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
-                (
-                    d,
-                    l + s,
-                    vec![rule("rrf:lexical", l), rule("rrf:semantic", s)],
-                )
-            })
-            .collect(),
-        Fusion::Distribution { lexical_weight: w } | Fusion::Convex { lexical_weight: w } => {
-            type Norm<'n> = Box<dyn Fn(f32) -> f32 + 'n>;
-            let (lex_norm, sem_norm): (Norm, Norm) =
-                if matches!(fusion, Fusion::Distribution { .. }) {
-                    (
-                        Box::new(distribution_norm(lex.iter().map(|c| c.1))),
-                        Box::new(distribution_norm(retrieved.iter().map(|c| c.1))),
-                    )
-                } else {
-                    let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max).max(1e-6);
-                    let lo = retrieved.last().map_or(0.0, |c| c.1);
-                    let hi = retrieved.first().map_or(1.0, |c| c.1);
-                    let span = (hi - lo).max(1e-6);
-                    (
-                        Box::new(move |s| s / lex_max),
-                        Box::new(move |sim| ((sim - lo) / span).clamp(0.0, 1.0)),
-                    )
-                };
-            docs.into_iter()
+    let best_first = |a: &(usize, f32, Vec<RuleScore>), b: &(usize, f32, Vec<RuleScore>)| {
+        b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0)))
+    };
+    type Norm<'n> = Box<dyn Fn(f32) -> f32 + 'n>;
+    let (w, lex_norm, sem_norm): (f32, Norm, Norm) = match fusion {
+        Fusion::Distribution { lexical_weight } => (
+            lexical_weight,
+            Box::new(distribution_norm(lex.iter().map(|c| c.1))),
+            Box::new(distribution_norm(retrieved.iter().map(|c| c.1))),
+        ),
+        #[cfg(feature = "lab")]
+        Fusion::Convex { lexical_weight } => {
+            let lex_max = lex.iter().map(|c| c.1).fold(0.0f32, f32::max).max(1e-6);
+            let lo = retrieved.last().map_or(0.0, |c| c.1);
+            let hi = retrieved.first().map_or(1.0, |c| c.1);
+            let span = (hi - lo).max(1e-6);
+            (
+                lexical_weight,
+                Box::new(move |s| s / lex_max),
+                Box::new(move |sim| ((sim - lo) / span).clamp(0.0, 1.0)),
+            )
+        }
+        #[cfg(feature = "lab")]
+        Fusion::Rrf { k } => {
+            let mut out: Vec<(usize, f32, Vec<RuleScore>)> = docs
+                .into_iter()
                 .map(|d| {
-                    // The semantic candidates carry their similarity; only
-                    // lexical-only docs need one computed.
-                    let sim = sem_rank(d).map_or_else(|| similarity(d), |r| semantic[r].1);
-                    let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
-                    let s = (1.0 - w) * sem_norm(sim);
-                    let semantic = RuleScore {
-                        similarity: Some((f64::from(sim) * 1e4).round() / 1e4),
-                        ..rule("semantic", s)
-                    };
-                    let parts = vec![rule("lexical", l), semantic];
-                    (d, l + s, parts)
+                    let l = lex_of(d).map_or(0.0, |(r, _)| 1.0 / (k + 1.0 + r as f32));
+                    let s = sem_rank(d).map_or(0.0, |r| 1.0 / (k + 1.0 + r as f32));
+                    (
+                        d,
+                        l + s,
+                        vec![rule("rrf:lexical", l), rule("rrf:semantic", s)],
+                    )
                 })
-                .collect()
+                .collect();
+            out.sort_by(best_first);
+            return out;
         }
     };
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0))));
+    let mut out: Vec<(usize, f32, Vec<RuleScore>)> = docs
+        .into_iter()
+        .map(|d| {
+            // The semantic candidates carry their similarity; only
+            // lexical-only docs need one computed.
+            let sim = sem_rank(d).map_or_else(|| similarity(d), |r| semantic[r].1);
+            let l = w * lex_of(d).map_or(0.0, |(_, s)| lex_norm(s));
+            let s = (1.0 - w) * sem_norm(sim);
+            let semantic = RuleScore {
+                similarity: Some((f64::from(sim) * 1e4).round() / 1e4),
+                ..rule("semantic", s)
+            };
+            let parts = vec![rule("lexical", l), semantic];
+            (d, l + s, parts)
+        })
+        .collect();
+    out.sort_by(best_first);
     out
 }
 
@@ -518,16 +515,19 @@ mod tests {
             "lexical share {:?}",
             out[0].2
         );
-        // Convex fusion takes its min-max bounds from the same list (as it already
-        // did before the floor moved into `Candidates`).
-        let out = fuse(
-            Fusion::Convex {
-                lexical_weight: 0.5,
-            },
-            &c,
-            |_| unreachable!(),
-            |d| ids[d].as_str(),
-        );
-        assert!(out[0].2[1].score < 1e-6, "{:?}", out[0].2);
+        #[cfg(feature = "lab")]
+        {
+            // Convex fusion takes its min-max bounds from the same list (as it already
+            // did before the floor moved into `Candidates`).
+            let out = fuse(
+                Fusion::Convex {
+                    lexical_weight: 0.5,
+                },
+                &c,
+                |_| unreachable!(),
+                |d| ids[d].as_str(),
+            );
+            assert!(out[0].2[1].score < 1e-6, "{:?}", out[0].2);
+        }
     }
 }

@@ -29,13 +29,16 @@ fn explained() -> SearchOptions {
     }
 }
 
-const FUSIONS: [Fusion; 3] = [
+/// The default fusion, and with the `lab` feature the ones kept to compare with it.
+const FUSIONS: &[Fusion] = &[
     Fusion::Distribution {
         lexical_weight: 0.5,
     },
+    #[cfg(feature = "lab")]
     Fusion::Convex {
         lexical_weight: 0.5,
     },
+    #[cfg(feature = "lab")]
     Fusion::Rrf { k: 60.0 },
 ];
 
@@ -74,7 +77,7 @@ fn two_tools_sharing_a_name_are_both_pinned_first_in_fused_search() {
         ids(&lexical)[..2],
         ["mcp:alpha:send_note", "mcp:zeta:send_note"]
     );
-    for fusion in FUSIONS {
+    for &fusion in FUSIONS {
         let hybrid = Hybrid::new(&catalog, &index, &model)
             .unwrap()
             .with_fusion(fusion);
@@ -120,7 +123,7 @@ fn an_exact_name_matching_no_word_is_first_in_fused_search() {
     let index = SemanticIndex::build(&model, &catalog, None).unwrap();
     let lexical = catalog.search("the_and weather", &explained());
     assert_eq!(ids(&lexical)[0], "mcp::the_and");
-    for fusion in FUSIONS {
+    for &fusion in FUSIONS {
         for floor in [2.0, -1.0] {
             let hybrid = Hybrid::new(&catalog, &index, &model)
                 .unwrap()
@@ -165,7 +168,7 @@ fn fused_parts_add_up_to_the_score() {
         "zzzz qqqq",
         "open a pull request",
     ];
-    for fusion in FUSIONS {
+    for &fusion in FUSIONS {
         for floor in [crate::hybrid::DEFAULT_MIN_SIMILARITY, -1.0] {
             let hybrid = Hybrid::new(&catalog, &index, &model)
                 .unwrap()
@@ -240,7 +243,7 @@ fn a_required_word_stays_lexical_and_matched_by_says_how_hits_were_found() {
     let model = tiny_model();
     let catalog = shared_name_catalog();
     let index = SemanticIndex::build(&model, &catalog, None).unwrap();
-    for fusion in FUSIONS {
+    for &fusion in FUSIONS {
         let hybrid = Hybrid::new(&catalog, &index, &model)
             .unwrap()
             .with_fusion(fusion)

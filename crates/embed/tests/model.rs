@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use toolsearch_catalog::{Catalog, SearchOptions, Tool};
-use toolsearch_embed::{Embedder, Fusion, Hybrid, SemanticIndex, WordPiece};
+use toolsearch_embed::{Embedder, Hybrid, SemanticIndex, WordPiece};
 
 fn model_dir() -> PathBuf {
     toolsearch_embed::installed_model_dir()
@@ -97,11 +97,12 @@ fn fusion_finds_a_tool_by_meaning_and_keeps_query_syntax() {
     assert!(lexical.hits.is_empty());
     let fused = hybrid.search("which films are playing tonight", &opts);
     assert_eq!(fused.hits[0].name, "movie_showtimes", "{fused:?}");
+    #[cfg(feature = "lab")]
     for fusion in [
-        Fusion::Convex {
+        toolsearch_embed::Fusion::Convex {
             lexical_weight: 0.5,
         },
-        Fusion::Rrf { k: 60.0 },
+        toolsearch_embed::Fusion::Rrf { k: 60.0 },
     ] {
         let other = hybrid.with_fusion(fusion);
         let fused = other.search("which films are playing tonight", &opts);

@@ -17,7 +17,7 @@ type Writer = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
 /// server) they are read and written from the runtime's own thread, non-blocking;
 /// tokio's `stdin()`/`stdout()` hand every read and write to a blocking-pool thread,
 /// two thread wake-ups per message that cost about 0.4 ms each after an idle pause
-/// (measured with `toolsearch bench-gateway --pause-ms 20`). Anything else (a
+/// (measured with `toolsearch-lab bench-gateway --pause-ms 20`). Anything else (a
 /// terminal, a file, a socket) keeps tokio's blocking stdio.
 fn stdio_pipes() -> (Reader, Writer) {
     use std::os::fd::AsFd;

@@ -125,7 +125,7 @@ impl Bridge for FakeBridge {
 
 /// Slack for a timing claim that only guards against a hang: what a test
 /// machine whose cores are busy with other work may add to any wait. Tests
-/// assert outcomes, never speed (`toolsearch bench` measures that).
+/// assert outcomes, never speed (`toolsearch-lab bench` measures that).
 pub const HANG_GUARD: Duration = Duration::from_secs(10);
 
 /// Limits for snippets that finish on their own: the defaults with a deadline

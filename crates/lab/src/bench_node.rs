@@ -181,7 +181,7 @@ mod tests {
             .build()
             .unwrap();
         let ms = node
-            .run(&rt, &bridge(), crate::bench_sandbox::SNIPPET)
+            .run(&rt, &bridge(), toolsearch_cli::common::SNIPPET)
             .unwrap();
         assert!(ms > 0.0);
         // Code generation from strings is off in the snippet's context.

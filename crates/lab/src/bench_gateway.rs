@@ -1,4 +1,4 @@
-//! `toolsearch bench-gateway`: the latency the gateway adds to a direct call of a
+//! `toolsearch-lab bench-gateway`: the latency the gateway adds to a direct call of a
 //! downstream tool, against calling that server directly, in the same run.
 
 use std::path::PathBuf;
@@ -14,7 +14,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use toolsearch_mcp::Config;
 
-use crate::common::print_json;
+use toolsearch_cli::common::print_json;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -95,7 +95,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let direct_ms = measure(&direct, tool, &args, a.runs, pause).await?;
         let _ = direct.cancel().await;
 
-        // Through the gateway as a plain aggregator, the tool sent directly.
+        // Through the gateway (the `toolsearch` binary next to this one) as a plain
+        // aggregator, the tool sent directly.
         let gw_cfg =
             std::env::temp_dir().join(format!("toolsearch-bench-{}.toml", std::process::id()));
         let text = std::fs::read_to_string(&a.config)?;
@@ -108,7 +109,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             .collect::<Vec<_>>()
             .join("\n");
         std::fs::write(&gw_cfg, format!("activation = \"never\"\n{text}\n"))?;
-        let mut gw_cmd = tokio::process::Command::new(std::env::current_exe()?);
+        let mut gw_cmd = tokio::process::Command::new(crate::toolsearch_exe()?);
         gw_cmd.args(["gateway", "--config"]).arg(&gw_cfg);
         let gw = ().serve(TokioChildProcess::new(gw_cmd)?).await?;
         let tools = gw.peer().list_all_tools().await?;

@@ -1,4 +1,4 @@
-//! Sandbox figures for `toolsearch bench`, for one search → describe → call
+//! Sandbox figures for `toolsearch-lab bench`, for one search → describe → call
 //! snippet: latency of the in-process pool (warm after several pauses, cold, with
 //! and without the startup snapshot) and of forking worker processes (OS layer on
 //! and off), throughput at 1, 8 and 64 callers, memory over many jobs, idle CPU,
@@ -11,13 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolsearch::{CallContext, CatalogBridge, EchoDispatcher, Policy};
 use toolsearch_catalog::Catalog;
+use toolsearch_cli::common::SNIPPET;
 use toolsearch_sandbox::{Bridge, Isolation, Pool, PoolConfig, WorkerCommand};
-
-pub const SNIPPET: &str = r#"
-const hits = await openclaw.tools.search("open a github issue", {limit: 3});
-const tool = await openclaw.tools.describe(hits[0].id);
-return await openclaw.tools.call(tool.id, {owner: "acme", repo: "app", title: "Crash on start"});
-"#;
 
 /// Pauses between sequential requests for the warm figures: back to back, a busy
 /// client, the bench's historical 40 ms, and traffic seconds apart.
@@ -196,7 +191,7 @@ fn memory(
     }))
 }
 
-/// Runs `toolsearch bench --memory-only <backend>` and reads its figures.
+/// Runs `toolsearch-lab bench --memory-only <backend>` and reads its figures.
 fn memory_in_child(backend: &str, jobs: usize) -> Result<Value> {
     let out = std::process::Command::new(std::env::current_exe()?)
         .args(["bench", "--memory-only", backend, "--memory-jobs"])
@@ -232,13 +227,14 @@ fn setting() -> Result<(usize, Arc<dyn Bridge>, tokio::runtime::Runtime)> {
     Ok((cores, bridge, rt))
 }
 
-/// A pool of forking worker processes running this binary's `sandbox-worker`.
+/// A pool of forking worker processes running the product's `toolsearch
+/// sandbox-worker` (the `toolsearch` binary next to this one), as the gateway runs them.
 fn forking(workers: usize, harden: bool) -> Result<Pool> {
     let pool = Pool::new(PoolConfig {
         workers,
         queue: 4096,
         isolation: Isolation::Process(WorkerCommand {
-            program: std::env::current_exe()?,
+            program: crate::toolsearch_exe()?,
             args: vec!["sandbox-worker".into()],
         }),
         harden,
@@ -248,7 +244,7 @@ fn forking(workers: usize, harden: bool) -> Result<Pool> {
     Ok(pool)
 }
 
-/// `toolsearch bench --memory-only threads|processes`: [`memory`] of one backend
+/// `toolsearch-lab bench --memory-only threads|processes`: [`memory`] of one backend
 /// (one worker per core) in this process.
 pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
     let (cores, bridge, rt) = setting()?;
@@ -260,7 +256,7 @@ pub fn memory_only(backend: &str, jobs: usize) -> Result<Value> {
     memory(&rt, &pool, &bridge, jobs)
 }
 
-/// What `toolsearch bench` asks of the sandbox figures.
+/// What `toolsearch-lab bench` asks of the sandbox figures.
 pub struct Plan {
     /// Snippet runs per latency figure.
     pub runs: usize,
@@ -407,7 +403,7 @@ fn node_figures(
     let ratio = |ours: &Value| round3(p50 / ours.as_f64().unwrap_or(f64::NAN).max(1e-9));
     let figures = json!({
         "what": "one node child per snippet: permission model on, vm context with code generation from strings off, bridge as JSON lines over stdin/stdout",
-        "script": "crates/cli/bench/node_subprocess_sandbox.js",
+        "script": "crates/lab/bench/node_subprocess_sandbox.js",
         "node_version": node.version,
         "flags": node.flags,
         "runs": n,

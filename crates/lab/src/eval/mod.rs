@@ -1,16 +1,16 @@
-//! `toolsearch eval`.
+//! `toolsearch-lab eval`: a catalog's search scored against labelled queries.
 
 pub mod baseline;
 mod dump;
 pub mod harness;
 
-use crate::common::{load_catalog, print_json};
 use anyhow::{Context, Result};
 use harness::round3;
 use harness::{evaluate, parse_queries};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use toolsearch_catalog::{SearchOptions, DEFAULT_BAND};
+use toolsearch_cli::common::{load_catalog, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE", hide = true)]
     dump_candidates: Option<PathBuf>,
     #[command(flatten)]
-    semantic: crate::semantic::SemanticArgs,
+    semantic: crate::semantic::LabSemanticArgs,
     /// Print every ranker run (plain BM25 with `--baseline`, lexical, and fused with
     /// `--embed-model`) side by side: `{"rankers": {"lexical": {...}, "hybrid": {...}}}`.
     #[arg(long)]
@@ -55,10 +55,6 @@ pub struct Args {
     /// adapter (`eval/train_adapter.py`); needs `--embed-model`.
     #[arg(long, value_name = "DIR", hide = true)]
     dump_vectors: Option<PathBuf>,
-    /// Search a request of several steps step by step too, the results interleaved
-    /// (off by default: it cost recall on every public set).
-    #[arg(long)]
-    steps: bool,
     /// Print JSON (the only output format; accepted for scripts that pass it).
     #[arg(long)]
     json: bool,
@@ -76,7 +72,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let opts = SearchOptions {
         band: args.band,
-        steps: args.steps,
         ..Default::default()
     };
     if let Some(path) = &args.dump_candidates {
@@ -198,7 +193,10 @@ const BUILD_RUNS: usize = 5;
 
 /// The median and every time of `runs` index builds (the load's build, then more of
 /// the same tools; cloning them is not timed).
-fn median_build_ms(loaded: &crate::common::LoadedCatalog, runs: usize) -> Result<(f64, Vec<f64>)> {
+fn median_build_ms(
+    loaded: &toolsearch_cli::common::LoadedCatalog,
+    runs: usize,
+) -> Result<(f64, Vec<f64>)> {
     let mut times = vec![loaded.build_ms];
     for _ in 1..runs {
         let tools = loaded.catalog.tools().to_vec();
@@ -229,10 +227,10 @@ fn evaluate_hybrid(
     let hybrid =
         toolsearch_embed::Hybrid::new(catalog, &sem.index, &sem.embedder)?.with_fusion(sem.fusion);
     // What the fused search embeds for each query (without its values when they are
-    // most of it), and for each step of a request of several.
+    // most of it).
     let mut texts: Vec<String> = queries
         .iter()
-        .flat_map(|q| toolsearch_embed::Hybrid::texts_to_embed(&q.query, opts))
+        .map(|q| toolsearch_embed::embedded_text(&q.query).0.into_owned())
         .collect();
     texts.sort();
     texts.dedup();

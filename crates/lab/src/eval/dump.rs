@@ -1,4 +1,4 @@
-//! `toolsearch eval --dump-candidates FILE`: each query's lexical candidates, for
+//! `toolsearch-lab eval --dump-candidates FILE`: each query's lexical candidates, for
 //! studying fusion rules offline (the tool vectors and query vectors are in the
 //! embedding cache; `eval/fusion_study.py` reads both).
 

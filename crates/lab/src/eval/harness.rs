@@ -69,7 +69,7 @@ pub fn parse_queries(text: &str) -> Result<Vec<LabelledQuery>, CatalogError> {
         .collect()
 }
 
-/// Aggregate figures; [`EvalReport::to_json`] gives the shape `toolsearch eval` prints.
+/// Aggregate figures; [`EvalReport::to_json`] gives the shape `toolsearch-lab eval` prints.
 #[derive(Debug, Clone)]
 pub struct EvalReport {
     /// Queries scored (those with at least one resolvable label).
@@ -95,7 +95,7 @@ pub struct EvalReport {
 }
 
 /// A query whose top k missed at least one relevant group: the evidence for a bad
-/// ranking (`toolsearch eval --misses FILE` writes one per line).
+/// ranking (`toolsearch-lab eval --misses FILE` writes one per line).
 #[derive(Debug, Clone)]
 pub struct Miss {
     /// The query's id.

@@ -1,6 +1,6 @@
 //! Plain BM25 over name + description + parameter names, scanning every tool per
-//! query: the reference the tool-aware ranking is measured against (`toolsearch eval
-//! --baseline`, `toolsearch bench`). Same tokenizer, stopwords and stemmer; no field
+//! query: the reference the tool-aware ranking is measured against (`toolsearch-lab eval
+//! --baseline`, `toolsearch-lab bench`). Same tokenizer, stopwords and stemmer; no field
 //! weights, tiers, coverage rule or inverted index.
 
 use toolsearch_catalog::text;

@@ -1,4 +1,4 @@
-//! `toolsearch bench --embed-model M`: the fused search's cost, step by step, next to
+//! `toolsearch-lab bench --embed-model M`: the fused search's cost, step by step, next to
 //! the lexical search of the same queries: the query's embedding (the cache of recent
 //! query vectors off), the similarity scan (int8 with exact re-scoring against the
 //! plain f32 scan), and the whole fused search; then the cache's hit rate on a

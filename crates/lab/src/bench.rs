@@ -1,7 +1,6 @@
-//! `toolsearch bench`: search latency and index build time, against a plain-BM25
+//! `toolsearch-lab bench`: search latency and index build time, against a plain-BM25
 //! scan baseline measured in the same run.
 
-use crate::common::{load_catalog, print_json};
 use crate::eval::baseline::PlainBm25;
 use crate::eval::harness::{percentile, round3};
 use anyhow::Result;
@@ -9,6 +8,7 @@ use serde_json::json;
 use std::process::ExitCode;
 use std::time::Instant;
 use toolsearch_catalog::SearchOptions;
+use toolsearch_cli::common::{load_catalog, print_json};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,7 +41,7 @@ pub struct Args {
     /// With a model: the fused search's figures too (query embedding, similarity
     /// scan, fused search with the query cache off and on).
     #[command(flatten)]
-    semantic: crate::semantic::SemanticArgs,
+    semantic: crate::semantic::LabSemanticArgs,
 }
 
 /// Task-style queries of varied length and shape (keywords, names, syntax).

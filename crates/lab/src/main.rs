@@ -1,0 +1,91 @@
+//! `toolsearch-lab`: the lab, kept out of the product (`toolsearch`). It scores a
+//! catalog's search against labelled queries (`eval`), measures search and sandbox
+//! speed against plain baselines and writes `docs/benchmarks.md` (`bench`), and
+//! measures the latency the gateway adds (`bench-gateway`). Where it runs the
+//! product's own processes (sandbox workers, the gateway), it runs the `toolsearch`
+//! binary next to its own executable.
+
+mod bench;
+mod bench_docs;
+mod bench_fused;
+mod bench_gateway;
+mod bench_node;
+mod bench_os;
+mod bench_sandbox;
+mod eval;
+mod semantic;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+// No `#[global_allocator]`: with mimalloc, the bench segfaulted inside the quickjs
+// engine (it mixes the Rust allocator with the C one); the system allocator it is.
+
+#[derive(Parser)]
+#[command(
+    name = "toolsearch-lab",
+    version,
+    about = "The toolsearch lab: retrieval evaluation and benchmarks"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Score a catalog's search against labelled queries and print one JSON object.
+    Eval(eval::Args),
+    /// Print search speed figures against a plain-BM25 baseline, and the sandbox's.
+    Bench(bench::Args),
+    /// The latency the gateway adds to a direct call of a downstream tool.
+    BenchGateway(bench_gateway::Args),
+}
+
+/// The product's binary, `toolsearch`, next to this one (both are built into the
+/// same target directory): the bench's sandbox workers and the gateway it measures.
+pub fn toolsearch_exe() -> Result<PathBuf> {
+    let me = std::env::current_exe().context("locating this executable")?;
+    let exe = me.with_file_name(format!("toolsearch{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(
+        exe.is_file(),
+        "no `toolsearch` binary next to {} (build it too: cargo build --release -p toolsearch-cli)",
+        me.display()
+    );
+    Ok(exe)
+}
+
+fn main() -> ExitCode {
+    // Logs go to stderr: stdout carries JSON.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Eval(args) => eval::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::BenchGateway(args) => bench_gateway::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            if toolsearch_cli::common::is_broken_pipe(&e) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("toolsearch-lab: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}
