@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Offline study of fusion rules (NumPy only).
 
-Reads what `toolsearch eval --dump-candidates FILE --embed-model M` leaves behind:
+Reads what `toolsearch-lab eval --dump-candidates FILE --embed-model M` leaves behind:
 the dump (each query's lexical candidates and the lexical search's own top ten) and
 the embedding cache (tool vectors in catalog order; query vectors of the distinct
 query texts, sorted). It re-implements the fusion of `crates/embed/src/hybrid.rs` so

@@ -2,10 +2,10 @@
 
 usage: label_artefacts.py --catalog CAT --queries Q --misses MISSES [--k 5]
 
-MISSES is what `toolsearch eval --misses FILE` wrote for the same catalog and queries.
+MISSES is what `toolsearch-lab eval --misses FILE` wrote for the same catalog and queries.
 Prints one JSON object:
 
-- `recall@k`: recomputed from the misses (it must equal what `toolsearch eval` printed);
+- `recall@k`: recomputed from the misses (it must equal what `toolsearch-lab eval` printed);
 - `same_function_recall@k`: a missed tool counts as found when a top-k hit is another
   version of it (`f`, `f__v2`, `f__v3`: BFCL pools near-identical rewrites of one
   function under such names and labels one of them per query);

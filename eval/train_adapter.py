@@ -7,7 +7,7 @@ The query vector q becomes q + (q U) Vᵀ, renormalised; tool vectors are unchan
 cross-entropy over the family's whole catalog (every other tool a negative),
 temperature 0.05, Adam, an L2 penalty on U and V.
 
-Input: directories written by `toolsearch eval --dump-vectors DIR --embed-model M`
+Input: directories written by `toolsearch-lab eval --dump-vectors DIR --embed-model M`
 (`tools.f32`, `queries.f32`, `labels.jsonl`).
 
     python3 eval/train_adapter.py --train /tmp/vec/toollens --eval /tmp/vec/bfcl \
