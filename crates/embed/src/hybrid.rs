@@ -6,6 +6,7 @@
 //! puts them. The top band is not applied to fused scores (it cost recall on both
 //! query sets); [`DEFAULT_MIN_SIMILARITY`] keeps junk out instead.
 
+use crate::rerank::{rerank, RequestWords};
 use crate::values::embedded_text;
 use crate::{EmbedError, Embedder, SemanticIndex};
 use toolsearch_catalog::query::{self, Keywords, Query};
@@ -245,6 +246,14 @@ impl<'a> Hybrid<'a> {
             self.fusion,
             &candidates,
             |d| self.index.similarity(d, vector),
+            |d| tools[d].id.as_str(),
+        );
+        // The request's fit to each candidate's parameters reorders the top.
+        let request = RequestWords::new(kw.terms.iter().map(|t| t.stem.as_str()));
+        rerank(
+            &mut fused,
+            &request,
+            |d| self.index.param_words(d, &tools[d]),
             |d| tools[d].id.as_str(),
         );
         let (limit, limit_note) = opts.clamp(opts.limit);

@@ -57,6 +57,9 @@ pub struct SemanticIndex {
     q8: Quantized,
     fingerprint: String,
     stats: crate::EmbedStats,
+    /// Each tool's parameter words for the rerank, read when it first is a
+    /// candidate (one slot per tool: bounded by the snapshot).
+    param_words: Box<[std::sync::OnceLock<crate::rerank::ParamWords>]>,
 }
 
 impl SemanticIndex {
@@ -100,13 +103,21 @@ impl SemanticIndex {
     }
 
     fn from_vectors(dim: usize, vectors: Vec<f32>, fingerprint: String) -> SemanticIndex {
+        let tools = vectors.len().checked_div(dim).unwrap_or(0);
         SemanticIndex {
             q8: Quantized::new(&vectors, dim),
             dim,
             vectors,
             fingerprint,
             stats: crate::EmbedStats::default(),
+            param_words: (0..tools).map(|_| std::sync::OnceLock::new()).collect(),
         }
+    }
+
+    /// `tool`'s (the tool at `doc` of this index's catalog) parameter words,
+    /// read on first use.
+    pub(crate) fn param_words(&self, doc: usize, tool: &Tool) -> &crate::rerank::ParamWords {
+        self.param_words[doc].get_or_init(|| crate::rerank::ParamWords::of(tool))
     }
 
     /// The vectors of `combined`, a catalog holding tools of `base` (these vectors'

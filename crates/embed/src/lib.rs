@@ -15,6 +15,7 @@ mod hybrid_tests;
 mod index;
 mod mmap;
 mod query_cache;
+pub mod rerank;
 mod scan;
 mod store;
 mod values;
