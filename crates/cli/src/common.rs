@@ -136,8 +136,48 @@ pub fn escape_unsafe(text: &str) -> String {
     out
 }
 
+/// Sends logs to stderr (stdout carries JSON, and for the gateway MCP messages),
+/// filtered by `TOOLSEARCH_LOG`. Both binaries call it first.
+pub fn init_logs() {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
+        .init();
+}
+
+/// A command's exit code: its own on success, success when stdout was closed
+/// (`... | head`), else 2, the error printed to stderr after `binary`'s name.
+pub fn exit_code(binary: &str, result: Result<std::process::ExitCode>) -> std::process::ExitCode {
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{binary}: {}", message(&e));
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+/// An error and its causes on one line, each cause once: an error whose own text
+/// already quotes its source (`cannot read X: <the OS error>`) does not print the
+/// source twice.
+pub fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// True when the error is a closed stdout (`toolsearch ... | head`), which is not a failure.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)

@@ -61,11 +61,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Logs go to stderr: stdout carries JSON (and, for the gateway, MCP messages).
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
-        .init();
+    common::init_logs();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Search(args) => search::run(args),
@@ -78,14 +74,5 @@ fn main() -> ExitCode {
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
         Command::ServerKeeper(args) => return gateway::keep(args),
     };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            if common::is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("toolsearch: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    common::exit_code("toolsearch", result)
 }

@@ -81,6 +81,17 @@ fn exec_exits_zero_when_the_snippet_fails_and_nonzero_on_usage_errors() {
     assert!(err.contains("/nonexistent/x.jsonl"), "{err}");
 }
 
+#[test]
+fn an_error_prints_each_cause_once_and_exits_2() {
+    let missing = std::env::temp_dir().join("toolsearch-no-such-catalog.jsonl");
+    let (code, _, err) = toolsearch(&["search", "x", "--catalog", missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("toolsearch: "), "{err}");
+    assert!(err.contains(missing.to_str().unwrap()), "{err}");
+    // The loader's message quotes the OS error; the cause is not printed again.
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
+
 fn modes(v: &serde_json::Value, mode: &str) -> (u64, u64) {
     let m = &v["modes"][mode];
     (

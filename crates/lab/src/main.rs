@@ -58,27 +58,14 @@ pub fn toolsearch_exe() -> Result<PathBuf> {
 }
 
 fn main() -> ExitCode {
-    // Logs go to stderr: stdout carries JSON.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
-        .init();
+    toolsearch_cli::common::init_logs();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchGateway(args) => bench_gateway::run(args),
     };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            if toolsearch_cli::common::is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
-            }
-            eprintln!("toolsearch-lab: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    toolsearch_cli::common::exit_code("toolsearch-lab", result)
 }
 
 #[cfg(test)]
