@@ -248,7 +248,7 @@ impl<'a> Hybrid<'a> {
             |d| self.index.similarity(d, vector),
             |d| tools[d].id.as_str(),
         );
-        // The request's fit to each candidate's parameters reorders the top.
+        // The request's fit to each candidate's parameters reorders them.
         let request = RequestWords::new(kw.terms.iter().map(|t| t.stem.as_str()));
         rerank(
             &mut fused,

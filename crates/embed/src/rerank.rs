@@ -8,8 +8,9 @@
 //! [`UNFILLED_WEIGHT`] per required parameter the request names nothing of, at
 //! most [`MAX_UNFILLED`]. Both are read from the tool's own schema, once per
 //! tool when it first is a candidate ([`ParamWords`]), so the index build does
-//! not grow; at most [`RERANKED`] candidates are looked at, each at most
-//! [`MAX_PARAMS`] parameters deep.
+//! not grow; each tool is read at most [`MAX_PARAMS`] parameters deep. Every
+//! fused candidate (at most the two sides' 50 each) is reranked, so the scores
+//! of a result stay in order however far its limit reaches.
 
 use std::collections::HashSet;
 use toolsearch_catalog::{text, RuleScore, Tool};
@@ -26,9 +27,6 @@ pub const UNFILLED_WEIGHT: f32 = 0.01;
 
 /// Unfilled required parameters counted at most.
 pub const MAX_UNFILLED: usize = 10;
-
-/// Candidates reordered (the rest keep their place after them).
-pub const RERANKED: usize = 30;
 
 /// Parameters read per tool (property names), at most.
 pub const MAX_PARAMS: usize = 64;
@@ -113,22 +111,20 @@ pub fn fit(words: &ParamWords, request: &RequestWords) -> Vec<RuleScore> {
     parts
 }
 
-/// Adds each of the first [`RERANKED`] candidates' fit to its score (and parts)
-/// and reorders them, best first, ties by `id`; the rest stay after them as
-/// they were. `words` gives a candidate's [`ParamWords`].
+/// Adds each candidate's fit to its score (and parts) and reorders them, best
+/// first, ties by `id`. `words` gives a candidate's [`ParamWords`].
 pub fn rerank<'w, 'i>(
     fused: &mut [(usize, f32, Vec<RuleScore>)],
     request: &RequestWords,
     words: impl Fn(usize) -> &'w ParamWords,
     id: impl Fn(usize) -> &'i str,
 ) {
-    let n = fused.len().min(RERANKED);
-    for (doc, score, parts) in fused[..n].iter_mut() {
+    for (doc, score, parts) in fused.iter_mut() {
         let fit = fit(words(*doc), request);
         *score += fit.iter().map(|p| p.score as f32).sum::<f32>();
         parts.extend(fit);
     }
-    fused[..n].sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0))));
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| id(a.0).cmp(id(b.0))));
 }
 
 #[cfg(test)]
