@@ -161,7 +161,7 @@ pub fn exit_code(binary: &str, result: Result<std::process::ExitCode>) -> std::p
 /// An error and its causes on one line, each cause once: an error whose own text
 /// already quotes its source (`cannot read X: <the OS error>`) does not print the
 /// source twice.
-pub fn message(e: &anyhow::Error) -> String {
+fn message(e: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in e.chain() {
         let text = cause.to_string();

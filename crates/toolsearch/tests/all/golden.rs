@@ -240,18 +240,8 @@ async fn scripted_sessions_match_the_golden_files() {
 #[ignore = "needs python3 with the pinned SDKs (`cargo xtask fixtures`); `cargo xtask test` runs it"]
 fn golden_shapes_are_what_the_provider_sdks_accept() {
     use std::io::Write;
-    use toolsearch::Settings;
 
-    let ts = ToolSearch::builder()
-        .catalog(Catalog::demo())
-        .settings(Settings {
-            mode: Mode::Native,
-            activation: Activation::Always,
-            provider: Some(Provider::OpenAiResponses),
-            ..Settings::default()
-        })
-        .build()
-        .unwrap();
+    let ts = crate::modes::native_openai(Catalog::demo().tools().to_vec());
     let s = Session::new("s");
     let request = ts.definitions(&s, Provider::OpenAiResponses).tools;
     let output = ts.answer_tool_search(

@@ -518,7 +518,7 @@ async fn native_openai_groups_deferred_functions_and_answers_tool_search_calls()
 }
 
 /// Native mode for OpenAI Responses over `tools`.
-fn native_openai(tools: Vec<Tool>) -> ToolSearch {
+pub(crate) fn native_openai(tools: Vec<Tool>) -> ToolSearch {
     ToolSearch::builder()
         .catalog(Catalog::new(tools).unwrap())
         .settings(Settings {
