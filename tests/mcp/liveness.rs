@@ -204,6 +204,53 @@ async fn a_snippet_whose_process_dies_fails_alone_for_every_session() {
     gw.shutdown().await;
 }
 
+/// Issue 41, the in-process path (`PoolConfig::fork_per_job` off: one worker
+/// process runs its jobs one after the other): one session's hostile snippets
+/// (each ending abnormally, or touching the engine's buffer paths), then
+/// another session's three innocent snippets: all three answer `ok`. (A worker
+/// killed between two jobs is `engine_memory::a_failure_stays_its_job_s_*` in
+/// the sandbox's suite: here other tests' workers share this process.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the fixtures (`cargo xtask setup`) and the toolsearch-sandbox-worker binary; `cargo xtask test` runs it"]
+async fn in_process_a_hostile_session_leaves_another_session_s_snippets_alone() {
+    let command = WorkerCommand::locate().expect("toolsearch-sandbox-worker is built");
+    let pool = Pool::new(PoolConfig {
+        workers: 1,
+        isolation: Isolation::Process(command),
+        fork_per_job: false,
+        ..PoolConfig::default()
+    })
+    .unwrap();
+    let gw = Gateway::start(&time_config(), Some(pool)).await.unwrap();
+    let (hostile, _) = connect(&gw).await;
+    let (innocent, _) = connect(&gw).await;
+    for snippet in [
+        "const a = []; for (;;) a.push({x: 1})",
+        "return '\\uFDFA'.repeat(1 << 20).normalize('NFKD').length",
+        "const k = []; for (let i = 0; i < 300; i++) k.push(new ArrayBuffer(1024).transfer(4096)); \
+         let t = new ArrayBuffer(1 << 20).transfer(); return k.length + t.byteLength",
+        "function f() { f() } f()",
+    ] {
+        let (_, out) = code(&hostile, snippet).await;
+        assert!(out["error"]["kind"] != json!("crashed"), "{snippet}: {out}");
+    }
+    for (snippet, want) in [
+        ("return 6 * 7", json!(42)),
+        ("return [1, 2, 3].map((x) => x * 2)", json!([2, 4, 6])),
+        (
+            "const u = new Uint8Array(1024); u.fill(1); return u.reduce((a, b) => a + b, 0)",
+            json!(1024),
+        ),
+    ] {
+        let (failed, out) = code(&innocent, snippet).await;
+        assert!(!failed, "{snippet}: {out}");
+        assert_eq!(out["value"], want, "{snippet}: {out}");
+    }
+    let _ = hostile.cancel().await;
+    let _ = innocent.cancel().await;
+    gw.shutdown().await;
+}
+
 /// Snippets that fail on purpose, one per class of issue 29 and the older
 /// containment classes; each must come back as its own error.
 const HOSTILE: &[&str] = &[

@@ -91,14 +91,14 @@ pub use limits::{
     DEFAULT_SOURCE_BYTES, DEFAULT_TOOL_RESULT_BYTES, MAX_ID_BYTES, MAX_JSON_DEPTH,
     PENDING_ARG_BYTES,
 };
-pub use pool::processes::{JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
+pub use pool::processes::{HEAP_CHECK_VAR, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
 pub use pool::worker_command::WorkerCommand;
 pub use pool::{Pool, PoolStats, WEDGE_CONFIRM};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,
     Stats,
 };
-pub use sys::{bound_kept_memory, release_free_memory, KEPT_MEMORY_BYTES};
+pub use sys::{array_buffer_bytes_held, bound_kept_memory, release_free_memory, KEPT_MEMORY_BYTES};
 pub use util::{is_unsafe_char, json_deeper_than};
 pub use worker::child::run_worker_process;
 

@@ -136,6 +136,14 @@ pub struct PoolConfig {
     /// environment has `TOOLSEARCH_SANDBOX_HARDEN=0` (for platforms without
     /// seccomp). Ignored by [`Isolation::Thread`] and off Linux.
     pub harden: bool,
+    /// With [`Isolation::Process`] on Linux: each worker process forks a fresh
+    /// copy of a template isolate per job (nothing of one job reaches the next;
+    /// `docs/engine-patches.md`). Off, a worker runs its jobs one after the
+    /// other in one process of its own (for where forking is impossible). A
+    /// worker that finds it cannot fork safely serves in-process all the same.
+    /// Default: on, unless the host's environment has
+    /// `TOOLSEARCH_SANDBOX_FORK=0`.
+    pub fork_per_job: bool,
     /// How long a job may wait in the queue for a free worker before it is
     /// answered with a `limit` error ("no worker became free"). Default: 30 s.
     pub queue_timeout: Duration,
@@ -154,6 +162,7 @@ impl Default for PoolConfig {
             isolation: Isolation::Thread,
             snapshot: true,
             harden: harden_default(),
+            fork_per_job: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
             queue_timeout: DEFAULT_QUEUE_TIMEOUT,
         }
     }

@@ -60,6 +60,17 @@ fn empty() -> *mut c_void {
     ALIGN as *mut c_void
 }
 
+/// Bytes of `ArrayBuffer` stores the budgeted allocators of this process hold
+/// (allocated and not yet freed), across every isolate.
+static HELD: AtomicUsize = AtomicUsize::new(0);
+
+/// Bytes of `ArrayBuffer` stores that the sandbox's budgeted allocators of this
+/// process hold now, over every isolate: 0 once every isolate is gone, unless the
+/// engine lost a store (the leak class of `docs/engine-patches.md`).
+pub fn array_buffer_bytes_held() -> usize {
+    HELD.load(Ordering::SeqCst)
+}
+
 /// Reserves `len` bytes of the budget and allocates them with `raw`.
 fn budgeted(
     handle: &ArrayBufferBudget,
@@ -79,6 +90,8 @@ fn budgeted(
     let p = unsafe { raw(layout) };
     if p.is_null() {
         handle.release(len);
+    } else {
+        HELD.fetch_add(len, Ordering::SeqCst);
     }
     p.cast()
 }
@@ -100,6 +113,7 @@ unsafe extern "C" fn free(handle: &ArrayBufferBudget, data: *mut c_void, len: us
         // `allocate*` with the same length, so the layout matches.
         unsafe { dealloc(data.cast(), layout) };
         handle.release(len);
+        HELD.fetch_sub(len, Ordering::SeqCst);
     }
 }
 
@@ -115,6 +129,122 @@ static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVta
     free,
     drop,
 };
+
+// ---- entropy for Math.random -----------------------------------------------------
+
+/// Bytes drawn from the OS at a time for [`fill_random`].
+const ENTROPY_POOL: usize = 4096;
+
+/// Bumped at the start of every job ([`new_random_epoch`]): bytes drawn for an
+/// earlier job are never given to a later one.
+static RANDOM_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A thread's bytes from the OS, and which process and job epoch drew them.
+struct EntropyPool {
+    pid: u32,
+    epoch: u64,
+    used: usize,
+    bytes: [u8; ENTROPY_POOL],
+}
+
+thread_local! {
+    static ENTROPY: std::cell::RefCell<EntropyPool> = const {
+        std::cell::RefCell::new(EntropyPool { pid: 0, epoch: 0, used: ENTROPY_POOL, bytes: [0; ENTROPY_POOL] })
+    };
+}
+
+/// Starts a new job's random stream: every thread draws fresh bytes from the
+/// OS before its next [`fill_random`].
+pub(crate) fn new_random_epoch() {
+    RANDOM_EPOCH.fetch_add(1, Ordering::SeqCst);
+}
+
+/// Fills `buf` with bytes from the OS (`getrandom`), drawn 4 KiB at a time and
+/// never shared: bytes drawn in another process (a fork of this one copies
+/// its memory) or for an earlier job are thrown away first. The engine's
+/// `Math.random` reads it (the entropy source `engine::configure_process`
+/// sets), so no random state exists for a fork to copy. False when the OS
+/// gives nothing.
+pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
+    let pid = std::process::id();
+    let epoch = RANDOM_EPOCH.load(Ordering::SeqCst);
+    ENTROPY.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let mut filled = 0;
+        while filled < buf.len() {
+            if pool.pid != pid || pool.epoch != epoch || pool.used == ENTROPY_POOL {
+                if !os_random(&mut pool.bytes) {
+                    return false;
+                }
+                pool.pid = pid;
+                pool.epoch = epoch;
+                pool.used = 0;
+            }
+            let n = (buf.len() - filled).min(ENTROPY_POOL - pool.used);
+            let from = pool.used;
+            buf[filled..filled + n].copy_from_slice(&pool.bytes[from..from + n]);
+            // Bytes handed out are not kept.
+            pool.bytes[from..from + n].fill(0);
+            pool.used += n;
+            filled += n;
+        }
+        true
+    })
+}
+
+/// Fills `buf` from the OS's random source.
+fn os_random(buf: &mut [u8]) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let mut filled = 0;
+        while filled < buf.len() {
+            let rest = &mut buf[filled..];
+            // SAFETY: writes at most `rest.len()` bytes into `rest`.
+            let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+            if n < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return false;
+            }
+            filled += n as usize;
+        }
+        true
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::io::Read;
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| f.read_exact(buf))
+            .is_ok()
+    }
+}
+
+// ---- a test build's heap canary ---------------------------------------------------
+
+/// Writes one byte past the end of a fresh heap block and frees it: a heap
+/// overflow of the kind the engine bugs of `docs/engine-patches.md` made.
+/// glibc finds it only with its heap checking on (`MALLOC_CHECK_=3` and
+/// `libc_malloc_debug.so` preloaded: the process aborts on the free); without
+/// it the write lands in the block's padding unseen. A double free would be a
+/// poor canary: glibc's tcache catches one with the checking off. Test builds
+/// only (the worker's `heap-canary` self-test).
+#[cfg(debug_assertions)]
+pub(crate) fn heap_canary() -> bool {
+    // SAFETY: deliberately out of bounds of what was asked, but inside the
+    // block glibc gives (20 bytes asked: a 32-byte chunk with 24 usable), so
+    // without the checking nothing else is touched; with it, the byte is the
+    // magic the checking placed after the block, verified on the free.
+    unsafe {
+        let p = libc::malloc(20).cast::<u8>();
+        if p.is_null() {
+            return false;
+        }
+        std::ptr::write_volatile(p.add(20), 0x5a);
+        libc::free(p.cast());
+    }
+    true
+}
 
 /// Refuses every wasm compilation (the `WebAssembly` global is deleted
 /// by the scrub script as well).

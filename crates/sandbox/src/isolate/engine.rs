@@ -16,9 +16,18 @@ pub(crate) use crate::sys::ArrayBufferBudget;
 /// WebAssembly, which the sandbox deletes anyway. Both are read by v8x on first
 /// use, so they are set before any runtime is created. A variable the embedder
 /// already set is left alone.
+///
+/// The entropy source (`sys::fill_random`: bytes from the OS, never kept across
+/// a fork or a job) makes v8x's `Math.random` read it on every call, in every
+/// context, cold or restored: there is no generator state for a forked job to
+/// inherit from the template, nor for one job to leave to the next. (QuickJS
+/// seeds its own generator once per context from the clock; a fork-per-job
+/// worker replayed one sequence in every job.) On V8 it seeds each context's
+/// generator.
 pub(crate) fn configure_process() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
+        v8::V8::set_entropy_source(|buf: &mut [u8]| crate::sys::fill_random(buf));
         if cfg!(feature = "quickjs") {
             for var in ["V82JSC_NO_BC_CACHE", "QJS_NO_WASM"] {
                 if std::env::var_os(var).is_none() {

@@ -153,6 +153,8 @@ impl Sandbox {
             clock: job.clock.clone(),
         });
         self.budget.set_cap(limits.array_buffer_bytes);
+        // This job's Math.random draws bytes no earlier job saw.
+        crate::sys::new_random_epoch();
         {
             let mut j = lock(&job.journal);
             j.stats.bytes_in += job.code.len() as u64;

@@ -116,6 +116,9 @@ struct Proc {
     /// [`JOBS_PER_FORKING_PROCESS`] once the process said it forks per job.
     quota: usize,
     ready: bool,
+    /// It forks a fresh job process per job (its `Ready` said so); else it runs
+    /// every job in one process of its own (`TOOLSEARCH_SANDBOX_FORK=0`).
+    forks: bool,
     _live: Live,
 }
 
@@ -136,6 +139,29 @@ impl Proc {
     fn end(&mut self) -> String {
         end(&self.registry, &mut self.child)
     }
+
+    /// Whether the process ended (or its output broke) since its last job was
+    /// answered: what it sent after that answer is dropped. A job is never
+    /// given to such a process.
+    fn gone(&mut self) -> bool {
+        loop {
+            match self.events.try_recv() {
+                Ok(Event::Msg(_)) => continue,
+                Ok(Event::Eof(_)) | Err(mpsc::TryRecvError::Disconnected) => return true,
+                Err(mpsc::TryRecvError::Empty) => return false,
+            }
+        }
+    }
+}
+
+/// Replaces a worker process that runs jobs in one process of its own after a
+/// job that ended abnormally (out of memory, crashed, an engine failure): the
+/// engine's state after such an end is not trusted with another client's job.
+fn ended_abnormally(result: &ExecResult) -> bool {
+    matches!(
+        result.error.as_ref().map(|e| e.kind),
+        Some(ErrorKind::Memory | ErrorKind::Crashed | ErrorKind::Engine | ErrorKind::Timeout)
+    )
 }
 
 /// Kills `child`'s group and `child`, then reaps it; how it ended.
@@ -157,6 +183,8 @@ pub(crate) struct Shared {
     pub pool_limits: Limits,
     /// Apply the OS layer in the workers (`harden.rs`).
     pub harden: bool,
+    /// Ask the workers to fork a copy of their template per job.
+    pub fork: bool,
     pub processes: Arc<AtomicUsize>,
     pub drivers: Arc<AtomicUsize>,
     /// The worker processes not reaped yet; closed when the pool shuts down.
@@ -191,6 +219,7 @@ impl Shared {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
+        heap_checking(&mut cmd);
         // Its own process group, killed with the host.
         #[cfg(target_os = "linux")]
         crate::sys::tie_to_host(&mut cmd);
@@ -235,15 +264,16 @@ impl Shared {
             jobs: 0,
             quota: JOBS_PER_PROCESS,
             ready: false,
+            forks: false,
             _live: live,
         };
         let stdout = stdout.ok_or_else(|| std::io::Error::other("no stdout"))?;
         let config = ToChild::Config {
             limits: self.pool_limits.clone(),
             harden: self.harden,
-            // `TOOLSEARCH_SANDBOX_FORK=0` in the host's environment: serve
-            // from an in-process pool in the worker instead.
-            fork: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
+            // Off (`PoolConfig::fork_per_job`): serve from an in-process pool
+            // in the worker instead.
+            fork: self.fork,
         };
         p.to_worker.send(&config)?;
         let cap = ipc::line_cap(&self.pool_limits);
@@ -286,6 +316,22 @@ impl Shared {
     }
 }
 
+/// The environment variable that turns on glibc's heap checking in worker
+/// processes (and every job process they fork): `MALLOC_CHECK_=3` with
+/// `libc_malloc_debug.so.0` preloaded, which glibc 2.34 and later need for it.
+/// A heap overflow or a bad free then aborts the job's process at once instead
+/// of going unseen. For tests and debugging: it slows every allocation.
+pub const HEAP_CHECK_VAR: &str = "TOOLSEARCH_SANDBOX_MALLOC_CHECK";
+
+/// Adds the heap checking to a worker's (otherwise empty) environment when the
+/// host's [`HEAP_CHECK_VAR`] is `1`.
+fn heap_checking(cmd: &mut Command) {
+    if std::env::var(HEAP_CHECK_VAR).as_deref() == Ok("1") {
+        cmd.env("MALLOC_CHECK_", "3")
+            .env("LD_PRELOAD", "libc_malloc_debug.so.0");
+    }
+}
+
 /// Waits for a process's `Ready`.
 fn wait_ready(p: &mut Proc) -> Result<(), String> {
     if p.ready {
@@ -299,6 +345,7 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
         {
             Ok(Event::Msg(ToHost::Ready { forks, .. })) => {
                 p.ready = true;
+                p.forks = forks;
                 if forks {
                     p.quota = JOBS_PER_FORKING_PROCESS;
                 }
@@ -350,43 +397,74 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             ));
             continue;
         }
-        // Retire a process at its quota; its standby takes over.
-        if active.as_ref().is_some_and(|p| p.jobs >= p.quota) {
-            active = None;
-        }
-        if active.is_none() {
-            let started = match standby.take() {
-                Some(p) => Ok(p),
-                None => shared
-                    .spawn()
-                    .map_err(|e| format!("cannot start a sandbox worker process: {e}")),
-            };
-            let ready = started.and_then(|mut p| wait_ready(&mut p).map(|()| p));
-            match ready {
-                Ok(p) => active = Some(p),
-                Err(e) => {
-                    let _ = job.reply.send(ExecResult::failed(ErrorKind::Engine, e));
+        // A job is tried at most twice: again on a fresh process when the one it
+        // met had died after its previous job, before this one made a request.
+        let id = next_job;
+        next_job += 1;
+        let mut code = Some(job.code);
+        let mut result = None;
+        while let Some(this_try) = code.take() {
+            // Retire a process at its quota, or one that ended since its last
+            // job; its standby takes over.
+            if active
+                .as_mut()
+                .is_some_and(|p| p.jobs >= p.quota || p.gone())
+            {
+                active = None;
+            }
+            if active.is_none() {
+                let fresh = || {
+                    shared
+                        .spawn()
+                        .map_err(|e| format!("cannot start a sandbox worker process: {e}"))
+                        .and_then(|mut p| wait_ready(&mut p).map(|()| p))
+                };
+                // A standby that died while it waited is replaced, not blamed.
+                let ready = match standby.take().map(|mut p| wait_ready(&mut p).map(|()| p)) {
+                    Some(Ok(p)) => Ok(p),
+                    Some(Err(_)) | None => fresh(),
+                };
+                match ready {
+                    Ok(p) => active = Some(p),
+                    Err(e) => {
+                        result = Some(ExecResult::failed(ErrorKind::Engine, e));
+                        break;
+                    }
+                }
+            }
+            let Some(p) = active.as_mut() else { break };
+            p.jobs += 1;
+            // Served an earlier job: its death before this job asked for
+            // anything is that earlier job's damage, not this job's.
+            let retry = (p.jobs > 1).then(|| this_try.clone());
+            let (outcome, healthy) = run_job(
+                &shared,
+                p,
+                id,
+                this_try,
+                job.bridge.clone(),
+                &job.limits,
+                job.enqueued,
+                &job.reply,
+            );
+            let forks = p.forks;
+            if !healthy || (!forks && ended_abnormally(&outcome.result)) {
+                active = None;
+            }
+            if outcome.died_before_asking && !shared.registry.closing() {
+                if let Some(again) = retry {
+                    tracing::warn!(
+                        "sandbox: a worker process died after its previous job; \
+                         running the next job again on a fresh one"
+                    );
+                    code = Some(again);
                     continue;
                 }
             }
+            result = Some(outcome.result);
         }
-        let Some(p) = active.as_mut() else { continue };
-        let id = next_job;
-        next_job += 1;
-        p.jobs += 1;
-        let (result, healthy) = run_job(
-            &shared,
-            p,
-            id,
-            job.code,
-            job.bridge,
-            &job.limits,
-            job.enqueued,
-            &job.reply,
-        );
-        let _ = job.reply.send(result);
-        if !healthy {
-            active = None;
+        if let Some(result) = result {
+            let _ = job.reply.send(result);
         }
         // Start the successor a little before the active process retires.
         let near_quota = active.as_ref().is_some_and(|p| p.jobs + 4 >= p.quota);
@@ -401,6 +479,14 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
 /// How often a running job checks whether its caller still waits.
 const CANCEL_POLL: Duration = Duration::from_millis(20);
 
+/// How one try of a job ended.
+struct Outcome {
+    result: ExecResult,
+    /// The process's output ended before the job's answer, and the job had made
+    /// no bridge request (nothing of it reached the host's tools).
+    died_before_asking: bool,
+}
+
 /// Runs one job in `p`; false when the process must be replaced. A caller that
 /// stops waiting (`reply` closed: the future was dropped, the MCP client
 /// cancelled) ends the job: its process is killed and its calls cancelled.
@@ -414,8 +500,9 @@ fn run_job(
     limits: &Limits,
     enqueued: Instant,
     reply: &oneshot::Sender<ExecResult>,
-) -> (ExecResult, bool) {
+) -> (Outcome, bool) {
     let queue_us = enqueued.elapsed().as_micros() as u64;
+    let mut died = false;
     let started = Instant::now();
     if let Err(e) = p.to_worker.send(&ToChild::Job {
         job,
@@ -423,10 +510,13 @@ fn run_job(
         limits: limits.clone(),
     }) {
         return (
-            ExecResult::failed(
-                ErrorKind::Engine,
-                format!("the sandbox worker process is gone: {e}"),
-            ),
+            Outcome {
+                result: ExecResult::failed(
+                    ErrorKind::Engine,
+                    format!("the sandbox worker process is gone: {e}"),
+                ),
+                died_before_asking: true,
+            },
             false,
         );
     }
@@ -488,6 +578,7 @@ fn run_job(
             }
             Ok(Event::Msg(_)) => {}
             Ok(Event::Eof(unreadable)) => {
+                died = unreadable.is_none();
                 let status = p.end();
                 let status = match unreadable {
                     Some(why) => format!("it sent a line the host cannot read: {why}; {status}"),
@@ -516,10 +607,17 @@ fn run_job(
     };
     // Calls still running belong to a finished job: cancel them.
     job_cancel.cancel();
+    let died_before_asking = died && requests == 0;
     match outcome {
         Ok(mut result) => {
             result.stats.queue_us = queue_us;
-            (result, true)
+            (
+                Outcome {
+                    result,
+                    died_before_asking,
+                },
+                true,
+            )
         }
         Err(error) => {
             // The process is killed; what the host saw of the calls survives.
@@ -530,7 +628,13 @@ fn run_job(
             result.stats.queue_us = queue_us;
             result.stats.run_us = started.elapsed().as_micros() as u64;
             result.stats.engine = crate::isolate::engine::engine_name().to_owned();
-            (result, false)
+            (
+                Outcome {
+                    result,
+                    died_before_asking,
+                },
+                false,
+            )
         }
     }
 }
@@ -603,6 +707,7 @@ impl Processes {
             command,
             pool_limits: cfg.limits.clone(),
             harden: cfg.harden,
+            fork: cfg.fork_per_job,
             processes: Arc::new(AtomicUsize::new(0)),
             drivers: Arc::new(AtomicUsize::new(0)),
             registry: Arc::new(Registry::default()),

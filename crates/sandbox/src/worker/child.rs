@@ -176,6 +176,11 @@ pub(crate) fn serve_jobs(
                     };
                     let (result, used) = isolates.run(&spec, &watchdog).await;
                     *current.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                    // The isolate is torn down before the answer goes out: should
+                    // the job have damaged the process so that its teardown aborts,
+                    // the host sees this job's process die (its `crashed`), not
+                    // the next job's.
+                    drop(used);
                     send(
                         &out,
                         &ToHost::Done {
@@ -183,7 +188,6 @@ pub(crate) fn serve_jobs(
                             result: Box::new(result),
                         },
                     );
-                    drop(used);
                     isolates.prewarm(&pool_limits);
                 }
             });
@@ -260,8 +264,73 @@ mod tests {
             .expect("not the end")
     }
 
+    /// The tests of this module run isolates; the one that counts the bytes all
+    /// isolates of the process hold runs alone.
+    static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+    fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+        ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A job's `ArrayBuffer` stores are all given back by the time its answer
+    /// arrives, transferred ones included (the engine lost a transferred
+    /// store's owner: it was never freed), and none is left once the worker is
+    /// gone.
+    #[test]
+    fn a_job_s_buffers_are_given_back_before_its_answer() {
+        let _alone = one_at_a_time();
+        let (to_worker_rd, mut to_worker) = std::io::pipe().unwrap();
+        let (mut from_worker, from_worker_wr) = std::io::pipe()
+            .map(|(r, w)| (BufReader::new(r), w))
+            .unwrap();
+        let out: crate::worker::proxy::Out = Arc::new(Mutex::new(from_worker_wr));
+        let worker = std::thread::spawn(move || {
+            serve_jobs(
+                (BufReader::new(to_worker_rd), out),
+                Limits::default(),
+                false,
+            )
+        });
+        assert!(matches!(
+            next(&mut from_worker),
+            ToHost::Ready { forks: false, .. }
+        ));
+        let before = crate::sys::array_buffer_bytes_held();
+        let code = "const k = []; \
+                    for (let i = 0; i < 300; i++) k.push(new ArrayBuffer(1024).transfer(4096)); \
+                    const same = []; \
+                    for (let i = 0; i < 100; i++) same.push(new ArrayBuffer(2048).transfer()); \
+                    return [k.length, k[299].byteLength, same[99].byteLength];";
+        for job in 1..=2 {
+            ipc::send(
+                &mut to_worker,
+                &ToChild::Job {
+                    job,
+                    code: code.into(),
+                    limits: Limits::default(),
+                },
+            )
+            .unwrap();
+            let result = match next(&mut from_worker) {
+                ToHost::Done { result, .. } => result,
+                other => panic!("{other:?}"),
+            };
+            assert!(result.ok, "{:?}", result.error);
+            assert_eq!(result.value, serde_json::json!([300, 4096, 2048]));
+            assert_eq!(
+                crate::sys::array_buffer_bytes_held(),
+                before,
+                "job {job}: the budget's bytes are back to their start"
+            );
+        }
+        ipc::send(&mut to_worker, &ToChild::Shutdown).unwrap();
+        assert_eq!(worker.join().unwrap(), std::process::ExitCode::SUCCESS);
+        assert_eq!(crate::sys::array_buffer_bytes_held(), 0);
+    }
+
     #[test]
     fn a_job_its_bridge_calls_and_errors_cross_an_in_process_pipe() {
+        let _alone = one_at_a_time();
         let (to_worker_rd, mut to_worker) = std::io::pipe().unwrap();
         let (mut from_worker, from_worker_wr) = std::io::pipe()
             .map(|(r, w)| (BufReader::new(r), w))

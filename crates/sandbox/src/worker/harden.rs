@@ -270,6 +270,12 @@ pub(crate) fn pin_to_this_process() -> Result<(), String> {
 /// What a self-test job reports when the process survived it: the result of a
 /// forbidden call (the layer failed), or the process's limits and environment.
 pub(crate) fn self_test(what: &str) -> serde_json::Value {
+    // A test build's canary for the heap checking (`sys::heap_canary`): the
+    // process aborts here when the checking is on.
+    #[cfg(debug_assertions)]
+    if what == "heap-canary" {
+        return serde_json::Value::Bool(sys::heap_canary());
+    }
     if what == "limits" {
         let get = |r| sys::get_rlimit(r).ok();
         return serde_json::json!({

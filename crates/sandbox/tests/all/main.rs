@@ -4,6 +4,7 @@ mod common;
 mod containment;
 mod crash;
 mod dts;
+mod engine_memory;
 mod happy;
 mod liveness;
 mod process;

@@ -567,6 +567,129 @@ fn allocator_for_isolate(
   super::allocator::allocator_shared_get(&st.array_buffer_allocator)
 }
 
+/// toolsearch patch 0001: allocates `byte_length` zeroed bytes with `allocator`.
+/// A Rust allocator that refuses (its budget is spent) is asked once more after
+/// a collection, once the buffers that collection released were given back:
+/// only live buffers count against a budget. The collector runs here, in the
+/// engine's call, never inside the allocator's own callback.
+fn allocate_store(
+  isolate: *mut RealIsolate,
+  allocator: *mut crate::array_buffer::Allocator,
+  byte_length: usize,
+) -> *mut c_void {
+  let data = unsafe {
+    super::allocator::allocator_allocate(allocator, byte_length, true)
+  };
+  if !data.is_null()
+    || isolate.is_null()
+    || !super::allocator::allocator_is_rust(allocator)
+  {
+    return data;
+  }
+  unsafe { JS_RunGC(iso_state(isolate).rt) };
+  release_pending_allocator_buffers(isolate);
+  unsafe { super::allocator::allocator_allocate(allocator, byte_length, true) }
+}
+
+/// toolsearch patch 0001: the store of a buffer made by the engine in place of
+/// one of the embedder's (`ArrayBuffer.prototype.transfer*` to a new length):
+/// from the isolate's allocator, like `new ArrayBuffer(n)`. NULL with an
+/// out-of-memory error thrown when it cannot be had.
+unsafe extern "C" fn array_buffer_store_alloc(
+  ctx: *mut JSContext,
+  byte_length: usize,
+  pfree_func: *mut JSFreeArrayBufferDataFunc,
+  popaque: *mut *mut c_void,
+) -> *mut u8 {
+  let isolate = current_iso();
+  // The engine asks for at least one byte (a new length of 0 makes no store).
+  match new_store(isolate, byte_length.max(1)) {
+    Some((data, inner)) => {
+      unsafe {
+        *pfree_func = Some(bs_free_func);
+        *popaque = inner as *mut c_void;
+      }
+      owner_add(data as usize, inner);
+      data as *mut u8
+    }
+    None => {
+      unsafe { JS_ThrowOutOfMemory(ctx) };
+      ptr::null_mut()
+    }
+  }
+}
+
+unsafe extern "C" {
+  fn JS_SetArrayBufferStoreAllocFunc(
+    rt: *mut JSRuntime,
+    func: Option<
+      unsafe extern "C" fn(
+        *mut JSContext,
+        usize,
+        *mut JSFreeArrayBufferDataFunc,
+        *mut *mut c_void,
+      ) -> *mut u8,
+    >,
+  );
+}
+
+/// toolsearch patch 0001: makes the engine ask this crate for the stores that
+/// replace an embedder's store (see `array_buffer_store_alloc`).
+pub(crate) fn install_store_alloc(rt: *mut JSRuntime) {
+  unsafe { JS_SetArrayBufferStoreAllocFunc(rt, Some(array_buffer_store_alloc)) };
+}
+
+/// A new store of `byte_length` zeroed bytes from the isolate's allocator (the C
+/// allocator when it has none), with its `BsInner`; the external memory is
+/// counted. `None` when the allocator refused.
+fn new_store(
+  isolate: *mut RealIsolate,
+  byte_length: usize,
+) -> Option<(*mut c_void, *mut BsInner)> {
+  let allocator_shared = if isolate.is_null() {
+    SharedPtrBase::<Allocator>::default()
+  } else {
+    super::allocator::allocator_shared_copy(
+      &iso_state(isolate).array_buffer_allocator,
+    )
+  };
+  let allocator = super::allocator::allocator_shared_get(&allocator_shared);
+  let allocator_is_rust = super::allocator::allocator_is_rust(allocator);
+  if allocator_is_rust {
+    maybe_collect_external_array_buffers(isolate);
+  }
+  let data = if allocator.is_null() {
+    if byte_length == 0 {
+      ptr::null_mut()
+    } else {
+      unsafe { calloc(byte_length, 1) }
+    }
+  } else {
+    allocate_store(isolate, allocator, byte_length)
+  };
+  if data.is_null() && byte_length != 0 {
+    return None;
+  }
+  let inner = BsInner::boxed_with_allocator(
+    data,
+    byte_length,
+    false,
+    noop_deleter,
+    ptr::null_mut(),
+    allocator.is_null(),
+    allocator_shared,
+  );
+  if allocator_is_rust {
+    unsafe {
+      (*inner).allocator_isolate = isolate;
+    }
+    if !isolate.is_null() {
+      adjust_external_memory(iso_state(isolate), byte_length as i64);
+    }
+  }
+  Some((data, inner))
+}
+
 fn maybe_collect_external_array_buffers(isolate: *mut RealIsolate) {
   if isolate.is_null() {
     return;
@@ -601,47 +724,9 @@ fn new_array_buffer_value(
   isolate: *mut RealIsolate,
   byte_length: usize,
 ) -> JSValue {
-  let allocator_shared = if isolate.is_null() {
-    SharedPtrBase::<Allocator>::default()
-  } else {
-    super::allocator::allocator_shared_copy(
-      &iso_state(isolate).array_buffer_allocator,
-    )
-  };
-  let allocator = super::allocator::allocator_shared_get(&allocator_shared);
-  let allocator_is_rust = super::allocator::allocator_is_rust(allocator);
-  if allocator_is_rust {
-    maybe_collect_external_array_buffers(isolate);
-  }
-  let data = if allocator.is_null() {
-    if byte_length == 0 {
-      ptr::null_mut()
-    } else {
-      unsafe { calloc(byte_length, 1) }
-    }
-  } else {
-    unsafe {
-      super::allocator::allocator_allocate(allocator, byte_length, true)
-    }
-  };
-  if data.is_null() && byte_length != 0 {
+  let Some((data, inner)) = new_store(isolate, byte_length) else {
     return unsafe { JS_ThrowOutOfMemory(ctx) };
-  }
-
-  let inner = BsInner::boxed_with_allocator(
-    data,
-    byte_length,
-    false,
-    noop_deleter,
-    ptr::null_mut(),
-    allocator.is_null(),
-    allocator_shared,
-  );
-  if allocator_is_rust {
-    unsafe {
-      (*inner).allocator_isolate = isolate;
-    }
-  }
+  };
   let obj = unsafe {
     JS_NewArrayBuffer(
       ctx,
@@ -657,9 +742,6 @@ fn new_array_buffer_value(
     return obj;
   }
   owner_add(data as usize, inner);
-  if allocator_is_rust && !isolate.is_null() {
-    adjust_external_memory(iso_state(isolate), byte_length as i64);
-  }
   obj
 }
 

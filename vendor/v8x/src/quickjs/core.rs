@@ -872,6 +872,9 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
   // allocator. Without it the bytecode deserializer rejects BC_TAG_SHARED_ARRAY_BUFFER
   // (`!sab_funcs.sab_dup` gate) so SABs cannot survive a `postMessage` to a worker.
   unsafe { JS_SetSharedArrayBufferFunctions(rt, sab_funcs_table()) };
+  // toolsearch patch 0001: stores that replace an embedder's store come from
+  // the isolate's allocator, never from the engine's realloc.
+  super::arraybuffer::install_store_alloc(rt);
 
   unsafe {
     JS_SetModuleLoaderFunc2(

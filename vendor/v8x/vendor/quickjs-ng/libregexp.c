@@ -1331,6 +1331,12 @@ static int re_emit_string_list(REParseState *s, const REStringList *sl)
             }
             if (!is_last) {
                 last_match_pos = re_emit_op_u32(s, REOP_goto, last_match_pos);
+                /* toolsearch patch 0007 (upstream c2f37ec): after a failed allocation the
+                   buffer did not grow; a patch at a position past it wrote out of bounds */
+                if (dbuf_error(&s->byte_code)) {
+                    lre_realloc(s->opaque, tab, 0);
+                    return re_parse_out_of_memory(s);
+                }
                 put_u32(s->byte_code.buf + split_pos, s->byte_code.size - (split_pos + 4));
             }
         }
@@ -1350,6 +1356,11 @@ static int re_emit_string_list(REParseState *s, const REStringList *sl)
                 put_u32(s->byte_code.buf + split_pos, s->byte_code.size - (split_pos + 4));
         }
 
+        /* toolsearch patch 0007 (upstream c2f37ec) */
+        if (dbuf_error(&s->byte_code)) {
+            lre_realloc(s->opaque, tab, 0);
+            return re_parse_out_of_memory(s);
+        }
         /* patch the 'goto match' */
         while (last_match_pos != -1) {
             int next_pos = get_u32(s->byte_code.buf + last_match_pos);
@@ -1860,6 +1871,10 @@ static int re_parse_term(REParseState *s, bool is_backward_dir)
     bool greedy, is_neg, is_backward_lookahead;
     REStringList cr_s, *cr = &cr_s;
 
+    /* toolsearch patch 0007 (upstream c2f37ec): stop at the first failed
+       allocation; later patches would land past the buffer */
+    if (dbuf_error(&s->byte_code))
+        return re_parse_out_of_memory(s);
     last_atom_start = -1;
     last_capture_count = 0;
     p = s->buf_ptr;
@@ -2403,7 +2418,7 @@ static int re_parse_alternative(REParseState *s, bool is_backward_dir)
             end = s->byte_code.size;
             term_size = end - term_start;
             if (dbuf_claim(&s->byte_code, term_size))
-                return -1;
+                return re_parse_out_of_memory(s); /* toolsearch patch 0007 */
             memmove(s->byte_code.buf + start + term_size,
                     s->byte_code.buf + start,
                     end - start);
@@ -2447,6 +2462,9 @@ static int re_parse_disjunction(REParseState *s, bool is_backward_dir)
             return -1;
 
         /* patch the goto */
+        /* toolsearch patch 0007 (upstream c2f37ec) */
+        if (dbuf_error(&s->byte_code))
+            return re_parse_out_of_memory(s);
         len = s->byte_code.size - (pos + 4);
         put_u32(s->byte_code.buf + pos, len);
     }
@@ -2612,7 +2630,12 @@ uint8_t *lre_compile(int *plen, char *error_msg, int error_msg_size,
 
     /* add the named groups if needed */
     if (s->group_names.size > (s->capture_count - 1) * LRE_GROUP_NAME_TRAILER_LEN) {
-        dbuf_put(&s->byte_code, s->group_names.buf, s->group_names.size);
+        /* toolsearch patch 0007 (upstream c2f37ec): a flag promising names
+           that are not there made later reads run past the buffer */
+        if (dbuf_put(&s->byte_code, s->group_names.buf, s->group_names.size)) {
+            re_parse_out_of_memory(s);
+            goto error;
+        }
         put_u16(s->byte_code.buf + RE_HEADER_FLAGS,
                 lre_get_flags(s->byte_code.buf) | LRE_FLAG_NAMED_GROUPS);
     }

@@ -409,6 +409,8 @@ struct JSRuntime {
 
     /* used to allocate, free and clone SharedArrayBuffers */
     JSSharedArrayBufferFunctions sab_funcs;
+    /* toolsearch patch 0001: makes stores for embedder-owned buffers */
+    JSArrayBufferStoreAllocFunc *ab_store_alloc;
 
     bool can_block; /* true if Atomics.wait can block */
     uint32_t dump_flags : 24;
@@ -1330,6 +1332,7 @@ static JSAtom __JS_NewAtomInit(JSRuntime *rt, const char *str, int len,
                                int atom_type);
 static void JS_FreeAtomStruct(JSRuntime *rt, JSAtomStruct *p);
 static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b);
+static void js_ensure_exception(JSContext *ctx);
 static JSValue js_call_c_function(JSContext *ctx, JSValueConst func_obj,
                                   JSValueConst this_obj,
                                   int argc, JSValueConst *argv, int flags);
@@ -2647,6 +2650,12 @@ void JS_SetSharedArrayBufferFunctions(JSRuntime *rt,
     rt->sab_funcs = *sf;
 }
 
+void JS_SetArrayBufferStoreAllocFunc(JSRuntime *rt,
+                                     JSArrayBufferStoreAllocFunc *func)
+{
+    rt->ab_store_alloc = func;
+}
+
 /* return 0 if OK, < 0 if exception */
 void JS_SetJobContextHooks(JSRuntime *rt, JSJobContextCapture *capture,
                            JSJobContextSet *set, void *opaque)
@@ -2656,9 +2665,9 @@ void JS_SetJobContextHooks(JSRuntime *rt, JSJobContextCapture *capture,
     rt->job_context_opaque = opaque;
 }
 
-static int js_enqueue_job(JSContext *ctx, JSJobFunc *job_func,
-                          int argc, JSValueConst *argv,
-                          JSValueConst *context)
+static int js_enqueue_job2(JSContext *ctx, JSJobFunc *job_func,
+                           int argc, JSValueConst *argv,
+                           JSValueConst *context, bool no_exception)
 {
     JSRuntime *rt = ctx->rt;
     JSJobEntry *e;
@@ -2666,7 +2675,14 @@ static int js_enqueue_job(JSContext *ctx, JSJobFunc *job_func,
 
     assert(!rt->in_free);
 
-    e = js_malloc(ctx, sizeof(*e) + argc * sizeof(JSValue));
+    /* toolsearch patch 0006 (upstream bellard/quickjs 5022f2b, #494): from
+       inside the collector (a FinalizationRegistry's cleanup job), a failed
+       allocation must not throw: the error object's allocation would run a
+       second, nested collection over the lists the first one walks */
+    if (no_exception)
+        e = js_malloc_rt(rt, sizeof(*e) + argc * sizeof(JSValue));
+    else
+        e = js_malloc(ctx, sizeof(*e) + argc * sizeof(JSValue));
     if (!e)
         return -1;
     e->ctx = ctx;
@@ -2684,6 +2700,13 @@ static int js_enqueue_job(JSContext *ctx, JSJobFunc *job_func,
     }
     list_add_tail(&e->link, &rt->job_list);
     return 0;
+}
+
+static int js_enqueue_job(JSContext *ctx, JSJobFunc *job_func,
+                          int argc, JSValueConst *argv,
+                          JSValueConst *context)
+{
+    return js_enqueue_job2(ctx, job_func, argc, argv, context, false);
 }
 
 int JS_EnqueueJob(JSContext *ctx, JSJobFunc *job_func,
@@ -6849,6 +6872,8 @@ static JSValue js_call_c_function_data(JSContext *ctx, JSValueConst func_obj,
     sf->arg_count = argc;
     ret = s->func(ctx, this_val, argc, arg_buf, s->magic, vc(s->data));
     rt->current_stack_frame = sf->prev_frame;
+    if (unlikely(JS_IsException(ret)))
+        js_ensure_exception(ctx);
     return ret;
 }
 
@@ -8912,10 +8937,10 @@ static void build_backtrace(JSContext *ctx, JSValueConst error_val,
                 JSValue v = js_new_callsite(ctx, &csd[j]);
                 if (JS_IsException(v))
                     break;
-                if (JS_DefinePropertyValueUint32(ctx, stack, j, v, JS_PROP_C_W_E) < 0) {
-                    JS_FreeValue(ctx, v);
+                /* toolsearch patch 0005 (upstream c846cb1): the define frees
+                   v when it fails; freeing it again was a double free */
+                if (JS_DefinePropertyValueUint32(ctx, stack, j, v, JS_PROP_C_W_E) < 0)
                     break;
-                }
             }
         }
         // Clear the csd's we didn't use in case of error.
@@ -9184,6 +9209,19 @@ JSValue JS_ThrowOutOfMemory(JSContext *ctx)
         rt->in_out_of_memory = false;
     }
     return JS_EXCEPTION;
+}
+
+/* toolsearch patch 0002: a built-in whose allocation failed in a
+   runtime-level helper (js_malloc_rt, js_realloc_rt and the DynBuf functions
+   built on them have no context to throw in) returns an exception without
+   having thrown one; the catch clause then received the internal
+   'uninitialized' value. Called where such a return enters JavaScript (the
+   interpreter's exception path, the return of every native function), it
+   throws the out-of-memory error the failure stands for. */
+static void js_ensure_exception(JSContext *ctx)
+{
+    if (unlikely(JS_IsUninitialized(ctx->rt->current_exception)))
+        JS_ThrowOutOfMemory(ctx);
 }
 
 static JSValue JS_ThrowStackOverflow(JSContext *ctx)
@@ -10761,6 +10799,12 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
     }
     val = JS_EXCEPTION;
     present = -1;
+    /* toolsearch patch 0008 (the class of upstream ad874ef, quickjs-ng #1672):
+       built-ins loop over a length the script chooses ({length: 2**53-1})
+       through these slow paths without returning to the interpreter; each
+       step here lets the embedder's interrupt (the watchdog) end the loop */
+    if (js_poll_interrupts(ctx))
+        goto done;
     prop = JS_NewAtomInt64(ctx, idx);
     if (likely(prop != JS_ATOM_NULL)) {
         present = JS_HasProperty(ctx, obj, prop);
@@ -10773,6 +10817,7 @@ static int JS_TryGetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx,
         }
         JS_FreeAtom(ctx, prop);
     }
+ done:
     *pval = val;
     return present;
 }
@@ -10789,6 +10834,12 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
+    /* toolsearch patch 0008 (the class of upstream ad874ef, quickjs-ng #1672):
+       built-ins loop over a length the script chooses ({length: 2**53-1})
+       through these slow paths without returning to the interpreter; each
+       step here lets the embedder's interrupt (the watchdog) end the loop */
+    if (js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -12639,6 +12690,9 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
+    /* toolsearch patch 0008 */
+    if (js_poll_interrupts(ctx))
+        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -18672,6 +18726,8 @@ static JSValue js_call_c_function(JSContext *ctx, JSValueConst func_obj,
     }
 
     rt->current_stack_frame = sf->prev_frame;
+    if (unlikely(JS_IsException(ret_val)))
+        js_ensure_exception(ctx);
     return ret_val;
 }
 
@@ -21656,6 +21712,7 @@ coverage_dispatch_done:
         }
     }
  exception:
+    js_ensure_exception(ctx);
     if (needs_backtrace(ctx, rt->current_exception)
     || JS_IsUndefined(ctx->error_back_trace)) {
         sf->cur_pc = pc;
@@ -22222,6 +22279,10 @@ static int js_async_function_resolve_create(JSContext *ctx,
         if (JS_IsException(resolving_funcs[i])) {
             if (i == 1)
                 JS_FreeValue(ctx, resolving_funcs[0]);
+            /* toolsearch patch 0004 (upstream 776d724): the caller frees
+               these again on failure */
+            resolving_funcs[0] = JS_UNDEFINED;
+            resolving_funcs[1] = JS_UNDEFINED;
             return -1;
         }
         p = JS_VALUE_GET_OBJ(resolving_funcs[i]);
@@ -23263,6 +23324,9 @@ static int js_async_generator_resolve_function_create(JSContext *ctx,
         if (JS_IsException(func)) {
             if (i == 1)
                 JS_FreeValue(ctx, resolving_funcs[0]);
+            /* toolsearch patch 0004 (upstream 776d724) */
+            resolving_funcs[0] = JS_UNDEFINED;
+            resolving_funcs[1] = JS_UNDEFINED;
             return -1;
         }
         resolving_funcs[i] = func;
@@ -58914,7 +58978,9 @@ static JSValue js_async_dispose_step(JSContext *ctx, JSValueConst this_val,
             return JS_EXCEPTION;
         resolve_fn = JS_NewCFunctionData(ctx, js_async_dispose_rethrow, 0, 0,
                                          1, &prev_err);
-        reject_fn = JS_NewCFunctionData(ctx, js_async_dispose_rethrow, 0, 1,
+        /* toolsearch patch 0003 (upstream 05b2db9, quickjs-ng #1661): length 1,
+           so a call with no argument reads undefined, not a stale slot */
+        reject_fn = JS_NewCFunctionData(ctx, js_async_dispose_rethrow, 1, 1,
                                         1, &prev_err);
         then_args[0] = resolve_fn;
         then_args[1] = reject_fn;
@@ -59025,7 +59091,8 @@ static JSValue js_disposable_stack_dispose(JSContext *ctx,
             data[2] = hint_val;
             resolve_fn = JS_NewCFunctionData(ctx, js_async_dispose_step, 0, 0,
                                              3, data);
-            reject_fn = JS_NewCFunctionData(ctx, js_async_dispose_step, 0, 1,
+            /* toolsearch patch 0003 (upstream 05b2db9) */
+            reject_fn = JS_NewCFunctionData(ctx, js_async_dispose_step, 1, 1,
                                             3, data);
             JS_FreeValue(ctx, hint_val);
             JS_FreeValue(ctx, res->value);
@@ -59447,6 +59514,10 @@ static int js_create_resolving_functions(JSContext *ctx,
     JSPromiseFunctionDataResolved *sr;
     int i, ret;
 
+    /* toolsearch patch 0004 (upstream 776d724): defined on every failure,
+       which the callers free */
+    resolving_funcs[0] = JS_UNDEFINED;
+    resolving_funcs[1] = JS_UNDEFINED;
     sr = js_malloc(ctx, sizeof(*sr));
     if (!sr)
         return -1;
@@ -59462,9 +59533,8 @@ static int js_create_resolving_functions(JSContext *ctx,
         if (!s) {
             JS_FreeValue(ctx, obj);
         fail:
-
-            if (i != 0)
-                JS_FreeValue(ctx, resolving_funcs[0]);
+            JS_FreeValue(ctx, resolving_funcs[0]);
+            resolving_funcs[0] = JS_UNDEFINED;
             ret = -1;
             break;
         }
@@ -63316,6 +63386,8 @@ static JSValue js_array_buffer_transfer(JSContext *ctx, JSValueConst this_val,
     JSArrayBuffer *abuf;
     uint64_t new_len, old_len, max_len, *pmax_len;
     uint8_t *bs, *new_bs;
+    JSFreeArrayBufferDataFunc *free_func;
+    void *opaque;
     JSValue ret;
 
     abuf = JS_GetOpaque2(ctx, this_val, JS_CLASS_ARRAY_BUFFER);
@@ -63354,6 +63426,34 @@ static JSValue js_array_buffer_transfer(JSContext *ctx, JSValueConst this_val,
     }
     bs = abuf->data;
     old_len = abuf->byte_length;
+    /* toolsearch patch 0001: a store the engine did not allocate is never
+       handed to js_realloc (it has no engine block header: an out-of-bounds
+       write). Copy it into a new store, then detach the source, which gives
+       the old store back to its owner through its own free function. */
+    if (new_len != old_len && abuf->free_func != js_array_buffer_free) {
+        JSFreeArrayBufferDataFunc *new_free = js_array_buffer_free;
+        void *new_opaque = NULL;
+        if (ctx->rt->ab_store_alloc)
+            new_bs = ctx->rt->ab_store_alloc(ctx, new_len, &new_free,
+                                             &new_opaque);
+        else
+            new_bs = js_mallocz(ctx, new_len);
+        if (!new_bs)
+            return JS_EXCEPTION;
+        /* the allocation may have run the collector: the source is still
+           referenced by this_val, so abuf, its data and length hold. */
+        memcpy(new_bs, abuf->data, min_int64(old_len, new_len));
+        ret = js_array_buffer_constructor3(ctx, JS_UNDEFINED, new_len, NULL,
+                                           JS_CLASS_ARRAY_BUFFER, new_bs,
+                                           new_free, new_opaque,
+                                           /*alloc_flag*/false);
+        if (JS_IsException(ret)) {
+            new_free(ctx->rt, new_opaque, new_bs);
+            return JS_EXCEPTION;
+        }
+        JS_DetachArrayBuffer(ctx, this_val);
+        goto fini;
+    }
     /* if length mismatch, realloc. Otherwise, use the same backing buffer. */
     if (new_len != old_len) {
         new_bs = js_realloc(ctx, bs, new_len);
@@ -63363,15 +63463,32 @@ static JSValue js_array_buffer_transfer(JSContext *ctx, JSValueConst this_val,
         if (new_len > old_len)
             memset(bs + old_len, 0, new_len - old_len);
     }
+    /* toolsearch patch 0001: the store moves with its owner. The new buffer
+       takes the free function *and its opaque* (it was given NULL: an
+       embedder's store was then never released, while the detached source
+       kept the free function and released the store under the new buffer
+       when it was collected: a use after free). The source releases
+       nothing. */
+    free_func = abuf->free_func;
+    opaque = abuf->opaque;
+    ret = js_array_buffer_constructor3(ctx, JS_UNDEFINED, new_len, pmax_len,
+                                       JS_CLASS_ARRAY_BUFFER, bs,
+                                       free_func, opaque,
+                                       /*alloc_flag*/false);
+    if (JS_IsException(ret)) {
+        /* the source keeps its (possibly reallocated) store */
+        abuf->data = bs;
+        abuf->byte_length = new_len;
+        js_array_buffer_update_typed_arrays(abuf);
+        return JS_EXCEPTION;
+    }
     /* neuter the backing buffer */
     abuf->data = NULL;
     abuf->byte_length = 0;
     abuf->detached = true;
+    abuf->free_func = NULL;
+    abuf->opaque = NULL;
     js_array_buffer_update_typed_arrays(abuf);
-    ret = js_array_buffer_constructor3(ctx, JS_UNDEFINED, new_len, pmax_len,
-                                       JS_CLASS_ARRAY_BUFFER, bs,
-                                       abuf->free_func, NULL,
-                                       /*alloc_flag*/false);
 fini:
     if (magic == JS_ARRAY_BUFFER_TRANSFER_TO_IMMUTABLE) {
         if (JS_IsException(ret))
@@ -67359,7 +67476,7 @@ static void reset_weak_ref(JSRuntime *rt, JSWeakRefRecord **first_weak_ref)
                 JSValueConst args[2];
                 args[0] = fre->cb;
                 args[1] = fre->held_val;
-                JS_EnqueueJob(fre->ctx, js_finrec_job, 2, args);
+                js_enqueue_job2(fre->ctx, js_finrec_job, 2, args, NULL, true);
             }
             js_finrec_free(rt, fre);
             break;
@@ -67441,6 +67558,12 @@ static JSValue js_new_callsite(JSContext *ctx, JSCallSiteData *csd) {
     }
 
     memcpy(csd1, csd, sizeof(*csd));
+    /* toolsearch patch 0005 (upstream c846cb1, plus v8x's this_val): the
+       call site owns these now; the caller's clean-up must not free them */
+    csd->filename = JS_UNDEFINED;
+    csd->func = JS_UNDEFINED;
+    csd->func_name = JS_UNDEFINED;
+    csd->this_val = JS_UNDEFINED;
 
     JS_SetOpaqueInternal(obj, csd1);
 

@@ -1132,6 +1132,18 @@ typedef struct {
 } JSSharedArrayBufferFunctions;
 JS_EXTERN void JS_SetSharedArrayBufferFunctions(JSRuntime *rt, const JSSharedArrayBufferFunctions *sf);
 
+/* toolsearch patch 0001: where an ArrayBuffer's store was not made by the
+   engine (its free function is the embedder's), the engine never reallocates
+   it; ArrayBuffer.prototype.transfer* to a new length copies into a new store
+   that this hook makes (the embedder's allocator), or into one of the
+   engine's when no hook is set. The hook returns `len` zeroed bytes and the
+   free function and opaque that release them, or NULL with an exception set. */
+typedef uint8_t *JSArrayBufferStoreAllocFunc(JSContext *ctx, size_t len,
+                                             JSFreeArrayBufferDataFunc **pfree_func,
+                                             void **popaque);
+JS_EXTERN void JS_SetArrayBufferStoreAllocFunc(JSRuntime *rt,
+                                               JSArrayBufferStoreAllocFunc *func);
+
 typedef enum JSPromiseStateEnum {
     // argument to JS_PromiseState() was not in fact a promise
     JS_PROMISE_NOT_A_PROMISE = -1,
