@@ -136,12 +136,13 @@ static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVta
 const ENTROPY_POOL: usize = 4096;
 
 /// Bumped at the start of every job ([`new_random_epoch`]): bytes drawn for an
-/// earlier job are never given to a later one.
+/// earlier job are never given to a later one, nor (the bump happens in the
+/// forked job process, after the fork) to a job process forked from a worker
+/// that drew some.
 static RANDOM_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// A thread's bytes from the OS, and which process and job epoch drew them.
+/// A thread's bytes from the OS, and the job epoch that drew them.
 struct EntropyPool {
-    pid: u32,
     epoch: u64,
     used: usize,
     bytes: [u8; ENTROPY_POOL],
@@ -149,7 +150,7 @@ struct EntropyPool {
 
 thread_local! {
     static ENTROPY: std::cell::RefCell<EntropyPool> = const {
-        std::cell::RefCell::new(EntropyPool { pid: 0, epoch: 0, used: ENTROPY_POOL, bytes: [0; ENTROPY_POOL] })
+        std::cell::RefCell::new(EntropyPool { epoch: 0, used: ENTROPY_POOL, bytes: [0; ENTROPY_POOL] })
     };
 }
 
@@ -160,23 +161,22 @@ pub(crate) fn new_random_epoch() {
 }
 
 /// Fills `buf` with bytes from the OS (`getrandom`), drawn 4 KiB at a time and
-/// never shared: bytes drawn in another process (a fork of this one copies
-/// its memory) or for an earlier job are thrown away first. The engine's
+/// never shared: bytes drawn before the current job started are thrown away
+/// first, so a forked job process (a copy of its worker's memory) and a later
+/// job of an in-process worker draw their own. The engine's
 /// `Math.random` reads it (the entropy source `engine::configure_process`
 /// sets), so no random state exists for a fork to copy. False when the OS
 /// gives nothing.
 pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
-    let pid = std::process::id();
     let epoch = RANDOM_EPOCH.load(Ordering::SeqCst);
     ENTROPY.with(|pool| {
         let mut pool = pool.borrow_mut();
         let mut filled = 0;
         while filled < buf.len() {
-            if pool.pid != pid || pool.epoch != epoch || pool.used == ENTROPY_POOL {
+            if pool.epoch != epoch || pool.used == ENTROPY_POOL {
                 if !os_random(&mut pool.bytes) {
                     return false;
                 }
-                pool.pid = pid;
                 pool.epoch = epoch;
                 pool.used = 0;
             }
