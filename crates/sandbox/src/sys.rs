@@ -165,8 +165,9 @@ pub(crate) fn new_random_epoch() {
 /// first, so a forked job process (a copy of its worker's memory) and a later
 /// job of an in-process worker draw their own. The engine's
 /// `Math.random` reads it (the entropy source `engine::configure_process`
-/// sets), so no random state exists for a fork to copy. False when the OS
-/// gives nothing.
+/// sets), so no random state exists for a fork to copy. Should the OS give
+/// nothing (no `getrandom`), the bytes come from a generator seeded with the
+/// clock and the job epoch: never a constant.
 pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
     let epoch = RANDOM_EPOCH.load(Ordering::SeqCst);
     ENTROPY.with(|pool| {
@@ -175,7 +176,7 @@ pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
         while filled < buf.len() {
             if pool.epoch != epoch || pool.used == ENTROPY_POOL {
                 if !os_random(&mut pool.bytes) {
-                    return false;
+                    weak_random(&mut pool.bytes, epoch);
                 }
                 pool.epoch = epoch;
                 pool.used = 0;
@@ -190,6 +191,23 @@ pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
         }
         true
     })
+}
+
+/// SplitMix64 over the clock, the epoch and the buffer's address: what
+/// [`fill_random`] falls back on when the OS has no random source.
+fn weak_random(buf: &mut [u8], epoch: u64) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let mut state = nanos ^ epoch.rotate_left(32) ^ (buf.as_ptr() as u64);
+    for chunk in buf.chunks_mut(8) {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        chunk.copy_from_slice(&z.to_le_bytes()[..chunk.len()]);
+    }
 }
 
 /// Fills `buf` from the OS's random source.
@@ -240,7 +258,10 @@ pub(crate) fn heap_canary() -> bool {
         if p.is_null() {
             return false;
         }
-        std::ptr::write_volatile(p.add(20), 0x5a);
+        // Changed, whatever it was: the checking's magic byte depends on the
+        // block's address, so a fixed value would match it now and then.
+        let byte = std::ptr::read_volatile(p.add(20));
+        std::ptr::write_volatile(p.add(20), !byte);
         libc::free(p.cast());
     }
     true

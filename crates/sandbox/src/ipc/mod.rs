@@ -127,6 +127,9 @@ pub(crate) enum ToHost {
         #[serde(default)]
         forks: bool,
     },
+    /// The worker took the job: from here on a death of the worker is the
+    /// job's (before it, the job is run again on a fresh worker).
+    Started { job: u64 },
     /// A bridge request of the running job.
     Request { job: u64, req: u64, op: BridgeOp },
     /// The snippet no longer waits for this call: cancel it.

@@ -420,9 +420,13 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
                         .and_then(|mut p| wait_ready(&mut p).map(|()| p))
                 };
                 // A standby that died while it waited is replaced, not blamed.
-                let ready = match standby.take().map(|mut p| wait_ready(&mut p).map(|()| p)) {
-                    Some(Ok(p)) => Ok(p),
-                    Some(Err(_)) | None => fresh(),
+                let waited = standby.take().and_then(|mut p| {
+                    wait_ready(&mut p).ok()?;
+                    (!p.gone()).then_some(p)
+                });
+                let ready = match waited {
+                    Some(p) => Ok(p),
+                    None => fresh(),
                 };
                 match ready {
                     Ok(p) => active = Some(p),
@@ -434,8 +438,8 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             }
             let Some(p) = active.as_mut() else { break };
             p.jobs += 1;
-            // Served an earlier job: its death before this job asked for
-            // anything is that earlier job's damage, not this job's.
+            // Served an earlier job: its death before it took this one is that
+            // earlier job's damage (or an outside cause), not this job's.
             let retry = (p.jobs > 1).then(|| this_try.clone());
             let (outcome, healthy) = run_job(
                 &shared,
@@ -482,8 +486,8 @@ const CANCEL_POLL: Duration = Duration::from_millis(20);
 /// How one try of a job ended.
 struct Outcome {
     result: ExecResult,
-    /// The process's output ended before the job's answer, and the job had made
-    /// no bridge request (nothing of it reached the host's tools).
+    /// The process's output ended before the worker said it took the job (so
+    /// it ran nothing of it, and nothing of it reached the host's tools).
     died_before_asking: bool,
 }
 
@@ -503,6 +507,8 @@ fn run_job(
 ) -> (Outcome, bool) {
     let queue_us = enqueued.elapsed().as_micros() as u64;
     let mut died = false;
+    // The worker said it took the job (or asked for something on its behalf).
+    let mut took = false;
     let started = Instant::now();
     if let Err(e) = p.to_worker.send(&ToChild::Job {
         job,
@@ -544,7 +550,9 @@ fn run_job(
         }
         match p.events.recv_timeout(left.min(CANCEL_POLL)) {
             Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
+            Ok(Event::Msg(ToHost::Started { job: j })) if j == job => took = true,
             Ok(Event::Msg(ToHost::Request { job: j, req, op })) if j == job => {
+                took = true;
                 // The worker enforces these budgets; one that sends more is
                 // not the worker this host started (a compromised process).
                 requests += 1;
@@ -607,7 +615,7 @@ fn run_job(
     };
     // Calls still running belong to a finished job: cancel them.
     job_cancel.cancel();
-    let died_before_asking = died && requests == 0;
+    let died_before_asking = died && !took && requests == 0;
     match outcome {
         Ok(mut result) => {
             result.stats.queue_us = queue_us;

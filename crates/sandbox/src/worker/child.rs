@@ -140,7 +140,10 @@ pub(crate) fn serve_jobs(
                 let _ = up_tx.send(());
                 while let Ok((job, work)) = jobs_rx.recv() {
                     let (code, limits) = match work {
-                        Work::Run(code, limits) => (code, limits),
+                        Work::Run(code, limits) => {
+                            send(&out, &ToHost::Started { job });
+                            (code, limits)
+                        }
                         Work::SelfTest(what) => {
                             #[cfg(target_os = "linux")]
                             let value = crate::worker::harden::self_test(&what);
@@ -311,6 +314,7 @@ mod tests {
                 },
             )
             .unwrap();
+            assert!(matches!(next(&mut from_worker), ToHost::Started { .. }));
             let result = match next(&mut from_worker) {
                 ToHost::Done { result, .. } => result,
                 other => panic!("{other:?}"),
@@ -363,6 +367,7 @@ mod tests {
         let mut seen = Vec::new();
         let result = loop {
             match next(&mut from_worker) {
+                ToHost::Started { job: 1 } => {}
                 ToHost::Request { job: 1, req, op } => {
                     let answer = match &op {
                         BridgeOp::Call { id, args } => {

@@ -163,6 +163,7 @@ pub(crate) fn serve(
             send(&out, &engine_failure(job, fork_error.clone()));
             continue;
         };
+        send(&out, &ToHost::Started { job });
         let handed = {
             let mut w = &child.job;
             ipc::send(

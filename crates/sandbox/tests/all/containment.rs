@@ -364,7 +364,7 @@ fn os_layer_holds_on_the_fork_path() {
 #[test]
 fn os_layer_holds_on_the_in_process_path() {
     in_own_process("containment::os_layer_holds_on_the_in_process_path", || {
-        // Read by the host when it starts a worker; this process runs one test.
+        // Read by `PoolConfig::default()`; this process runs one test.
         std::env::set_var("TOOLSEARCH_SANDBOX_FORK", "0");
         os_layer(&process_pool(1, test_limits()));
     });

@@ -26,7 +26,8 @@ enum Path {
 /// process pool on `path` whose job processes check their heap.
 fn on_path(test: &str, path: Path, body: impl FnOnce(&Pool)) {
     in_own_process(test, || {
-        // Read by the host when it starts a worker; this process runs one test.
+        // Read by the host when it starts a worker (the heap checking) and by
+        // `PoolConfig::default()` (forking); this process runs one test.
         std::env::set_var(HEAP_CHECK_VAR, "1");
         if let Path::InProcess = path {
             std::env::set_var("TOOLSEARCH_SANDBOX_FORK", "0");
@@ -498,7 +499,7 @@ fn a_failure_stays_its_job_s_in_process() {
 // ---- native walks end at the deadline --------------------------------------------------
 
 /// A built-in that walks a length the script chooses through the generic element
-/// accessors (here `indexOf` over an array-like behind 50 proxies, within the
+/// accessors (here `indexOf` over an array-like behind 20 proxies, within the
 /// prelude's length cap: seconds of work in one native call) stops at the
 /// watchdog's termination, on the thread backend where nothing else could stop
 /// it: the worker acknowledges, so it is not replaced as wedged.
@@ -513,7 +514,7 @@ fn a_native_walk_of_any_length_ends_at_the_deadline() {
     })
     .expect("pool");
     let code = "let p = { length: (1 << 22) - 1 }; \
-                for (let i = 0; i < 50; i++) p = new Proxy(p, {}); \
+                for (let i = 0; i < 20; i++) p = new Proxy(p, {}); \
                 return Array.prototype.indexOf.call(p, 1);";
     let r = pool.execute_blocking(code, FakeBridge::new());
     // Let a wedge be confirmed, were there one.
@@ -526,4 +527,82 @@ fn a_native_walk_of_any_length_ends_at_the_deadline() {
         "the native walk did not stop at the termination"
     );
     assert_eq!(ok_value(&pool, "return 1 + 1"), json!(2));
+}
+
+// ---- deep recursion in the parsers and built-ins --------------------------------------
+
+/// Nesting deep enough to exhaust a native stack in each parser and recursive
+/// built-in (the CVE-2023-31922 kind: a Proxy chain under `Array.isArray`):
+/// each is a catchable error, never a crash of the job's process.
+const DEEP: &str = "const n = 50000; \
+     const nest = (f) => { let v = f(null); for (let i = 0; i < n; i++) v = f(v); return v; }; \
+     const cases = [ \
+       () => JSON.parse('['.repeat(n) + ']'.repeat(n)), \
+       () => JSON.parse('{\"a\":'.repeat(n) + '1' + '}'.repeat(n)), \
+       () => JSON.stringify(nest((v) => [v])), \
+       () => JSON.stringify(nest((v) => ({ o: v }))), \
+       () => String(nest((v) => [v])), \
+       () => nest((v) => [v]).flat(Infinity), \
+       () => Array.isArray(nest((v) => new Proxy(v === null ? [] : v, {}))), \
+       () => new RegExp('('.repeat(n) + 'a' + ')'.repeat(n)), \
+       () => new RegExp('(?:'.repeat(n) + 'a' + ')'.repeat(n)), \
+       () => new RegExp('['.repeat(n) + ']', 'v'), \
+       () => structuredCloneIsAbsent, \
+     ]; \
+     const seen = []; \
+     for (const c of cases) { try { c(); seen.push('ok'); } catch (e) { seen.push(e.constructor.name); } } \
+     return seen;";
+
+fn deep_nesting_is_an_error(test: &str, path: Path) {
+    on_path(test, path, |pool| {
+        let v = ok_value(pool, DEEP);
+        let seen: Vec<&str> = v
+            .as_array()
+            .expect("names")
+            .iter()
+            .map(|s| s.as_str().expect("a name"))
+            .collect();
+        assert_eq!(seen.len(), 11, "{seen:?}");
+        // The last case names a global the sandbox does not offer.
+        assert_eq!(seen[10], "ReferenceError", "{seen:?}");
+        for (i, s) in seen[..10].iter().enumerate() {
+            assert!(
+                ["RangeError", "InternalError", "SyntaxError", "ok"].contains(s),
+                "{path:?} case {i}: {s} ({seen:?})"
+            );
+        }
+        // `flat` is capped by the prelude; the others reach the engine's stack check.
+        assert!(
+            seen.iter()
+                .filter(|s| **s == "RangeError" || **s == "InternalError")
+                .count()
+                >= 6,
+            "{seen:?}"
+        );
+        // The snippet's own source, nested past the parser's limit (under the 64 KiB
+        // source cap): a script error.
+        let nested = format!("return {}1{};", "[".repeat(30000), "]".repeat(30000));
+        let r = pool.execute_blocking(&nested, FakeBridge::new());
+        assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{path:?}: {r:?}");
+        let parens = format!("return {}1{};", "(".repeat(30000), ")".repeat(30000));
+        let r = pool.execute_blocking(&parens, FakeBridge::new());
+        assert_eq!(err_kind(&r), Some(ErrorKind::Script), "{path:?}: {r:?}");
+        innocent_jobs_follow(pool);
+    });
+}
+
+#[test]
+fn deep_nesting_is_an_error_on_the_fork_path() {
+    deep_nesting_is_an_error(
+        "engine_memory::deep_nesting_is_an_error_on_the_fork_path",
+        Path::Fork,
+    );
+}
+
+#[test]
+fn deep_nesting_is_an_error_in_process() {
+    deep_nesting_is_an_error(
+        "engine_memory::deep_nesting_is_an_error_in_process",
+        Path::InProcess,
+    );
 }

@@ -317,6 +317,9 @@ for line in sys.stdin.buffer:
     if "job" not in msg:
         continue
     job, fault = msg["job"]["job"], msg["job"]["code"].strip()
+    if fault == "exit-before-start":
+        os._exit(0)
+    send({"started": {"job": job}})
     if fault == "deep":
         out.write(b'{"done":{"job":%d,"result":' % job + b"[" * 300 + b"]" * 300 + b"}}\n"); out.flush()
     elif fault == "not-utf8":
@@ -342,6 +345,9 @@ for line in sys.stdin.buffer:
                               "op": {"call": {"id": "echo", "args": {"s": "x" * 100000}}}}})
         time.sleep(3600)
     elif fault == "exit":
+        os._exit(0)
+    elif fault == "request-then-exit":
+        send({"request": {"job": job, "req": 1, "op": {"call": {"id": "echo", "args": {"once": True}}}}})
         os._exit(0)
     else:
         send({"done": {"job": job, "result": {"ok": True, "value": 1, "logs": [], "error": None,
@@ -392,9 +398,19 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 "flood",
                 "deaf",
                 "exit",
+                "request-then-exit",
+                "exit-before-start",
             ] {
                 let t0 = Instant::now();
-                let r = pool.execute_blocking(fault, FakeBridge::new());
+                let bridge = FakeBridge::new();
+                let r = pool.execute_blocking(fault, bridge.clone());
+                // A worker that died once it had taken the job is the job's
+                // failure: never run again (a tool called twice). One that died
+                // before taking it (here: each time) is tried on a fresh worker,
+                // once.
+                if fault == "request-then-exit" {
+                    assert!(bridge.runs("echo") <= 1, "{fault}: the job ran twice");
+                }
                 let took = t0.elapsed();
                 assert!(took < answer_bound(&limits), "{fault}: took {took:?}");
                 let kind = err_kind(&r);
@@ -439,7 +455,7 @@ fn lines_the_host_cannot_read_silence_and_death_cost_one_job_not_a_driver() {
                 );
             }
             eprintln!(
-                "liveness: 10 pipe faults (unreadable, half-written, silent, flooding, deaf, \
+                "liveness: 12 pipe faults (unreadable, half-written, silent, flooding, deaf, \
                  dead workers), each one job's error; peak RSS of the process tree {:?} MiB (peak, rise)",
                 rss.finish()
             );
@@ -515,7 +531,7 @@ fn approvals_pause_the_deadline_in_a_worker_that_does_not_fork() {
     in_own_process(
         "liveness::approvals_pause_the_deadline_in_a_worker_that_does_not_fork",
         || {
-            // Read by the host when it starts a worker; this process runs one test.
+            // Read by `PoolConfig::default()`; this process runs one test.
             std::env::set_var("TOOLSEARCH_SANDBOX_FORK", "0");
             approvals_pause_the_deadline(&process_pool(1, test_limits()), "no fork");
         },

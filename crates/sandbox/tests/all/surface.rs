@@ -135,7 +135,7 @@ fn the_reachable_names_are_one_committed_list_on_the_fork_path() {
 fn the_reachable_names_are_one_committed_list_in_a_worker_that_does_not_fork() {
     let test = "surface::the_reachable_names_are_one_committed_list_in_a_worker_that_does_not_fork";
     let out = in_child(test, || {
-        // Read by the host when it starts a worker; this process runs one test.
+        // Read by `PoolConfig::default()`; this process runs one test.
         std::env::set_var("TOOLSEARCH_SANDBOX_FORK", "0");
         let pool = process_pool(1, test_limits());
         let list = list_path(&pool);

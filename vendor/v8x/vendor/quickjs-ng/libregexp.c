@@ -1352,6 +1352,12 @@ static int re_emit_string_list(REParseState *s, const REStringList *sl)
                 lre_realloc(s->opaque, tab, 0);
                 return -1;
             }
+            /* toolsearch patch 0007: re_emit_range does not report a failed
+               growth either; the patch below would write past the buffer */
+            if (dbuf_error(&s->byte_code)) {
+                lre_realloc(s->opaque, tab, 0);
+                return re_parse_out_of_memory(s);
+            }
             if (!is_last)
                 put_u32(s->byte_code.buf + split_pos, s->byte_code.size - (split_pos + 4));
         }

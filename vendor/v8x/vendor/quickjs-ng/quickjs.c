@@ -1332,7 +1332,7 @@ static JSAtom __JS_NewAtomInit(JSRuntime *rt, const char *str, int len,
                                int atom_type);
 static void JS_FreeAtomStruct(JSRuntime *rt, JSAtomStruct *p);
 static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b);
-static void js_ensure_exception(JSContext *ctx);
+static void js_ensure_exception(JSContext *ctx); /* toolsearch patch 0002 */
 static JSValue js_call_c_function(JSContext *ctx, JSValueConst func_obj,
                                   JSValueConst this_obj,
                                   int argc, JSValueConst *argv, int flags);
@@ -2756,10 +2756,12 @@ int JS_ExecutePendingJob(JSRuntime *rt, JSContext **pctx)
     for(i = 0; i < e->argc; i++)
         JS_FreeValue(ctx, e->argv[i]);
     JS_FreeValue(ctx, e->context);
-    if (JS_IsException(res))
+    if (JS_IsException(res)) {
+        js_ensure_exception(ctx); /* toolsearch patch 0002: a job's own failure */
         ret = -1;
-    else
+    } else {
         ret = 1;
+    }
     JS_FreeValue(ctx, res);
     js_free(ctx, e);
     *pctx = ctx;
@@ -6873,7 +6875,7 @@ static JSValue js_call_c_function_data(JSContext *ctx, JSValueConst func_obj,
     ret = s->func(ctx, this_val, argc, arg_buf, s->magic, vc(s->data));
     rt->current_stack_frame = sf->prev_frame;
     if (unlikely(JS_IsException(ret)))
-        js_ensure_exception(ctx);
+        js_ensure_exception(ctx); /* toolsearch patch 0002 */
     return ret;
 }
 
@@ -7001,6 +7003,8 @@ static JSValue js_call_c_closure(JSContext *ctx, JSValueConst func_obj,
     sf->arg_count = argc;
     ret = s->func(ctx, this_val, argc, arg_buf, s->magic, s->opaque);
     rt->current_stack_frame = sf->prev_frame;
+    if (unlikely(JS_IsException(ret)))
+        js_ensure_exception(ctx); /* toolsearch patch 0002 */
 
     return ret;
 }
@@ -10834,12 +10838,6 @@ JSValue JS_GetPropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx)
         if (js_get_fast_array_element(ctx, p, idx, &val))
             return val;
     }
-    /* toolsearch patch 0008 (the class of upstream ad874ef, quickjs-ng #1672):
-       built-ins loop over a length the script chooses ({length: 2**53-1})
-       through these slow paths without returning to the interpreter; each
-       step here lets the embedder's interrupt (the watchdog) end the loop */
-    if (js_poll_interrupts(ctx))
-        return JS_EXCEPTION;
     prop = JS_NewAtomInt64(ctx, idx);
     if (prop == JS_ATOM_NULL)
         return JS_EXCEPTION;
@@ -12690,9 +12688,6 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JSAtom prop;
     int res;
 
-    /* toolsearch patch 0008 */
-    if (js_poll_interrupts(ctx))
-        return -1;
     if ((uint64_t)idx <= JS_ATOM_MAX_INT) {
         /* fast path for fast arrays */
         return JS_DeleteProperty(ctx, obj, __JS_AtomFromUInt32(idx), flags);
@@ -12704,6 +12699,30 @@ int JS_DeletePropertyInt64(JSContext *ctx, JSValueConst obj, int64_t idx, int fl
     JS_FreeAtom(ctx, prop);
     return res;
 }
+
+/* toolsearch patch 0008 (the class of upstream ad874ef, quickjs-ng #1672):
+   the built-ins below walk a length the script chooses ({length: 2**53-1})
+   element by element without returning to the interpreter; each step polls
+   for the embedder's interrupt (the watchdog). The exported functions above
+   stay as they were for the embedder's own calls. */
+static JSValue js_get_property_int64_polled(JSContext *ctx, JSValueConst obj,
+                                            int64_t idx)
+{
+    if (js_poll_interrupts(ctx))
+        return JS_EXCEPTION;
+    return JS_GetPropertyInt64(ctx, obj, idx);
+}
+
+static int js_delete_property_int64_polled(JSContext *ctx, JSValueConst obj,
+                                           int64_t idx, int flags)
+{
+    if (js_poll_interrupts(ctx))
+        return -1;
+    return JS_DeletePropertyInt64(ctx, obj, idx, flags);
+}
+
+#define JS_GetPropertyInt64 js_get_property_int64_polled
+#define JS_DeletePropertyInt64 js_delete_property_int64_polled
 
 bool JS_IsFunction(JSContext *ctx, JSValueConst val)
 {
@@ -18727,7 +18746,7 @@ static JSValue js_call_c_function(JSContext *ctx, JSValueConst func_obj,
 
     rt->current_stack_frame = sf->prev_frame;
     if (unlikely(JS_IsException(ret_val)))
-        js_ensure_exception(ctx);
+        js_ensure_exception(ctx); /* toolsearch patch 0002 */
     return ret_val;
 }
 
@@ -21712,7 +21731,7 @@ coverage_dispatch_done:
         }
     }
  exception:
-    js_ensure_exception(ctx);
+    js_ensure_exception(ctx); /* toolsearch patch 0002 */
     if (needs_backtrace(ctx, rt->current_exception)
     || JS_IsUndefined(ctx->error_back_trace)) {
         sf->cur_pc = pc;
@@ -63462,6 +63481,11 @@ static JSValue js_array_buffer_transfer(JSContext *ctx, JSValueConst this_val,
         bs = new_bs;
         if (new_len > old_len)
             memset(bs + old_len, 0, new_len - old_len);
+        /* toolsearch patch 0001: the source and its views follow the block
+           at once (the constructor below may run the collector) */
+        abuf->data = bs;
+        abuf->byte_length = new_len;
+        js_array_buffer_update_typed_arrays(abuf);
     }
     /* toolsearch patch 0001: the store moves with its owner. The new buffer
        takes the free function *and its opaque* (it was given NULL: an
@@ -63475,13 +63499,8 @@ static JSValue js_array_buffer_transfer(JSContext *ctx, JSValueConst this_val,
                                        JS_CLASS_ARRAY_BUFFER, bs,
                                        free_func, opaque,
                                        /*alloc_flag*/false);
-    if (JS_IsException(ret)) {
-        /* the source keeps its (possibly reallocated) store */
-        abuf->data = bs;
-        abuf->byte_length = new_len;
-        js_array_buffer_update_typed_arrays(abuf);
+    if (JS_IsException(ret)) /* the source keeps its (possibly reallocated) store */
         return JS_EXCEPTION;
-    }
     /* neuter the backing buffer */
     abuf->data = NULL;
     abuf->byte_length = 0;
