@@ -284,6 +284,12 @@ pub use support::MapFnTo;
 pub const TYPED_ARRAY_MAX_SIZE_IN_HEAP: usize =
   binding::v8__TYPED_ARRAY_MAX_SIZE_IN_HEAP as _;
 
+/// toolsearch patch 0009: how many of toolsearch's engine patches this copy
+/// carries (`docs/engine-patches.md` in the toolsearch repository). The
+/// toolsearch sandbox refuses to build against a v8x without them.
+#[doc(hidden)]
+pub const TOOLSEARCH_ENGINE_PATCHES: u32 = 9;
+
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {
   "quickjs"

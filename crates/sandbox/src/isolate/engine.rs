@@ -8,6 +8,18 @@ use deno_core::v8;
 
 pub(crate) use crate::sys::ArrayBufferBudget;
 
+/// The engine patches this crate relies on (`docs/engine-patches.md`): without
+/// them a snippet can corrupt the job's heap (`ArrayBuffer.prototype.transfer`).
+/// A build that reached crates.io's v8x instead of the one this repository
+/// vendors stops here ("cannot find value `TOOLSEARCH_ENGINE_PATCHES`"): add
+/// `[patch.crates-io] v8x = { path = "<toolsearch>/vendor/v8x" }` to the
+/// workspace's `Cargo.toml` (the README's "Embedding" section).
+#[cfg(feature = "quickjs")]
+const _: () = assert!(
+    v8::TOOLSEARCH_ENGINE_PATCHES >= 9,
+    "toolsearch-sandbox needs the v8x vendored in toolsearch's vendor/v8x"
+);
+
 /// Process-wide engine settings, applied once before the first isolate exists.
 ///
 /// On v8x/QuickJS: `V82JSC_NO_BC_CACHE` stops the engine from writing the

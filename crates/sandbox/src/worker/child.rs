@@ -275,14 +275,14 @@ mod tests {
         ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A job's `ArrayBuffer` stores are all given back by the time its answer
-    /// arrives, transferred ones included (the engine lost a transferred
-    /// store's owner: it was never freed), and none is left once the worker is
-    /// gone.
-    #[test]
-    fn a_job_s_buffers_are_given_back_before_its_answer() {
-        let _alone = one_at_a_time();
-        let (to_worker_rd, mut to_worker) = std::io::pipe().unwrap();
+    /// A worker serving over in-process pipes, once it said it is ready: where
+    /// to write to it, where to read it, its thread.
+    fn start_worker() -> (
+        std::io::PipeWriter,
+        BufReader<std::io::PipeReader>,
+        std::thread::JoinHandle<std::process::ExitCode>,
+    ) {
+        let (to_worker_rd, to_worker) = std::io::pipe().unwrap();
         let (mut from_worker, from_worker_wr) = std::io::pipe()
             .map(|(r, w)| (BufReader::new(r), w))
             .unwrap();
@@ -298,6 +298,17 @@ mod tests {
             next(&mut from_worker),
             ToHost::Ready { forks: false, .. }
         ));
+        (to_worker, from_worker, worker)
+    }
+
+    /// A job's `ArrayBuffer` stores are all given back by the time its answer
+    /// arrives, transferred ones included (the engine lost a transferred
+    /// store's owner: it was never freed), and none is left once the worker is
+    /// gone.
+    #[test]
+    fn a_job_s_buffers_are_given_back_before_its_answer() {
+        let _alone = one_at_a_time();
+        let (mut to_worker, mut from_worker, worker) = start_worker();
         let before = crate::sys::array_buffer_bytes_held();
         let code = "const k = []; \
                     for (let i = 0; i < 300; i++) k.push(new ArrayBuffer(1024).transfer(4096)); \
@@ -335,22 +346,7 @@ mod tests {
     #[test]
     fn a_job_its_bridge_calls_and_errors_cross_an_in_process_pipe() {
         let _alone = one_at_a_time();
-        let (to_worker_rd, mut to_worker) = std::io::pipe().unwrap();
-        let (mut from_worker, from_worker_wr) = std::io::pipe()
-            .map(|(r, w)| (BufReader::new(r), w))
-            .unwrap();
-        let out: crate::worker::proxy::Out = Arc::new(Mutex::new(from_worker_wr));
-        let worker = std::thread::spawn(move || {
-            serve_jobs(
-                (BufReader::new(to_worker_rd), out),
-                Limits::default(),
-                false,
-            )
-        });
-        assert!(matches!(
-            next(&mut from_worker),
-            ToHost::Ready { forks: false, .. }
-        ));
+        let (mut to_worker, mut from_worker, worker) = start_worker();
         let code = "const r = await openclaw.tools.call('t', {x: 1}); \
                     let e = null; \
                     try { await openclaw.tools.describe('nope'); } catch (err) { e = err.code; } \

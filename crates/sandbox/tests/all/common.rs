@@ -311,8 +311,14 @@ pub fn rss_kib_of(pid: u32) -> u64 {
 /// process's own RSS is shared with the tests running beside it, and so are its
 /// children: a test that measures them runs [`in_own_process`].)
 pub fn rss_kib_children() -> u64 {
+    children().into_iter().map(|(pid, _)| rss_kib_of(pid)).sum()
+}
+
+/// This process's direct children, with their `/proc/PID/stat` lines (the
+/// command name, cut to 15 bytes, is its second field).
+pub fn children() -> Vec<(u32, String)> {
     let me = std::process::id();
-    let mut total = 0;
+    let mut found = Vec::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for e in entries.flatten() {
             let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
@@ -326,9 +332,9 @@ pub fn rss_kib_children() -> u64 {
                 .and_then(|r| r.split_whitespace().nth(1))
                 .and_then(|p| p.parse::<u32>().ok());
             if ppid == Some(me) {
-                total += rss_kib_of(pid);
+                found.push((pid, stat));
             }
         }
     }
-    total
+    found
 }

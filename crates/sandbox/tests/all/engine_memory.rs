@@ -428,24 +428,12 @@ fn allocation_failures_are_errors_in_process() {
 // ---- one job's damage stays that job's -----------------------------------------------
 
 /// Worker processes that are children of this test process.
-fn worker_pids() -> Vec<i32> {
-    let me = std::process::id();
-    let mut pids = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let ppid = stat
-            .rsplit(')')
-            .next()
-            .and_then(|r| r.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<u32>().ok());
-        if ppid == Some(me) && stat.contains("toolsearch-sand") {
-            pids.push(pid);
-        }
-    }
-    pids
+fn worker_pids() -> Vec<u32> {
+    children()
+        .into_iter()
+        .filter(|(_, stat)| stat.contains("toolsearch-sand"))
+        .map(|(pid, _)| pid)
+        .collect()
 }
 
 /// Hostile jobs of every kind that ends abnormally, each followed by an
