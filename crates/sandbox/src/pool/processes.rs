@@ -398,7 +398,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             continue;
         }
         // A job is tried at most twice: again on a fresh process when the one it
-        // met had died after its previous job, before this one made a request.
+        // met had died after its previous job, before it took this one.
         let id = next_job;
         next_job += 1;
         let mut code = Some(job.code);
@@ -455,7 +455,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
             if !healthy || (!forks && ended_abnormally(&outcome.result)) {
                 active = None;
             }
-            if outcome.died_before_asking && !shared.registry.closing() {
+            if outcome.died_before_taking && !shared.registry.closing() {
                 if let Some(again) = retry {
                     tracing::warn!(
                         "sandbox: a worker process died after its previous job; \
@@ -488,7 +488,7 @@ struct Outcome {
     result: ExecResult,
     /// The process's output ended before the worker said it took the job (so
     /// it ran nothing of it, and nothing of it reached the host's tools).
-    died_before_asking: bool,
+    died_before_taking: bool,
 }
 
 /// Runs one job in `p`; false when the process must be replaced. A caller that
@@ -521,7 +521,7 @@ fn run_job(
                     ErrorKind::Engine,
                     format!("the sandbox worker process is gone: {e}"),
                 ),
-                died_before_asking: true,
+                died_before_taking: true,
             },
             false,
         );
@@ -615,14 +615,14 @@ fn run_job(
     };
     // Calls still running belong to a finished job: cancel them.
     job_cancel.cancel();
-    let died_before_asking = died && !took && requests == 0;
+    let died_before_taking = died && !took && requests == 0;
     match outcome {
         Ok(mut result) => {
             result.stats.queue_us = queue_us;
             (
                 Outcome {
                     result,
-                    died_before_asking,
+                    died_before_taking,
                 },
                 true,
             )
@@ -639,7 +639,7 @@ fn run_job(
             (
                 Outcome {
                     result,
-                    died_before_asking,
+                    died_before_taking,
                 },
                 false,
             )
