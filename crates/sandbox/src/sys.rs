@@ -135,50 +135,46 @@ static VTABLE: v8::RustAllocatorVtable<ArrayBufferBudget> = v8::RustAllocatorVta
 /// Bytes drawn from the OS at a time for [`fill_random`].
 const ENTROPY_POOL: usize = 4096;
 
-/// Bumped at the start of every job ([`new_random_epoch`]): bytes drawn for an
-/// earlier job are never given to a later one, nor (the bump happens in the
-/// forked job process, after the fork) to a job process forked from a worker
-/// that drew some.
-static RANDOM_EPOCH: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// A thread's bytes from the OS, and the job epoch that drew them.
+/// A thread's bytes from the OS, and how many of them were handed out.
 struct EntropyPool {
-    epoch: u64,
     used: usize,
     bytes: [u8; ENTROPY_POOL],
 }
 
 thread_local! {
     static ENTROPY: std::cell::RefCell<EntropyPool> = const {
-        std::cell::RefCell::new(EntropyPool { epoch: 0, used: ENTROPY_POOL, bytes: [0; ENTROPY_POOL] })
+        std::cell::RefCell::new(EntropyPool { used: ENTROPY_POOL, bytes: [0; ENTROPY_POOL] })
     };
 }
 
-/// Starts a new job's random stream: every thread draws fresh bytes from the
-/// OS before its next [`fill_random`].
-pub(crate) fn new_random_epoch() {
-    RANDOM_EPOCH.fetch_add(1, Ordering::SeqCst);
+/// Starts a new job's random stream on this thread (the job's isolate runs
+/// here): the bytes left from before are thrown away, so the next
+/// [`fill_random`] draws fresh ones from the OS. Called in the forked job
+/// process too, after the fork: a copy of its worker's bytes is never used.
+pub(crate) fn new_random_stream() {
+    ENTROPY.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        pool.bytes.fill(0);
+        pool.used = ENTROPY_POOL;
+    });
 }
 
 /// Fills `buf` with bytes from the OS (`getrandom`), drawn 4 KiB at a time and
-/// never shared: bytes drawn before the current job started are thrown away
-/// first, so a forked job process (a copy of its worker's memory) and a later
-/// job of an in-process worker draw their own. The engine's
-/// `Math.random` reads it (the entropy source `engine::configure_process`
-/// sets), so no random state exists for a fork to copy. Should the OS give
-/// nothing (no `getrandom`), the bytes come from a generator seeded with the
-/// clock and the job epoch: never a constant.
+/// never shared: a job's start throws away what is left ([`new_random_stream`]),
+/// so a forked job process (a copy of its worker's memory) and a later job of an
+/// in-process worker draw their own. The engine's `Math.random` reads it (the
+/// entropy source `engine::configure_process` sets), so no random state exists
+/// for a fork to copy. Should the OS give nothing (no `getrandom`), the bytes
+/// come from a generator seeded with the clock: never a constant.
 pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
-    let epoch = RANDOM_EPOCH.load(Ordering::SeqCst);
     ENTROPY.with(|pool| {
         let mut pool = pool.borrow_mut();
         let mut filled = 0;
         while filled < buf.len() {
-            if pool.epoch != epoch || pool.used == ENTROPY_POOL {
+            if pool.used == ENTROPY_POOL {
                 if !os_random(&mut pool.bytes) {
-                    weak_random(&mut pool.bytes, epoch);
+                    weak_random(&mut pool.bytes);
                 }
-                pool.epoch = epoch;
                 pool.used = 0;
             }
             let n = (buf.len() - filled).min(ENTROPY_POOL - pool.used);
@@ -193,13 +189,13 @@ pub(crate) fn fill_random(buf: &mut [u8]) -> bool {
     })
 }
 
-/// SplitMix64 over the clock, the epoch and the buffer's address: what
-/// [`fill_random`] falls back on when the OS has no random source.
-fn weak_random(buf: &mut [u8], epoch: u64) {
+/// SplitMix64 over the clock and the buffer's address: what [`fill_random`]
+/// falls back on when the OS has no random source.
+fn weak_random(buf: &mut [u8]) {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
-    let mut state = nanos ^ epoch.rotate_left(32) ^ (buf.as_ptr() as u64);
+    let mut state = nanos ^ (buf.as_ptr() as u64);
     for chunk in buf.chunks_mut(8) {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = state;

@@ -153,8 +153,9 @@ impl Sandbox {
             clock: job.clock.clone(),
         });
         self.budget.set_cap(limits.array_buffer_bytes);
-        // This job's Math.random draws bytes no earlier job saw.
-        crate::sys::new_random_epoch();
+        // This job's Math.random draws bytes no earlier job saw (this thread
+        // runs the isolate, and so every Math.random of the job).
+        crate::sys::new_random_stream();
         {
             let mut j = lock(&job.journal);
             j.stats.bytes_in += job.code.len() as u64;
