@@ -93,6 +93,20 @@ fn parent_of(pid: u32) -> Option<u32> {
         .ok()
 }
 
+/// A pool of one worker process of this workspace's worker program, forking a
+/// copy of its template per job or (`fork_per_job` false) running its jobs in
+/// one process of its own.
+fn one_worker(fork_per_job: bool) -> Pool {
+    let command = WorkerCommand::locate().expect("toolsearch-sandbox-worker is built");
+    Pool::new(PoolConfig {
+        workers: 1,
+        isolation: Isolation::Process(command),
+        fork_per_job,
+        ..PoolConfig::default()
+    })
+    .unwrap()
+}
+
 /// Code mode always on, over the time server.
 fn time_config() -> Config {
     python_module_ok("mcp_server_time");
@@ -155,14 +169,12 @@ async fn a_sandbox_that_cannot_run_then_recovers_is_announced_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the fixtures (`cargo xtask setup`) and the toolsearch-sandbox-worker binary; `cargo xtask test` runs it"]
 async fn a_snippet_whose_process_dies_fails_alone_for_every_session() {
-    let command = WorkerCommand::locate().expect("toolsearch-sandbox-worker is built");
-    let pool = Pool::new(PoolConfig {
-        workers: 1,
-        isolation: Isolation::Process(command),
-        ..PoolConfig::default()
-    })
+    let gw = Gateway::start(
+        &time_config(),
+        Some(one_worker(PoolConfig::default().fork_per_job)),
+    )
+    .await
     .unwrap();
-    let gw = Gateway::start(&time_config(), Some(pool)).await.unwrap();
     let (a, a_heard) = connect(&gw).await;
     let (b, b_heard) = connect(&gw).await;
     let before = names(&a).await;
@@ -213,15 +225,9 @@ async fn a_snippet_whose_process_dies_fails_alone_for_every_session() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the fixtures (`cargo xtask setup`) and the toolsearch-sandbox-worker binary; `cargo xtask test` runs it"]
 async fn in_process_a_hostile_session_leaves_another_session_s_snippets_alone() {
-    let command = WorkerCommand::locate().expect("toolsearch-sandbox-worker is built");
-    let pool = Pool::new(PoolConfig {
-        workers: 1,
-        isolation: Isolation::Process(command),
-        fork_per_job: false,
-        ..PoolConfig::default()
-    })
-    .unwrap();
-    let gw = Gateway::start(&time_config(), Some(pool)).await.unwrap();
+    let gw = Gateway::start(&time_config(), Some(one_worker(false)))
+        .await
+        .unwrap();
     let (hostile, _) = connect(&gw).await;
     let (innocent, _) = connect(&gw).await;
     for snippet in [
