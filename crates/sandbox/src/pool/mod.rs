@@ -1,9 +1,11 @@
 //! The pool: a bounded queue in front of one of two backends, side by side —
 //! worker threads in this process (`threads.rs`) or worker processes
-//! (`processes.rs`, whose bridge requests `requests.rs` answers). What a caller
-//! sees (limits, the busy answer, the deadline bound) is the same for both.
+//! (`processes.rs`, whose bridge requests `requests.rs` answers and whose live
+//! processes `registry.rs` keeps). What a caller sees (limits, the busy answer,
+//! the deadline bound) is the same for both.
 
 pub(crate) mod processes;
+mod registry;
 mod requests;
 pub(crate) mod threads;
 pub(crate) mod worker_command;

@@ -10,10 +10,10 @@
 //! never takes the host with it. A standby process is started before the active
 //! one retires, so requests rarely wait for a process to start.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::BufReader;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::registry::{end, Registry};
 use super::requests::{handle_request, Records, ToWorker};
 use super::worker_command::WorkerCommand;
 use super::{PoolStats, BUSY};
@@ -60,49 +61,6 @@ enum Event {
     /// The output ended, or carried a line the host cannot read (why); either
     /// way the worker is killed, never waited for.
     Eof(Option<String>),
-}
-
-/// The worker processes of one pool that are not reaped yet, by process group
-/// (each worker leads its own, which holds the job processes it forks).
-#[derive(Default)]
-pub(crate) struct Registry {
-    groups: Mutex<HashSet<u32>>,
-    /// Set once the pool shuts down: no process starts after it.
-    closing: AtomicBool,
-    /// Worker stdouts not at their end yet. Every process of a worker's group
-    /// holds its stdout, so at 0 every one of them has exited.
-    open_outputs: AtomicUsize,
-}
-
-impl Registry {
-    fn groups(&self) -> std::sync::MutexGuard<'_, HashSet<u32>> {
-        self.groups.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn closing(&self) -> bool {
-        self.closing.load(Ordering::SeqCst)
-    }
-
-    /// Kills the group of `pid` and forgets it, before its leader is reaped (so
-    /// the id cannot have been reused by then).
-    fn kill(&self, pid: u32) {
-        let mut groups = self.groups();
-        if groups.remove(&pid) {
-            #[cfg(target_os = "linux")]
-            crate::sys::kill_group(pid);
-        }
-    }
-
-    /// Marks the pool closing and kills every worker process group it has.
-    fn close(&self) {
-        self.closing.store(true, Ordering::SeqCst);
-        let groups = self.groups();
-        #[cfg(target_os = "linux")]
-        for pid in groups.iter() {
-            crate::sys::kill_group(*pid);
-        }
-        drop(groups);
-    }
 }
 
 /// One running worker process.
@@ -162,13 +120,6 @@ fn ended_abnormally(result: &ExecResult) -> bool {
         result.error.as_ref().map(|e| e.kind),
         Some(ErrorKind::Memory | ErrorKind::Crashed | ErrorKind::Engine | ErrorKind::Timeout)
     )
-}
-
-/// Kills `child`'s group and `child`, then reaps it; how it ended.
-fn end(registry: &Registry, child: &mut Child) -> String {
-    registry.kill(child.id());
-    let _ = child.kill();
-    child.wait().map(|s| s.to_string()).unwrap_or_default()
 }
 
 impl Drop for Proc {
