@@ -10,6 +10,7 @@
 //! runs them with `--include-ignored`, where a missing tool fails them.
 
 mod approvals;
+mod authority;
 mod bounds;
 mod clients;
 mod common;

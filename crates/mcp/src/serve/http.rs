@@ -1,8 +1,9 @@
 //! The gateway's front door over streamable HTTP, assembled from the steps of
 //! a request: [`super::accept`] (connection cap, header timeout, accept
-//! backoff) → [`super::admit`] (bearer token, session cap, rate limit) →
-//! [`super::protocol`] (path, body, JSON-RPC checks, ids in flight) → rmcp's
-//! service (`Host` and `Origin` checks, sessions and their idle TTL), over
+//! backoff) → [`super::origin`] (one allowed `Host`, target authority and
+//! `Origin`; refused before anything is counted) → [`super::admit`] (bearer
+//! token, session cap, rate limit) → [`super::protocol`] (path, body, JSON-RPC
+//! checks, ids in flight) → rmcp's service (sessions and their idle TTL), over
 //! plain TCP or TLS; and its stop (see [`super::stop`]).
 
 use std::net::SocketAddr;
@@ -19,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::accept::{connection_cap, serve_connection, Accepted, Acceptor};
 use super::admit::{same, RateLimit};
+use super::origin::Origins;
 use super::protocol::{self, Body, Guarded, InFlight};
 use super::{stop as stop_gateway, stop_on_signal};
 use crate::config::Config;
@@ -121,6 +123,7 @@ pub async fn http(
         })
         .collect();
     origins.extend(cfg.http.allowed_origins.iter().cloned());
+    let from = Origins::new(&hosts, &origins);
     let hcfg = StreamableHttpServerConfig::default()
         .with_cancellation_token(ct.child_token())
         .with_allowed_hosts(hosts)
@@ -156,6 +159,7 @@ pub async fn http(
         manager,
         max_sessions,
         ids: InFlight::default(),
+        from,
         body_timeout: cfg.http.body_timeout(),
     });
     let header_timeout = cfg.http.header_timeout();
@@ -201,6 +205,8 @@ struct Front {
     manager: Arc<LocalSessionManager>,
     max_sessions: usize,
     ids: InFlight,
+    /// The hosts and origins served.
+    from: Origins,
     body_timeout: Duration,
 }
 
@@ -210,6 +216,12 @@ impl Front {
         req: http::Request<hyper::body::Incoming>,
         peer: SocketAddr,
     ) -> http::Response<Body> {
+        // Where it comes from, first: a refused request is counted against
+        // no one (a page cannot spend the local client's rate budget).
+        if let Err(r) = self.from.check(req.uri(), req.headers()) {
+            tracing::debug!(%peer, status = r.status, why = %r.message, "refused a request");
+            return refuse(r.status, &r.message);
+        }
         if let Some(t) = &self.token {
             let sent = req
                 .headers()

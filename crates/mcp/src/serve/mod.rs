@@ -7,6 +7,7 @@ mod admit;
 mod http;
 pub mod lines;
 mod message;
+mod origin;
 pub mod protocol;
 mod stdio;
 
