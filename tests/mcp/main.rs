@@ -23,6 +23,7 @@ mod health;
 mod hostile;
 mod lifecycle;
 mod liveness;
+mod progress;
 mod protocol;
 mod routing;
 mod runtime;

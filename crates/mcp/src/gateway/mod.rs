@@ -27,7 +27,7 @@ mod session;
 
 use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
-pub use notes::MAX_QUEUED_NOTES;
+pub use notes::MAX_QUEUED_LOGS;
 pub use session::{to_result, GatewaySession};
 
 /// Each open MCP session's client, by toolsearch session id. An entry is the

@@ -1,6 +1,6 @@
 //! What reaches a client while its call runs: the progress and log messages of
-//! the call's server, in order and bounded, and the server's requests
-//! (sampling, elicitation), asked of that client.
+//! the call's server, in order, progress coalesced and logs bounded, and the
+//! server's requests (sampling, elicitation), asked of that client.
 // MCP logging is deprecated by SEP-2577, but the servers in front of which the
 // gateway stands still send it, and clients still read it: it is forwarded.
 #![allow(deprecated)]
@@ -9,77 +9,205 @@ use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
 };
 use rmcp::service::{Peer, RoleServer};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 use toolsearch::{AskError, AskFuture, Notify};
 
 /// Forwards a running call's progress, logs and its server's requests (sampling,
-/// elicitation) to the gateway's client. Progress and logs go through one queue per
-/// call, sent in order by one task, so none can overtake another or the call's
-/// response (the call waits for the queue to drain: [`flush`]).
+/// elicitation) to the gateway's client. Progress and logs go through one
+/// [`Outbox`] per call, sent in order by one task, so none can overtake another
+/// or the call's response (the call waits for the outbox to drain: [`flush`]).
 pub(super) struct ToClient {
     pub(super) peer: Peer<RoleServer>,
     pub(super) progress_token: Option<ProgressToken>,
     pub(super) session: String,
-    pub(super) notes: tokio::sync::mpsc::Sender<Note>,
-    /// Fired when the client falls [`MAX_QUEUED_NOTES`] behind: the call stops.
-    pub(super) overflow: tokio_util::sync::CancellationToken,
+    pub(super) notes: Arc<Outbox>,
 }
 
-/// Most notifications of one call waiting for its client to read them; a call
-/// whose client falls further behind is stopped with that reason (a slow client
-/// slows its own calls, it does not grow the gateway).
-pub const MAX_QUEUED_NOTES: usize = 1_000;
+/// Most log messages of one call waiting for its client to read them; past it
+/// they are dropped and counted, and the client is told how many (a slow
+/// client slows its own call's logs, it never grows the gateway and never
+/// fails the call).
+pub const MAX_QUEUED_LOGS: usize = 1_000;
 
-impl ToClient {
-    fn queue(&self, note: Note) {
-        if let Err(tokio::sync::mpsc::error::TrySendError::Full(_)) = self.notes.try_send(note) {
-            if !self.overflow.is_cancelled() {
-                tracing::warn!(session = %self.session, "a client fell 1,000 notifications behind; its call is stopped");
-                self.overflow.cancel();
-            }
-        }
-    }
+/// One call's notifications not yet sent, in the order the call produced them.
+/// Progress is coalesced: only the latest value per call matters, so at most
+/// one progress notification waits, at the place of the first one not yet
+/// sent, carrying the newest value. Log messages past [`MAX_QUEUED_LOGS`] are
+/// dropped and counted; the count reaches the client as a log message of its
+/// own, in order.
+pub(super) struct Outbox {
+    state: Mutex<Queued>,
+    wake: tokio::sync::Notify,
 }
 
-/// A notification to the client, in the order the call produced it.
-pub(super) enum Note {
-    Progress(ProgressNotificationParam),
+#[derive(Default)]
+struct Queued {
+    order: VecDeque<Entry>,
+    /// The newest progress not yet sent (its place is the `Entry::Progress` queued).
+    progress: Option<ProgressNotificationParam>,
+    logs: usize,
+    dropped: u64,
+    /// Set when the call is done: nothing more is queued.
+    closed: bool,
+}
+
+enum Entry {
+    Progress,
     Log(LoggingMessageNotificationParam),
     /// Answered once everything queued before it was sent.
     Flush(tokio::sync::oneshot::Sender<()>),
 }
 
-/// The queue of one call's notifications and the task that sends them in order.
-pub(super) fn note_queue(peer: Peer<RoleServer>) -> tokio::sync::mpsc::Sender<Note> {
-    let (tx, mut rx) = tokio::sync::mpsc::channel::<Note>(MAX_QUEUED_NOTES);
+/// The log message that tells a client how many of a call's log messages it
+/// did not get.
+fn dropped_notice(dropped: u64) -> LoggingMessageNotificationParam {
+    let mut p = LoggingMessageNotificationParam::new(
+        LoggingLevel::Warning,
+        Value::String(format!(
+            "{dropped} log messages of this call were dropped: the server wrote them faster \
+             than this client read them (at most {MAX_QUEUED_LOGS} wait per call)"
+        )),
+    );
+    p.logger = Some("toolsearch".into());
+    p
+}
+
+impl Queued {
+    /// Queues the count of dropped logs, when there is one.
+    fn own_up(&mut self) {
+        if self.dropped > 0 {
+            self.order
+                .push_back(Entry::Log(dropped_notice(self.dropped)));
+            self.logs += 1;
+            self.dropped = 0;
+        }
+    }
+}
+
+impl Outbox {
+    fn state(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn progress(&self, p: ProgressNotificationParam) {
+        let mut q = self.state();
+        if q.closed {
+            return;
+        }
+        if q.progress.replace(p).is_none() {
+            q.order.push_back(Entry::Progress);
+        }
+        drop(q);
+        self.wake.notify_one();
+    }
+
+    fn log(&self, p: LoggingMessageNotificationParam) {
+        let mut q = self.state();
+        if q.closed {
+            return;
+        }
+        // One place is kept for the count of what is dropped.
+        if q.logs + 1 >= MAX_QUEUED_LOGS {
+            q.dropped += 1;
+            return;
+        }
+        q.own_up();
+        q.order.push_back(Entry::Log(p));
+        q.logs += 1;
+        drop(q);
+        self.wake.notify_one();
+    }
+
+    /// Marks the call done: what is queued is still sent, nothing more is
+    /// queued, and the sending task ends once it is sent.
+    fn close(&self) {
+        self.state().closed = true;
+        self.wake.notify_one();
+    }
+
+    /// The next entry to send, waiting for one; `None` once closed and empty.
+    async fn next(&self) -> Option<Sending> {
+        loop {
+            {
+                let mut q = self.state();
+                match q.order.pop_front() {
+                    Some(Entry::Progress) => {
+                        if let Some(p) = q.progress.take() {
+                            return Some(Sending::Progress(p));
+                        }
+                    }
+                    Some(Entry::Log(p)) => {
+                        q.logs -= 1;
+                        return Some(Sending::Log(p));
+                    }
+                    Some(Entry::Flush(done)) => return Some(Sending::Flush(done)),
+                    None if q.closed => return None,
+                    None => {}
+                }
+            }
+            self.wake.notified().await;
+        }
+    }
+}
+
+/// What the sending task sends next.
+enum Sending {
+    Progress(ProgressNotificationParam),
+    Log(LoggingMessageNotificationParam),
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+impl ToClient {
+    fn queue_progress(&self, p: ProgressNotificationParam) {
+        self.notes.progress(p);
+    }
+
+    fn queue_log(&self, p: LoggingMessageNotificationParam) {
+        self.notes.log(p);
+    }
+}
+
+/// The outbox of one call's notifications and the task that sends them in
+/// order to `peer`; the task ends when the outbox is closed and sent
+/// ([`flush`] closes it).
+pub(super) fn note_queue(peer: Peer<RoleServer>) -> Arc<Outbox> {
+    let outbox = Arc::new(Outbox {
+        state: Mutex::default(),
+        wake: tokio::sync::Notify::new(),
+    });
+    let from = outbox.clone();
     tokio::spawn(async move {
-        while let Some(note) = rx.recv().await {
-            match note {
-                Note::Progress(p) => {
+        while let Some(next) = from.next().await {
+            match next {
+                Sending::Progress(p) => {
                     let _ = peer.notify_progress(p).await;
                 }
-                Note::Log(p) => {
-                    #[allow(deprecated)]
+                Sending::Log(p) => {
                     let _ = peer.notify_logging_message(p).await;
                 }
-                Note::Flush(done) => {
+                Sending::Flush(done) => {
                     let _ = done.send(());
                 }
             }
         }
     });
-    tx
+    outbox
 }
 
-/// Waits (at most 5 s) until the notifications queued so far have been sent.
-pub(super) async fn flush(notes: &tokio::sync::mpsc::Sender<Note>) {
+/// Closes the call's outbox and waits (at most 5 s) until what it held was
+/// sent (with the count of dropped logs, if any).
+pub(super) async fn flush(notes: &Outbox) {
     let (done, sent) = tokio::sync::oneshot::channel();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        if notes.send(Note::Flush(done)).await.is_ok() {
-            let _ = sent.await;
-        }
-    })
-    .await;
+    {
+        let mut q = notes.state();
+        q.own_up();
+        q.order.push_back(Entry::Flush(done));
+    }
+    notes.close();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sent).await;
 }
 
 fn ask_error(code: i32, message: impl Into<String>) -> AskError {
@@ -104,7 +232,7 @@ impl Notify for ToClient {
         let mut p = ProgressNotificationParam::new(token, progress);
         p.total = total;
         p.message = message;
-        self.queue(Note::Progress(p));
+        self.queue_progress(p);
     }
 
     fn log(&self, level: &str, logger: Option<&str>, data: Value) {
@@ -112,7 +240,7 @@ impl Notify for ToClient {
             serde_json::from_value(Value::String(level.into())).unwrap_or(LoggingLevel::Info);
         let mut p = LoggingMessageNotificationParam::new(level, data);
         p.logger = logger.map(str::to_string);
-        self.queue(Note::Log(p));
+        self.queue_log(p);
     }
 
     fn caller(&self) -> Option<&str> {

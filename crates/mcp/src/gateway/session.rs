@@ -17,7 +17,7 @@ use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 use toolsearch::{BridgeTool, CallOptions, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput};
 
-use super::notes::{flush, note_queue, ToClient, MAX_QUEUED_NOTES};
+use super::notes::{flush, note_queue, ToClient};
 use super::Gateway;
 
 /// How long a call in flight when the gateway stops may take to wind down
@@ -223,8 +223,9 @@ impl ServerHandler for GatewaySession {
             None
         };
         let notes = note_queue(cx.peer.clone());
-        // Cancelled by the client, by its session's end, or by its falling
-        // too far behind on this call's notifications.
+        // Cancelled by the client, by its session's end, or by the gateway's
+        // stop; each stop answers with its own reason (a timeout is the
+        // host's answer, never inferred from this token).
         let cancel = cx.ct.child_token();
         let opts = CallOptions {
             cancel: cancel.clone(),
@@ -233,7 +234,6 @@ impl ServerHandler for GatewaySession {
                 progress_token: cx.meta.get_progress_token(),
                 session: self.session.id.to_string(),
                 notes: notes.clone(),
-                overflow: cancel.clone(),
             }))),
         };
         let started = std::time::Instant::now();
@@ -267,7 +267,7 @@ impl ServerHandler for GatewaySession {
             }
         };
         tokio::pin!(work);
-        let mut out = tokio::select! {
+        let out = tokio::select! {
             out = &mut work => out,
             () = self.gw.stopping.cancelled() => {
                 // The work is cancelled (a snippet ends, a forwarded call is
@@ -277,15 +277,6 @@ impl ServerHandler for GatewaySession {
                 return Err(stopped());
             }
         };
-        if cancel.is_cancelled() && !cx.ct.is_cancelled() && !self.gw.is_stopping() {
-            out = ToolOutput::error(
-                ErrorCode::Limit,
-                format!(
-                    "the call was stopped: its client fell {MAX_QUEUED_NOTES} notifications \
-                     behind (progress and log messages not yet read)"
-                ),
-            );
-        }
         // Every progress and log message of the call reaches the client before its
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;

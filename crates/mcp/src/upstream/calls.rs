@@ -31,6 +31,35 @@ use toolsearch::Notifier;
 /// before it is set (see `http_client::Marking`); stdio servers' are ignored.
 pub(crate) const RELATED: &str = "io.toolsearch/related-request";
 
+/// The `_meta` key under which a transport records the order in which it
+/// received each progress notification (a number that grows). rmcp hands
+/// notifications to the handler on tasks of their own, which may run in any
+/// order; by this number a progress that an earlier-received one overtook is
+/// known as stale and dropped (see `Handler::on_progress`), so a client hears
+/// a call's progress in the order its server sent it. A server's own value is
+/// replaced.
+pub(crate) const RECEIVED: &str = "io.toolsearch/received";
+
+/// Stamps `msg` with `seq` under [`RECEIVED`] when it is a progress
+/// notification; anything else is left as it is.
+pub(crate) fn stamp_progress(msg: &mut serde_json::Map<String, Value>, seq: u64) {
+    if msg.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+        return;
+    }
+    let Some(Value::Object(params)) = msg.get_mut("params") else {
+        return;
+    };
+    let meta = params
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Default::default()));
+    if !meta.is_object() {
+        *meta = Value::Object(Default::default());
+    }
+    if let Value::Object(meta) = meta {
+        meta.insert(RECEIVED.to_string(), Value::from(seq));
+    }
+}
+
 /// How long a message that names a call not yet registered waits for it: the
 /// request is on the wire before the call that sent it has registered (a few
 /// scheduler turns on a loaded machine).

@@ -15,7 +15,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData as McpError};
 use serde_json::Value;
 
-use super::calls::{Calls, Relation};
+use super::calls::{Calls, Relation, RECEIVED};
 use crate::text::{clean_for_log, MAX_LOG_LINE};
 
 pub(crate) fn client_info() -> ClientConfig {
@@ -47,7 +47,14 @@ pub(crate) struct Handler {
     pub(crate) marked: bool,
     pub(crate) relist: Arc<tokio::sync::Notify>,
     pub(crate) info: ClientConfig,
+    /// The newest progress passed on, per progress token, in the order the
+    /// transport received them (see `calls::RECEIVED`); the lock is held while
+    /// one is queued for its client, so that none overtakes another.
+    pub(crate) progress_seen: std::sync::Mutex<toolsearch_catalog::lru::Lru<String, u64>>,
 }
+
+/// Progress tokens whose newest progress a connection remembers.
+pub(crate) const PROGRESS_TOKENS: usize = 10_000;
 
 impl Handler {
     /// Forwards a request the server makes during a call to the client that made
@@ -126,16 +133,32 @@ impl ClientHandler for Handler {
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
-        _cx: NotificationContext<RoleClient>,
+        cx: NotificationContext<RoleClient>,
     ) {
         let Some(calls) = self.calls.upgrade() else {
             return;
         };
         // Only the call whose token it carries: never the one-client fallback.
         let rel = Relation::of_token(&params.progress_token);
-        if let Some(to) = calls.route_named(&rel).await {
-            to.0.progress(params.progress, params.total, params.message);
+        let Some(to) = calls.route_named(&rel).await else {
+            return;
+        };
+        let received = cx
+            .extensions
+            .get::<rmcp::model::NotificationMetaObject>()
+            .map(|m| &m.0)
+            .or(Some(&cx.meta.0))
+            .and_then(|m| m.get(RECEIVED))
+            .and_then(Value::as_u64);
+        let mut seen = self.progress_seen.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(n), Some(key)) = (received, rel.token) {
+            // Overtaken by one received after it: stale, dropped.
+            if seen.peek(&key).is_some_and(|last| *last > n) {
+                return;
+            }
+            seen.insert(key, n);
         }
+        to.0.progress(params.progress, params.total, params.message);
     }
 
     async fn create_message(

@@ -67,7 +67,7 @@ pub(crate) fn transport(
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
     Ok(StreamableHttpClientTransport::with_client(
-        Marking(client, Arc::from(cfg.name())),
+        Marking(client, Arc::from(cfg.name()), Arc::default()),
         config,
     ))
 }
@@ -100,14 +100,24 @@ fn same_origin_redirects(server: String) -> reqwest::redirect::Policy {
 /// arrives on a request's own stream belongs to the call that sent it (see
 /// `route`). The streams' size limits are the wrapped client's.
 #[derive(Clone, Default)]
-pub(crate) struct Marking(pub reqwest::Client, pub Arc<str>);
+pub(crate) struct Marking(
+    pub reqwest::Client,
+    pub Arc<str>,
+    /// The order progress notifications were received in, over all of the
+    /// connection's streams (see `calls::RECEIVED`).
+    pub Arc<std::sync::atomic::AtomicU64>,
+);
 
 type SseStream = futures::stream::BoxStream<'static, Result<sse_stream::Sse, SseError>>;
 
 /// Sets (or, with `related` None, removes) the relation of one SSE event's
 /// message. Events that are not a JSON-RPC request or notification pass as
 /// they are.
-fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse {
+fn mark(
+    mut event: sse_stream::Sse,
+    related: Option<&Value>,
+    received: &std::sync::atomic::AtomicU64,
+) -> sse_stream::Sse {
     // What rmcp's parser would drop without a word (nesting past its limit, a
     // lone surrogate) is made readable first (see `crate::frame`; a call's
     // result nested too deep was refused before this, in `marked`).
@@ -139,6 +149,9 @@ fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse 
     if !msg.contains_key("method") {
         return event;
     }
+    let seq = received.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    super::calls::stamp_progress(&mut msg, seq);
+    let progress = msg.get("method").and_then(Value::as_str) == Some("notifications/progress");
     let params = msg
         .entry("params")
         .or_insert_with(|| Value::Object(Default::default()));
@@ -150,6 +163,9 @@ fn mark(mut event: sse_stream::Sse, related: Option<&Value>) -> sse_stream::Sse 
         .and_then(Value::as_object)
         .is_some_and(|m| m.contains_key(RELATED));
     if related.is_none() && !had {
+        if progress {
+            event.data = Some(Value::Object(msg).to_string());
+        }
         return event;
     }
     let meta = params
@@ -176,6 +192,7 @@ fn marked(
     stream: SseStream,
     related: Option<Value>,
     mut oversize: Option<(Arc<str>, Cancel)>,
+    received: Arc<std::sync::atomic::AtomicU64>,
 ) -> SseStream {
     use futures::StreamExt;
     stream
@@ -203,7 +220,7 @@ fn marked(
                         return e;
                     }
                 }
-                mark(e, related.as_ref())
+                mark(e, related.as_ref(), &received)
             })
         })
         .boxed()
@@ -333,7 +350,10 @@ impl StreamableHttpClient for Marking {
                 let oversize = is_call
                     .then(|| related.clone().map(|id| (self.1.clone(), cancel(id))))
                     .flatten();
-                StreamableHttpPostResponse::Sse(marked(stream, related, oversize), session)
+                StreamableHttpPostResponse::Sse(
+                    marked(stream, related, oversize, self.2.clone()),
+                    session,
+                )
             }
             StreamableHttpPostResponse::Json(msg, session) if is_call => {
                 let len = serde_json::to_vec(&msg).map_or(0, |v| v.len());
@@ -377,7 +397,7 @@ impl StreamableHttpClient for Marking {
             .0
             .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
             .await?;
-        Ok(marked(s, None, None))
+        Ok(marked(s, None, None, self.2.clone()))
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -400,7 +420,7 @@ impl StreamableHttpClient for Marking {
                 max_sse_event_size,
             )
             .await?;
-        Ok(marked(s, None, None))
+        Ok(marked(s, None, None, self.2.clone()))
     }
 }
 
@@ -426,22 +446,34 @@ mod tests {
     fn messages_on_a_request_stream_name_it_and_nothing_else_does() {
         let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}"#;
         let id = serde_json::json!(7);
-        assert_eq!(meta_of(&mark(event(log), Some(&id)))[RELATED], 7);
+        let n = std::sync::atomic::AtomicU64::new(0);
+        assert_eq!(meta_of(&mark(event(log), Some(&id), &n))[RELATED], 7);
         // A server's own claim is replaced on a request's stream, removed elsewhere.
         let forged = r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"_meta":{"io.toolsearch/related-request":3,"progressToken":5}}}"#;
-        assert_eq!(meta_of(&mark(event(forged), Some(&id)))[RELATED], 7);
-        let stripped = mark(event(forged), None);
+        assert_eq!(meta_of(&mark(event(forged), Some(&id), &n))[RELATED], 7);
+        let stripped = mark(event(forged), None, &n);
         assert_eq!(meta_of(&stripped), serde_json::json!({"progressToken": 5}));
         // No params: they are made to carry the mark.
         let bare = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
-        assert_eq!(meta_of(&mark(event(bare), Some(&id)))[RELATED], 7);
+        assert_eq!(meta_of(&mark(event(bare), Some(&id), &n))[RELATED], 7);
         // Responses, non-JSON and unmarked messages off a request stream pass untouched.
         let response = r#"{"jsonrpc":"2.0","id":7,"result":{"method":"x"}}"#;
-        assert_eq!(mark(event(response), Some(&id)).data.unwrap(), response);
+        assert_eq!(mark(event(response), Some(&id), &n).data.unwrap(), response);
         assert_eq!(
-            mark(event("not json \"method\""), Some(&id)).data.unwrap(),
+            mark(event("not json \"method\""), Some(&id), &n)
+                .data
+                .unwrap(),
             "not json \"method\""
         );
-        assert_eq!(mark(event(log), None).data.unwrap(), log);
+        assert_eq!(mark(event(log), None, &n).data.unwrap(), log);
+        // Progress is stamped with the order it came in, a server's own stamp replaced.
+        let p = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1,"_meta":{"io.toolsearch/received":99}}}"#;
+        let first = meta_of(&mark(event(p), None, &n))[super::super::calls::RECEIVED].clone();
+        let second = meta_of(&mark(event(p), Some(&id), &n))[super::super::calls::RECEIVED].clone();
+        assert!(
+            first.as_u64().unwrap() < second.as_u64().unwrap(),
+            "{first} {second}"
+        );
+        assert_ne!(first, 99);
     }
 }

@@ -53,6 +53,8 @@ where
     let (server, cancels, seen) = (server.to_string(), out_tx.clone(), pending.clone());
     tokio::spawn(async move {
         let mut reader = tokio::io::BufReader::new(reader);
+        // The order progress notifications were read in (see `calls::RECEIVED`).
+        let mut received = 0u64;
         loop {
             // The service gone, the reader goes too (and with it the last
             // sender to the writer, which then closes the server's stdin).
@@ -61,7 +63,8 @@ where
                 () = in_tx.closed() => break,
             };
             let Ok(Some(frame)) = frame else { break };
-            let Some(msg) = read(&server, frame, &seen, &cancels).await else {
+            received += 1;
+            let Some(msg) = read(&server, frame, &seen, &cancels, received).await else {
                 continue;
             };
             if in_tx.send(msg).await.is_err() {
@@ -128,6 +131,7 @@ async fn read(
     frame: Frame,
     pending: &Pending,
     cancels: &mpsc::Sender<Vec<u8>>,
+    received: u64,
 ) -> Option<ServerJsonRpcMessage> {
     let take = |key: &str| {
         pending
@@ -190,7 +194,7 @@ async fn read(
         );
         bytes = frame::bound_nesting(bytes, frame::MAX_NESTING).0;
     }
-    let value: Value = match serde_json::from_slice(&bytes) {
+    let mut value: Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => {
             tracing::warn!(server, error = %e, line = %clean_for_log(&String::from_utf8_lossy(&bytes[..bytes.len().min(200)]), 200), "the server sent a line that is not JSON");
@@ -224,6 +228,9 @@ async fn read(
                 ),
             );
         }
+    }
+    if let Value::Object(msg) = &mut value {
+        super::calls::stamp_progress(msg, received);
     }
     match serde_json::from_value::<ServerJsonRpcMessage>(value) {
         Ok(msg) => Some(msg),
