@@ -1,0 +1,1 @@
+// Maybe we don't really need a ws implementation?
