@@ -30,4 +30,5 @@ mod runtime;
 mod sessions;
 mod soak;
 mod stopping;
+mod streams;
 mod tls;

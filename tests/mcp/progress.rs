@@ -166,7 +166,10 @@ async fn progress_reaches_an_http_client_in_order() {
         let gw = gateway(vec![("s", reach)], "").await;
         let cfg = Config::parse("[http]\nrate_limit_per_minute = 100000\n").unwrap();
         let (url, stop) = serve_http(gw.clone(), &cfg).await;
-        let http = reqwest::Client::new();
+        let http = {
+            toolsearch_mcp::http_client::install_tls_provider();
+            reqwest::Client::new()
+        };
         let accept = "application/json, text/event-stream";
         let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
@@ -191,7 +194,7 @@ async fn progress_reaches_an_http_client_in_order() {
         };
         let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         post(done.to_string()).await.unwrap();
-        let args = json!({"tag": "h", "progress": 20_000, "name_token": true});
+        let args = json!({"tag": "h", "progress": 20_000, "logs": 200, "name_token": true});
         let body = post(call(9, args)).await.unwrap().text().await.unwrap();
         let mut heard = Heard::default();
         for data in body.lines().filter_map(|l| l.strip_prefix("data:")) {
@@ -204,7 +207,7 @@ async fn progress_reaches_an_http_client_in_order() {
             heard.progress.len(),
             heard.logs.len()
         );
-        heard.check(20_000.0, 0);
+        heard.check(20_000.0, 200);
         stop.cancel();
         gw.shutdown().await;
     }

@@ -240,6 +240,7 @@ fn soak(seconds: u64) {
             flood.lists.load(Ordering::Relaxed),
             pages_error.unwrap_or_default(),
         );
+        eprintln!("soak: {} sessions open after the clients left", gw.open_sessions());
         eprintln!(
             "soak: RSS {} -> {} KiB, fds {} -> {}, threads {} -> {}, child processes {} -> {}",
             start.rss_kib,

@@ -24,6 +24,18 @@ pub mod serve;
 pub mod text;
 pub mod upstream;
 
+/// The rmcp patches this crate relies on (`docs/rmcp-patches.md`): without them
+/// one client that stops reading stalls the gateway's catalog for everyone, and
+/// streamable HTTP loses results a client resumes for. A build that reached
+/// crates.io's rmcp instead of the one this repository vendors stops here
+/// ("cannot find value `TOOLSEARCH_PATCHES`"): add `[patch.crates-io] rmcp = {
+/// path = "<toolsearch>/vendor/rmcp" }` to the workspace's `Cargo.toml` (the
+/// README's "Embedding" section).
+const _: () = assert!(
+    rmcp::TOOLSEARCH_PATCHES >= 5,
+    "toolsearch-mcp needs the rmcp vendored in toolsearch's vendor/rmcp"
+);
+
 pub use config::{Config, ConfigError};
 pub use gateway::{Gateway, GatewaySession};
 pub use text::clean_for_log;

@@ -57,6 +57,8 @@ pub struct Script {
     pub cancelled: Mutex<Vec<Value>>,
     /// When set, `tools/list` answers exactly these tools, on one page.
     pub fixed: Option<Vec<Value>>,
+    /// Tools `more_0`, `more_1`, ... listed beside the others.
+    pub more: AtomicUsize,
 }
 
 fn notification(method: &str, params: Value) -> Value {
@@ -101,6 +103,15 @@ impl Script {
 
     fn common(&self) -> Option<Tx> {
         self.common.lock().unwrap().clone()
+    }
+
+    /// Adds one tool (`more_N`) and says `tools/list_changed` on the shared
+    /// stream.
+    pub fn add_tool(&self) {
+        self.more.fetch_add(1, Ordering::SeqCst);
+        if let Some(to) = self.common() {
+            let _ = to.send(notification("notifications/tools/list_changed", json!({})));
+        }
     }
 
     /// Sends a request to the client on `tx` and waits (10 s at most) for its
@@ -157,6 +168,10 @@ impl Script {
             }
         }
         tools.extend((0..self.padding).map(|i| tool(format!("pad_{page}_{i}"), kib)));
+        if page == 0 {
+            let more = self.more.load(Ordering::SeqCst);
+            tools.extend((0..more).map(|i| tool(format!("more_{i}"), 0)));
+        }
         let mut result = json!({"tools": tools});
         let next = match mode {
             Pages::One => None,

@@ -44,6 +44,18 @@ pub struct HttpConfig {
     /// open-file limit allows, less a reserve for servers and the sandbox).
     /// Past it a new connection is answered 503 and closed. Default 1,024.
     pub max_connections: Option<Spanned<u64>>,
+    /// Messages queued for one client's stream (1 to 100,000). Default 64.
+    pub send_queue: Option<Spanned<u64>>,
+    /// How long one send to a client's stream may wait for the client to read
+    /// (100 to 600,000 ms); past it that stream is closed (the client may resume
+    /// it with `Last-Event-ID`), and nobody else waits. Default 5,000.
+    pub send_timeout_ms: Option<Spanned<u64>>,
+    /// How long a finished call's events are kept for a client that resumes
+    /// its stream with `Last-Event-ID` (1,000 to 3,600,000 ms). Default 60,000.
+    pub replay_window_ms: Option<Spanned<u64>>,
+    /// Most bytes of events kept per stream for a resume (65,536 to
+    /// 268,435,456; a session keeps at most 16 finished streams). Default 4 MiB.
+    pub replay_bytes: Option<Spanned<u64>>,
     /// PEM certificate chain: serve HTTPS instead of HTTP (with `tls_key`). A
     /// relative path is read from the config file's folder.
     pub tls_cert: Option<PathBuf>,
@@ -90,6 +102,38 @@ impl HttpConfig {
         self.max_connections
             .as_ref()
             .map_or(1_024, |s| *s.get_ref() as usize)
+    }
+
+    /// `send_queue`, or its default.
+    pub fn send_queue(&self) -> usize {
+        self.send_queue
+            .as_ref()
+            .map_or(64, |s| *s.get_ref() as usize)
+    }
+
+    /// `send_timeout_ms`, or its default.
+    pub fn send_timeout(&self) -> std::time::Duration {
+        let v = self
+            .send_timeout_ms
+            .as_ref()
+            .map_or(5_000, |s| *s.get_ref());
+        std::time::Duration::from_millis(v)
+    }
+
+    /// `replay_window_ms`, or its default.
+    pub fn replay_window(&self) -> std::time::Duration {
+        let v = self
+            .replay_window_ms
+            .as_ref()
+            .map_or(60_000, |s| *s.get_ref());
+        std::time::Duration::from_millis(v)
+    }
+
+    /// `replay_bytes`, or its default.
+    pub fn replay_bytes(&self) -> usize {
+        self.replay_bytes
+            .as_ref()
+            .map_or(4 << 20, |s| *s.get_ref() as usize)
     }
 
     /// `session_idle_ttl_ms`, or its default.
@@ -147,6 +191,28 @@ impl HttpConfig {
             1,
             1_000_000,
         )?;
+        range(text, "http.send_queue", &self.send_queue, 1, 100_000)?;
+        range(
+            text,
+            "http.send_timeout_ms",
+            &self.send_timeout_ms,
+            100,
+            600_000,
+        )?;
+        range(
+            text,
+            "http.replay_window_ms",
+            &self.replay_window_ms,
+            1_000,
+            3_600_000,
+        )?;
+        range(
+            text,
+            "http.replay_bytes",
+            &self.replay_bytes,
+            65_536,
+            268_435_456,
+        )?;
         if self.tls_cert.is_some() != self.tls_key.is_some() {
             return Err(error(
                 "[http] `tls_cert` and `tls_key` go together; give both or neither".to_string(),
@@ -168,6 +234,10 @@ impl HttpConfig {
             "header_timeout_ms": self.header_timeout().as_millis() as u64,
             "body_timeout_ms": self.body_timeout().as_millis() as u64,
             "max_connections": self.max_connections(),
+            "send_queue": self.send_queue(),
+            "send_timeout_ms": self.send_timeout().as_millis() as u64,
+            "replay_window_ms": self.replay_window().as_millis() as u64,
+            "replay_bytes": self.replay_bytes(),
             "tls_cert": self.tls_cert,
             "tls_key": self.tls_key.as_ref().map(|_| "<path redacted>"),
         })

@@ -356,6 +356,9 @@ impl Gateway {
         }
     }
 
+    /// Tells every open session's client that its list changed. Each send is
+    /// its own task, bounded by [`LIST_CHANGED_SEND`]: a client that does not
+    /// read delays nobody (not the catalog's follower, not another client).
     async fn notify_list_changed(&self) {
         let clients: Vec<Peer<RoleServer>> = self
             .peers
@@ -366,7 +369,13 @@ impl Gateway {
             .cloned()
             .collect();
         for peer in clients {
-            let _ = peer.notify_tool_list_changed().await;
+            tokio::spawn(async move {
+                let sent =
+                    tokio::time::timeout(LIST_CHANGED_SEND, peer.notify_tool_list_changed()).await;
+                if sent.is_err() {
+                    tracing::debug!("a client did not take tools/list_changed in time");
+                }
+            });
         }
     }
 
@@ -413,6 +422,10 @@ impl Gateway {
 /// How often the gateway looks whether calls were answered, and if so gives
 /// freed memory back to the system.
 pub const TRIM_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The longest a `tools/list_changed` to one client may take to be handed
+/// over (its transport bounds the send itself: `[http] send_timeout_ms`).
+pub const LIST_CHANGED_SEND: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The shortest time between two `tools/list_changed` announcing the same
 /// change of code mode's availability (lost, or recovered).

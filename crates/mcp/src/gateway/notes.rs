@@ -6,8 +6,12 @@
 #![allow(deprecated)]
 
 use rmcp::model::{
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, Extensions,
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, RequestId, ServerNotification,
+    ServerRequest,
 };
+use rmcp::service::OriginatingRequestId;
 use rmcp::service::{Peer, RoleServer};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -24,6 +28,19 @@ pub(super) struct ToClient {
     pub(super) progress_token: Option<ProgressToken>,
     pub(super) session: String,
     pub(super) notes: Arc<Outbox>,
+    /// The client's request this call answers: what the call's server says or
+    /// asks goes on that request's own stream (streamable HTTP), which every
+    /// client reads, not only on the standalone stream, which a client need
+    /// not open.
+    pub(super) origin: RequestId,
+}
+
+/// Extensions that name the client's request a message belongs to (the
+/// session manager routes by them: rmcp patch 0002, and SEP-2260 for requests).
+fn from_request(origin: &RequestId) -> Extensions {
+    let mut ext = Extensions::new();
+    ext.insert(OriginatingRequestId(origin.clone()));
+    ext
 }
 
 /// Most log messages of one call waiting for its client to read them; past it
@@ -40,7 +57,15 @@ pub const MAX_QUEUED_LOGS: usize = 1_000;
 /// own, in order.
 pub(super) struct Outbox {
     state: Mutex<Queued>,
-    wake: tokio::sync::Notify,
+    wake: Arc<tokio::sync::Notify>,
+}
+
+impl Drop for Outbox {
+    /// The sending task holds the outbox weakly: it ends when the call (and
+    /// its routing) let go of it, even when the call was dropped unfinished.
+    fn drop(&mut self) {
+        self.wake.notify_one();
+    }
 }
 
 #[derive(Default)]
@@ -128,28 +153,42 @@ impl Outbox {
         self.wake.notify_one();
     }
 
-    /// The next entry to send, waiting for one; `None` once closed and empty.
-    async fn next(&self) -> Option<Sending> {
+    /// The next entry to send; `Err(())` when there is none yet, `Ok(None)`
+    /// once closed and empty.
+    fn pop(&self) -> Result<Option<Sending>, ()> {
+        let mut q = self.state();
         loop {
-            {
-                let mut q = self.state();
-                match q.order.pop_front() {
-                    Some(Entry::Progress) => {
-                        if let Some(p) = q.progress.take() {
-                            return Some(Sending::Progress(p));
-                        }
+            match q.order.pop_front() {
+                Some(Entry::Progress) => {
+                    if let Some(p) = q.progress.take() {
+                        return Ok(Some(Sending::Progress(p)));
                     }
-                    Some(Entry::Log(p)) => {
-                        q.logs -= 1;
-                        return Some(Sending::Log(p));
-                    }
-                    Some(Entry::Flush(done)) => return Some(Sending::Flush(done)),
-                    None if q.closed => return None,
-                    None => {}
                 }
+                Some(Entry::Log(p)) => {
+                    q.logs -= 1;
+                    return Ok(Some(Sending::Log(p)));
+                }
+                Some(Entry::Flush(done)) => return Ok(Some(Sending::Flush(done))),
+                None if q.closed => return Ok(None),
+                None => return Err(()),
             }
-            self.wake.notified().await;
         }
+    }
+}
+
+/// The next entry of the outbox `weak` to send, waiting for one; `None` once
+/// it is closed and sent, or gone.
+async fn next(weak: &std::sync::Weak<Outbox>, wake: &tokio::sync::Notify) -> Option<Sending> {
+    loop {
+        // A wake-up between the look and the wait is kept (a permit).
+        let notified = wake.notified();
+        {
+            let outbox = weak.upgrade()?;
+            if let Ok(next) = outbox.pop() {
+                return next;
+            }
+        }
+        notified.await;
     }
 }
 
@@ -173,20 +212,29 @@ impl ToClient {
 /// The outbox of one call's notifications and the task that sends them in
 /// order to `peer`; the task ends when the outbox is closed and sent
 /// ([`flush`] closes it).
-pub(super) fn note_queue(peer: Peer<RoleServer>) -> Arc<Outbox> {
+pub(super) fn note_queue(peer: Peer<RoleServer>, origin: RequestId) -> Arc<Outbox> {
+    let wake = Arc::new(tokio::sync::Notify::new());
     let outbox = Arc::new(Outbox {
         state: Mutex::default(),
-        wake: tokio::sync::Notify::new(),
+        wake: wake.clone(),
     });
-    let from = outbox.clone();
+    let from = Arc::downgrade(&outbox);
     tokio::spawn(async move {
-        while let Some(next) = from.next().await {
+        while let Some(next) = next(&from, &wake).await {
             match next {
                 Sending::Progress(p) => {
-                    let _ = peer.notify_progress(p).await;
+                    let mut n = ProgressNotification::new(p);
+                    n.extensions = from_request(&origin);
+                    let _ = peer
+                        .send_notification(ServerNotification::ProgressNotification(n))
+                        .await;
                 }
                 Sending::Log(p) => {
-                    let _ = peer.notify_logging_message(p).await;
+                    let mut n = LoggingMessageNotification::new(p);
+                    n.extensions = from_request(&origin);
+                    let _ = peer
+                        .send_notification(ServerNotification::LoggingMessageNotification(n))
+                        .await;
                 }
                 Sending::Flush(done) => {
                     let _ = done.send(());
@@ -208,6 +256,23 @@ pub(super) async fn flush(notes: &Outbox) {
     }
     notes.close();
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), sent).await;
+}
+
+/// The `_meta` of a server's request as its client is to see it: the
+/// gateway's own marks and the progress token the gateway gave the server go
+/// (the request to the client is the gateway's own, and rmcp gives it a token
+/// of its own).
+fn client_meta(params: &mut Value) {
+    let Some(Value::Object(meta)) = params.get_mut("_meta") else {
+        return;
+    };
+    meta.retain(|k, _| !k.starts_with("io.toolsearch/"));
+    meta.remove("progressToken");
+    if meta.is_empty() {
+        if let Value::Object(p) = params {
+            p.remove("_meta");
+        }
+    }
 }
 
 fn ask_error(code: i32, message: impl Into<String>) -> AskError {
@@ -247,11 +312,16 @@ impl Notify for ToClient {
         Some(&self.session)
     }
 
-    fn ask(&self, method: &str, params: Value) -> AskFuture {
+    fn ask(&self, method: &str, mut params: Value) -> AskFuture {
         let peer = self.peer.clone();
         let caps = peer.peer_info().map(|i| i.capabilities.clone());
         let method = method.to_string();
-        Box::pin(async move {
+        client_meta(&mut params);
+        let origin = self.origin.clone();
+        // Asked from a task of its own: the task that relays the server's
+        // request carries rmcp's marker of *that* request (task-local), which
+        // would replace the client's request this one belongs to.
+        let asking = tokio::spawn(async move {
             let unsupported = || {
                 ask_error(
                     -32601,
@@ -265,22 +335,44 @@ impl Notify for ToClient {
                     if caps.as_ref().is_none_or(|c| c.sampling.is_none()) {
                         return Err(unsupported());
                     }
-                    let p = serde_json::from_value(params).map_err(invalid)?;
-                    #[allow(deprecated)]
-                    let r = peer.create_message(p).await.map_err(service_error)?;
-                    serde_json::to_value(r)
+                    let p: CreateMessageRequestParams =
+                        serde_json::from_value(params).map_err(invalid)?;
+                    p.validate().map_err(|e| ask_error(-32602, e))?;
+                    let mut r = CreateMessageRequest::new(p);
+                    r.extensions = from_request(&origin);
+                    match peer
+                        .send_request(ServerRequest::CreateMessageRequest(r))
+                        .await
+                        .map_err(service_error)?
+                    {
+                        ClientResult::CreateMessageResult(r) => serde_json::to_value(r),
+                        _ => return Err(ask_error(-32603, "the client answered another request")),
+                    }
                 }
                 "elicitation/create" => {
                     if caps.as_ref().is_none_or(|c| c.elicitation.is_none()) {
                         return Err(unsupported());
                     }
                     let p = serde_json::from_value(params).map_err(invalid)?;
-                    let r = peer.create_elicitation(p).await.map_err(service_error)?;
-                    serde_json::to_value(r)
+                    let mut r = ElicitRequest::new(p);
+                    r.extensions = from_request(&origin);
+                    match peer
+                        .send_request(ServerRequest::ElicitRequest(r))
+                        .await
+                        .map_err(service_error)?
+                    {
+                        ClientResult::ElicitResult(r) => serde_json::to_value(r),
+                        _ => return Err(ask_error(-32603, "the client answered another request")),
+                    }
                 }
                 _ => return Err(unsupported()),
             };
             answer.map_err(|e| ask_error(-32603, format!("unreadable answer: {e}")))
+        });
+        Box::pin(async move {
+            asking
+                .await
+                .unwrap_or_else(|_| Err(ask_error(-32603, "asking the client failed")))
         })
     }
 }

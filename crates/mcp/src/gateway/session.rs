@@ -222,7 +222,7 @@ impl ServerHandler for GatewaySession {
         } else {
             None
         };
-        let notes = note_queue(cx.peer.clone());
+        let notes = note_queue(cx.peer.clone(), cx.id.clone());
         // Cancelled by the client, by its session's end, or by the gateway's
         // stop; each stop answers with its own reason (a timeout is the
         // host's answer, never inferred from this token).
@@ -234,6 +234,7 @@ impl ServerHandler for GatewaySession {
                 progress_token: cx.meta.get_progress_token(),
                 session: self.session.id.to_string(),
                 notes: notes.clone(),
+                origin: cx.id.clone(),
             }))),
         };
         let started = std::time::Instant::now();

@@ -134,7 +134,16 @@ pub async fn http(
     // Sessions idle past the TTL are closed by rmcp (their handlers dropped,
     // their calls cancelled); at most `max_sessions` are open (see below).
     let mut manager = LocalSessionManager::default();
-    manager.session_config.keep_alive = Some(cfg.http.session_idle_ttl());
+    let sc = &mut manager.session_config;
+    // Idle means no request being answered (a call in flight is activity).
+    sc.keep_alive = Some(cfg.http.session_idle_ttl());
+    // Every send to a client is bounded in queue and time: one that does not
+    // read loses its stream, never anyone else's progress (rmcp patch 0001).
+    sc.channel_capacity = cfg.http.send_queue();
+    sc.send_timeout = Some(cfg.http.send_timeout());
+    // A call's events are kept for a resume with Last-Event-ID (patch 0003).
+    sc.completed_cache_ttl = cfg.http.replay_window();
+    sc.replay_bytes = cfg.http.replay_bytes();
     let manager = Arc::new(manager);
     let service =
         StreamableHttpService::new(move || Ok(factory_gw.session()), manager.clone(), hcfg);
@@ -196,6 +205,13 @@ pub async fn http(
     Ok(())
 }
 
+/// Sessions whose worker still runs (one that ended is removed when next
+/// named; until then it must not hold a place).
+async fn live_sessions(manager: &LocalSessionManager) -> usize {
+    let sessions = manager.sessions.read().await;
+    sessions.values().filter(|h| !h.is_closed()).count()
+}
+
 /// What every request passes through: admission (token, session cap, rate),
 /// the protocol checks, then rmcp's service.
 struct Front {
@@ -245,7 +261,13 @@ impl Front {
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
         let open = match &claimed {
-            Some(id) => self.manager.sessions.read().await.contains_key(id.as_str()),
+            Some(id) => {
+                use rmcp::transport::streamable_http_server::session::SessionManager;
+                let id: rmcp::transport::streamable_http_server::session::SessionId =
+                    id.as_str().into();
+                // A session whose worker ended (idle TTL) is gone at once.
+                self.manager.has_session(&id).await.unwrap_or(false)
+            }
             None => false,
         };
         let stateless = req
@@ -263,7 +285,7 @@ impl Front {
         }
         if claimed.is_none()
             && req.method() == http::Method::POST
-            && self.manager.sessions.read().await.len() >= self.max_sessions
+            && live_sessions(&self.manager).await >= self.max_sessions
         {
             let max = self.max_sessions;
             tracing::warn!(

@@ -119,6 +119,9 @@ fn id_key_of_value(v: &Value) -> String {
 struct Inner {
     by_request: HashMap<String, Notifier>,
     by_token: HashMap<String, Notifier>,
+    /// The newest progress relayed per call's token, in the order the
+    /// transport received them (see [`RECEIVED`]).
+    last_progress: HashMap<String, u64>,
 }
 
 /// The calls in flight on one server, by request id and by progress token.
@@ -175,6 +178,25 @@ impl Calls {
             .cloned()
     }
 
+    /// Relays (by `relay`) a progress notification of the call with token
+    /// `token`, the `received`-th message its transport read, unless one read
+    /// after it was relayed already: that one is newer, and progress is only
+    /// ever the newest value. The check and the relay are one step (under the
+    /// lock), so none can overtake another.
+    pub(crate) fn relay_progress(&self, token: &str, received: Option<u64>, relay: impl FnOnce()) {
+        let mut inner = self.inner();
+        if let Some(n) = received {
+            if !inner.by_token.contains_key(token) {
+                return;
+            }
+            if inner.last_progress.get(token).is_some_and(|last| *last > n) {
+                return;
+            }
+            inner.last_progress.insert(token.to_string(), n);
+        }
+        relay();
+    }
+
     /// Calls in flight now.
     pub(crate) fn len(&self) -> usize {
         self.inner().by_request.len()
@@ -223,6 +245,7 @@ impl Drop for InFlight {
         let mut inner = self.calls.inner();
         inner.by_request.remove(&self.request);
         inner.by_token.remove(&self.token);
+        inner.last_progress.remove(&self.token);
     }
 }
 

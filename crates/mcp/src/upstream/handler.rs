@@ -47,14 +47,7 @@ pub(crate) struct Handler {
     pub(crate) marked: bool,
     pub(crate) relist: Arc<tokio::sync::Notify>,
     pub(crate) info: ClientConfig,
-    /// The newest progress passed on, per progress token, in the order the
-    /// transport received them (see `calls::RECEIVED`); the lock is held while
-    /// one is queued for its client, so that none overtakes another.
-    pub(crate) progress_seen: std::sync::Mutex<toolsearch_catalog::lru::Lru<String, u64>>,
 }
-
-/// Progress tokens whose newest progress a connection remembers.
-pub(crate) const PROGRESS_TOKENS: usize = 10_000;
 
 impl Handler {
     /// Forwards a request the server makes during a call to the client that made
@@ -150,15 +143,10 @@ impl ClientHandler for Handler {
             .or(Some(&cx.meta.0))
             .and_then(|m| m.get(RECEIVED))
             .and_then(Value::as_u64);
-        let mut seen = self.progress_seen.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(n), Some(key)) = (received, rel.token) {
-            // Overtaken by one received after it: stale, dropped.
-            if seen.peek(&key).is_some_and(|last| *last > n) {
-                return;
-            }
-            seen.insert(key, n);
-        }
-        to.0.progress(params.progress, params.total, params.message);
+        let token = rel.token.unwrap_or_default();
+        calls.relay_progress(&token, received, || {
+            to.0.progress(params.progress, params.total, params.message);
+        });
     }
 
     async fn create_message(

@@ -227,9 +227,6 @@ impl Upstream {
             marked: self.link.is_none() && self.cfg.command.is_none(),
             relist: relist.clone(),
             info: client_info(),
-            progress_seen: std::sync::Mutex::new(toolsearch_catalog::lru::Lru::new(
-                super::handler::PROGRESS_TOKENS,
-            )),
         };
         let (running, child) = if let Some(link) = &self.link {
             let stream = link()

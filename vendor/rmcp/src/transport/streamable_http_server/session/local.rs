@@ -105,8 +105,20 @@ impl SessionManager for LocalSessionManager {
         Ok(())
     }
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
-        let sessions = self.sessions.read().await;
-        Ok(sessions.contains_key(id))
+        // toolsearch patch 0004: a session whose worker ended (idle TTL,
+        // closed transport) is removed here, so that it is 404 at once (not
+        // 500 until something else removes it).
+        let alive = match self.sessions.read().await.get(id) {
+            None => return Ok(false),
+            Some(handle) => !handle.is_closed(),
+        };
+        if !alive {
+            let mut sessions = self.sessions.write().await;
+            if sessions.get(id).is_some_and(LocalSessionHandle::is_closed) {
+                sessions.remove(id);
+            }
+        }
+        Ok(alive)
     }
     async fn create_stream(
         &self,
@@ -241,6 +253,15 @@ struct CachedTx {
     starting_index: usize,
     stream_id: StreamId,
     event_store: Option<Arc<dyn EventStore>>,
+    // toolsearch patch 0001: how long one send to the client's stream may
+    // wait; past it the stream is closed (the client may resume it).
+    send_timeout: Option<Duration>,
+    // toolsearch patch 0003: the bytes the cache holds, and its most.
+    cache_bytes: usize,
+    max_cache_bytes: usize,
+    // toolsearch patch 0003: the index of the next event (the cache may have
+    // been emptied: ids never repeat).
+    next_index: usize,
 }
 
 impl CachedTx {
@@ -250,38 +271,79 @@ impl CachedTx {
         starting_index: usize,
         stream_id: StreamId,
         event_store: Option<Arc<dyn EventStore>>,
+        config: &SessionConfig,
     ) -> Self {
+        // toolsearch patch 0003: the replay cache is bounded by its own
+        // settings, not by the channel's capacity.
+        let capacity = config.replay_events.max(1);
         Self {
-            cache: VecDeque::with_capacity(tx.capacity()),
-            capacity: tx.capacity(),
+            cache: VecDeque::with_capacity(capacity.min(64)),
+            capacity,
             tx,
             http_request_id,
             starting_index,
             stream_id,
             event_store,
+            send_timeout: config.send_timeout,
+            cache_bytes: 0,
+            max_cache_bytes: config.replay_bytes,
+            next_index: starting_index,
         }
     }
     fn new_common(
         tx: Sender<ServerSseMessage>,
         session_id: &SessionId,
         event_store: Option<Arc<dyn EventStore>>,
+        config: &SessionConfig,
     ) -> Self {
-        Self::new(tx, None, 0, format!("{session_id}:common"), event_store)
+        Self::new(
+            tx,
+            None,
+            0,
+            format!("{session_id}:common"),
+            event_store,
+            config,
+        )
+    }
+
+    /// toolsearch patch 0001: closes the client's stream (the cache stays, for
+    /// a resume with `Last-Event-ID`).
+    fn close_stream(&mut self) {
+        let (closed_tx, _) = tokio::sync::mpsc::channel(1);
+        self.tx = closed_tx;
+    }
+
+    /// toolsearch patch 0001: sends one message to the client's stream, waiting
+    /// at most the send timeout; a client that does not read for that long
+    /// loses its stream (never anyone else's progress: the session's worker
+    /// goes on). False when the stream is closed.
+    async fn send_bounded(&mut self, message: ServerSseMessage) -> bool {
+        if self.tx.is_closed() {
+            return false;
+        }
+        let sent = match self.send_timeout {
+            Some(limit) => match tokio::time::timeout(limit, self.tx.send(message)).await {
+                Ok(r) => r.is_ok(),
+                Err(_) => {
+                    tracing::warn!(
+                        stream = %self.stream_id,
+                        timeout_ms = limit.as_millis() as u64,
+                        "a client did not read its stream within the send timeout: the stream is \
+                         closed (the client may resume it with Last-Event-ID)"
+                    );
+                    self.close_stream();
+                    false
+                }
+            },
+            None => self.tx.send(message).await.is_ok(),
+        };
+        sent
     }
 
     fn next_event_id(&self) -> EventId {
-        let index = self.cache.back().map_or(self.starting_index, |m| {
-            m.event_id
-                .as_deref()
-                .unwrap_or_default()
-                .parse::<EventId>()
-                .expect("valid event id")
-                .index
-                + 1
-        });
         EventId {
             http_request_id: self.http_request_id,
-            index,
+            index: self.next_index.max(self.starting_index),
         }
     }
 
@@ -307,47 +369,78 @@ impl CachedTx {
         } else {
             self.next_event_id().to_string()
         };
+        self.next_index = self.next_index.max(self.starting_index) + 1;
         event.event_id = Some(event_id);
         self.cache_and_send(event).await;
         Ok(())
     }
 
     async fn cache_and_send(&mut self, message: ServerSseMessage) {
-        if self.cache.len() >= self.capacity {
-            self.cache.pop_front();
+        // toolsearch patch 0003: the cache is bounded by events and bytes; a
+        // message over the byte bound on its own is not kept (a resume from
+        // before it finds the window passed and says so).
+        let size = message_size(&message);
+        if size <= self.max_cache_bytes {
+            while self.cache.len() >= self.capacity
+                || (!self.cache.is_empty() && self.cache_bytes + size > self.max_cache_bytes)
+            {
+                if let Some(old) = self.cache.pop_front() {
+                    self.cache_bytes -= message_size(&old);
+                }
+            }
+            self.cache_bytes += size;
             self.cache.push_back(message.clone());
         } else {
-            self.cache.push_back(message.clone());
+            self.cache.clear();
+            self.cache_bytes = 0;
         }
-        let _ = self.tx.send(message).await.inspect_err(|e| {
-            let event_id = &e.0.event_id;
-            tracing::trace!(?event_id, "trying to send message in a closed session")
-        });
+        let event_id = message.event_id.clone();
+        if !self.send_bounded(message).await {
+            tracing::trace!(?event_id, "a message for a closed stream was kept for replay only");
+        }
     }
 
+    /// Sends what the cache holds after event `index` (the client's
+    /// `Last-Event-ID`: it has that one already).
     async fn sync(&mut self, index: usize) -> Result<(), SessionError> {
-        let Some(front) = self.cache.front() else {
+        // toolsearch patch 0003: strictly after the named event (it was
+        // re-sent), and an error when events after it are no longer held
+        // (before, the client got an empty stream and lost them silently).
+        let next = self.next_event_id().index;
+        if index + 1 >= next {
             return Ok(());
+        }
+        let Some(front) = self.cache.front() else {
+            return Err(SessionError::InvalidEventId);
         };
         let front_event_id = front
             .event_id
             .as_deref()
             .unwrap_or_default()
             .parse::<EventId>()?;
-        let sync_index = index.saturating_sub(front_event_id.index);
-        if sync_index > self.cache.len() {
-            // invalid index
+        if index + 1 < front_event_id.index {
             return Err(SessionError::InvalidEventId);
         }
-        for message in self.cache.iter().skip(sync_index) {
-            let send_result = self.tx.send(message.clone()).await;
-            if send_result.is_err() {
-                let event_id: EventId = message.event_id.as_deref().unwrap_or_default().parse()?;
+        let skip = index + 1 - front_event_id.index;
+        let replay: Vec<ServerSseMessage> = self.cache.iter().skip(skip).cloned().collect();
+        for message in replay {
+            let event_id = message.event_id.clone();
+            if !self.send_bounded(message).await {
+                let event_id: EventId = event_id.as_deref().unwrap_or_default().parse()?;
                 return Err(SessionError::ChannelClosed(Some(event_id.index as u64)));
             }
         }
         Ok(())
     }
+}
+
+/// toolsearch patch 0003: the bytes a message takes on the wire (its JSON).
+fn message_size(message: &ServerSseMessage) -> usize {
+    message
+        .message
+        .as_ref()
+        .and_then(|m| serde_json::to_vec(m.as_ref()).ok())
+        .map_or(16, |v| v.len() + 16)
 }
 
 struct HttpRequestWise {
@@ -490,6 +583,42 @@ impl LocalSessionWorker {
         self.tx_router
             .retain(|_, rw| rw.completed_at.is_none_or(|at| at.elapsed() < ttl));
     }
+    /// toolsearch patch 0003: at most `replay_streams` completed streams are
+    /// kept (the oldest go first).
+    fn evict_completed_past_bound(&mut self) {
+        let mut completed: Vec<(Instant, HttpRequestId)> = self
+            .tx_router
+            .iter()
+            .filter_map(|(id, rw)| rw.completed_at.map(|at| (at, *id)))
+            .collect();
+        let keep = self.session_config.replay_streams;
+        if completed.len() <= keep {
+            return;
+        }
+        completed.sort();
+        for (_, id) in &completed[..completed.len() - keep] {
+            self.tx_router.remove(id);
+        }
+    }
+    /// toolsearch patch 0004: when the next completed stream's replay window
+    /// ends.
+    fn next_expiry(&self) -> Option<tokio::time::Instant> {
+        let ttl = self.session_config.completed_cache_ttl;
+        self.tx_router
+            .values()
+            .filter_map(|rw| rw.completed_at)
+            .min()
+            .and_then(|at| at.checked_add(ttl))
+            .map(tokio::time::Instant::from_std)
+    }
+    /// toolsearch patch 0004: whether a request of the client is being
+    /// answered (its stream open and not completed): a session that is
+    /// answering is not idle.
+    fn answering(&self) -> bool {
+        self.resource_router
+            .keys()
+            .any(|k| matches!(k, ResourceKey::McpRequestId(_)))
+    }
     fn next_http_request_id(&mut self) -> HttpRequestId {
         let id = self.next_http_request_id;
         self.next_http_request_id = self.next_http_request_id.wrapping_add(1);
@@ -506,6 +635,7 @@ impl LocalSessionWorker {
             0,
             uuid::Uuid::new_v4().to_string(),
             self.event_store.clone(),
+            &self.session_config,
         );
         if let Some(retry) = self.session_config.sse_retry {
             cached_tx.send_priming(retry).await?;
@@ -601,7 +731,24 @@ impl LocalSessionWorker {
                     OutboundChannel::Common
                 }
             }
-            ServerJsonRpcMessage::Notification(_) => OutboundChannel::Common,
+            // toolsearch patch 0002: any notification that names the request
+            // it belongs to (an `OriginatingRequestId` in its extensions, as
+            // SEP-2260 does for requests) rides that request's stream: a
+            // client need not open the standalone stream to hear a call's logs.
+            ServerJsonRpcMessage::Notification(n) => {
+                use crate::model::GetExtensions;
+                n.notification
+                    .extensions()
+                    .get::<crate::service::OriginatingRequestId>()
+                    .and_then(|o| {
+                        self.resource_router
+                            .get(&ResourceKey::McpRequestId(o.0.clone()))
+                    })
+                    .map_or(OutboundChannel::Common, |id| OutboundChannel::RequestWise {
+                        id: *id,
+                        close: false,
+                    })
+            }
             ServerJsonRpcMessage::Response(json_rpc_response) => {
                 if let Some(id) = self
                     .resource_router
@@ -637,10 +784,18 @@ impl LocalSessionWorker {
             OutboundChannel::RequestWise { id, close } => {
                 if let Some(request_wise) = self.tx_router.get_mut(&id) {
                     request_wise.tx.send(message).await?;
-                    if close && let Some(channel) = self.tx_router.remove(&id) {
-                        for resource in channel.resources {
+                    // toolsearch patch 0003: the answered request's stream
+                    // ends, and its events stay for a resume (a client whose
+                    // connection dropped gets the result it missed) until
+                    // `completed_cache_ttl`, at most `replay_streams` of them.
+                    if close {
+                        request_wise.completed_at = Some(Instant::now());
+                        request_wise.tx.close_stream();
+                        let resources: Vec<_> = request_wise.resources.drain().collect();
+                        for resource in resources {
                             self.resource_router.remove(&resource);
                         }
+                        self.evict_completed_past_bound();
                     }
                 } else {
                     return Err(SessionError::ChannelClosed(Some(id)));
@@ -854,6 +1009,11 @@ impl LocalSessionHandle {
     /// Get the session id
     pub fn id(&self) -> &SessionId {
         &self.id
+    }
+
+    /// toolsearch patch 0004: whether the session's worker has ended.
+    pub fn is_closed(&self) -> bool {
+        self.event_tx.is_closed()
     }
 
     /// Close the session
@@ -1104,26 +1264,39 @@ impl Worker for LocalSessionWorker {
             .map_err(|_| WorkerQuitReason::HandlerTerminated)?;
         let ct = context.cancellation_token.clone();
         let keep_alive = self.session_config.keep_alive.unwrap_or(Duration::MAX);
+        // toolsearch patch 0004: idle is measured from the last event, and a
+        // call in flight is activity; the worker also wakes when a completed
+        // stream's replay window ends, to drop it (an idle session would keep
+        // it until its own end otherwise).
+        let mut active_at = tokio::time::Instant::now();
         loop {
             self.evict_expired_channels();
-            let keep_alive_timeout = tokio::time::sleep(keep_alive);
+            let idle_deadline = if self.answering() {
+                None
+            } else {
+                active_at.checked_add(keep_alive)
+            };
+            let expiry = self.next_expiry();
             let event = tokio::select! {
                 event = self.event_rx.recv() => {
                     if let Some(event) = event {
+                        active_at = tokio::time::Instant::now();
                         InnerEvent::FromHttpService(event)
                     } else {
                         return Err(WorkerQuitReason::fatal(LocalSessionWorkerError::TransportTerminated, "waiting next session event"))
                     }
                 },
                 from_handler = context.recv_from_handler() => {
+                    active_at = tokio::time::Instant::now();
                     InnerEvent::FromHandler(from_handler?)
                 }
                 _ = ct.cancelled() => {
                     return Err(WorkerQuitReason::Cancelled)
                 }
-                _ = keep_alive_timeout => {
+                _ = sleep_until_some(idle_deadline) => {
                     return Err(WorkerQuitReason::IdleTimeout(keep_alive))
                 }
+                _ = sleep_until_some(expiry) => continue,
             };
             match event {
                 InnerEvent::FromHandler(WorkerSendRequest {
@@ -1215,6 +1388,14 @@ impl Worker for LocalSessionWorker {
     }
 }
 
+/// toolsearch patch 0004: sleeps until `at`, or for ever.
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SessionConfig {
@@ -1245,6 +1426,18 @@ pub struct SessionConfig {
     /// creation. If not received within this window, the session is
     /// terminated. Default is 60 seconds. Set to `None` to disable.
     pub init_timeout: Option<Duration>,
+    /// toolsearch patch 0001: how long one send to a client's stream may wait
+    /// for the client to read (the stream's queue holds `channel_capacity`
+    /// messages); past it that stream is closed, and the session goes on.
+    /// Default 10 seconds; `None` waits for ever (rmcp's behaviour).
+    pub send_timeout: Option<Duration>,
+    /// toolsearch patch 0003: most events kept per stream for a resume. Default 256.
+    pub replay_events: usize,
+    /// toolsearch patch 0003: most bytes kept per stream for a resume. Default 4 MiB.
+    pub replay_bytes: usize,
+    /// toolsearch patch 0003: most completed streams kept per session for a
+    /// resume (each for `completed_cache_ttl`). Default 16.
+    pub replay_streams: usize,
 }
 
 impl SessionConfig {
@@ -1253,6 +1446,10 @@ impl SessionConfig {
     pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
     pub const DEFAULT_COMPLETED_CACHE_TTL: Duration = Duration::from_secs(60);
     pub const DEFAULT_INIT_TIMEOUT: Duration = Duration::from_secs(60);
+    pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_REPLAY_EVENTS: usize = 256;
+    pub const DEFAULT_REPLAY_BYTES: usize = 4 << 20;
+    pub const DEFAULT_REPLAY_STREAMS: usize = 16;
 }
 
 impl Default for SessionConfig {
@@ -1263,6 +1460,10 @@ impl Default for SessionConfig {
             sse_retry: Some(Self::DEFAULT_SSE_RETRY),
             completed_cache_ttl: Self::DEFAULT_COMPLETED_CACHE_TTL,
             init_timeout: Some(Self::DEFAULT_INIT_TIMEOUT),
+            send_timeout: Some(Self::DEFAULT_SEND_TIMEOUT),
+            replay_events: Self::DEFAULT_REPLAY_EVENTS,
+            replay_bytes: Self::DEFAULT_REPLAY_BYTES,
+            replay_streams: Self::DEFAULT_REPLAY_STREAMS,
         }
     }
 }
@@ -1287,7 +1488,7 @@ fn create_local_session_with_event_store(
     let id = id.into();
     let (event_tx, event_rx) = tokio::sync::mpsc::channel(config.channel_capacity);
     let (common_tx, _) = tokio::sync::mpsc::channel(config.channel_capacity);
-    let common = CachedTx::new_common(common_tx, &id, event_store.clone());
+    let common = CachedTx::new_common(common_tx, &id, event_store.clone(), &config);
     tracing::info!(session_id = ?id, "create new session");
     let handle = LocalSessionHandle {
         event_tx,
