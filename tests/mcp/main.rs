@@ -27,6 +27,7 @@ mod progress;
 mod protocol;
 mod routing;
 mod runtime;
+mod secrets;
 mod sessions;
 mod soak;
 mod stopping;

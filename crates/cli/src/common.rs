@@ -140,9 +140,28 @@ pub fn escape_unsafe(text: &str) -> String {
 /// filtered by `TOOLSEARCH_LOG`. Both binaries call it first.
 pub fn init_logs() {
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| Redacting(std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
         .init();
+}
+
+/// Log output with the secrets of URLs removed (their user info and query:
+/// see [`toolsearch_mcp::text::redact_urls`]), whichever line quotes one (a
+/// server's connect error, rmcp's and reqwest's own). The formatter writes
+/// each event in one call.
+struct Redacting<W>(W);
+
+impl<W: std::io::Write> std::io::Write for Redacting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0
+            .write_all(toolsearch_mcp::text::redact_urls(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// A command's exit code: its own on success, success when stdout was closed

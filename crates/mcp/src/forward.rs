@@ -35,7 +35,7 @@ impl Forward {
 fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
     DispatchError::new(
         DispatchErrorKind::Unavailable,
-        format!("server `{server}` is unavailable: {why}"),
+        crate::text::redact_urls(&format!("server `{server}` is unavailable: {why}")).into_owned(),
     )
 }
 
@@ -171,5 +171,25 @@ async fn call(
             format!("server `{server}` did not answer in time"),
         )),
         Err(e) => Err(unavailable(&server, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unavailable_server_s_error_carries_no_secret_of_its_url() {
+        let why = "error sending request for url (https://u:PASS@h.example/mcp?api_key=SECRET)";
+        let e = super::unavailable("remote", why);
+        assert!(
+            !e.message.contains("SECRET") && !e.message.contains("PASS"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message
+                .contains("https://<redacted>@h.example/mcp?<redacted>"),
+            "{}",
+            e.message
+        );
     }
 }

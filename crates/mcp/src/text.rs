@@ -1,4 +1,7 @@
-//! Text from servers and clients made safe for the gateway's own log.
+//! Text from servers and clients made safe for the gateway's own log, and
+//! any text that leaves the process made free of the secrets URLs carry.
+
+use std::borrow::Cow;
 
 /// Longest line of a server's text (a stderr line, a log message) written to
 /// the gateway's log.
@@ -11,8 +14,89 @@ pub fn clean_for_log(text: &str, max: usize) -> String {
     toolsearch_catalog::clean::escape_for_log(text, max)
 }
 
+/// `text` with every URL in it (`http://`, `https://`, `ws://`, `wss://`)
+/// stripped of its user info and query (see [`crate::config::redact_url`]):
+/// a server URL often carries a key (`?api_key=...`), and its errors (a
+/// failed connect, a refused redirect) quote it. Every text that leaves the
+/// process goes through it: errors sent to clients and the model, the
+/// servers' status, log lines.
+pub fn redact_urls(text: &str) -> Cow<'_, str> {
+    const SCHEMES: [&str; 4] = ["http://", "https://", "ws://", "wss://"];
+    let lower = text.to_ascii_lowercase();
+    let starts: Vec<usize> = (0..text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .filter(|&i| SCHEMES.iter().any(|s| lower[i..].starts_with(s)))
+        .filter(|&i| i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric())
+        .collect();
+    if starts.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for start in starts {
+        if start < at {
+            continue;
+        }
+        let rest = &text[start..];
+        let mut end = rest
+            .find(|c: char| c.is_whitespace() || "\"'<>`|".contains(c))
+            .unwrap_or(rest.len());
+        // Punctuation after a URL, and a closing bracket it did not open, are
+        // the sentence's.
+        loop {
+            let url = &rest[..end];
+            let Some(last) = url.chars().last() else {
+                break;
+            };
+            let unopened = |open: char, close: char| {
+                last == close && url.matches(close).count() > url.matches(open).count()
+            };
+            if ".,;:!".contains(last) || unopened('(', ')') || unopened('[', ']') {
+                end -= last.len_utf8();
+            } else {
+                break;
+            }
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(&crate::config::redact_url(&rest[..end]));
+        at = start + end;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn urls_lose_their_user_info_and_query_wherever_they_are() {
+        let cases = [
+            (
+                "error sending request for url (http://127.0.0.1:1/mcp?api_key=SECRET)",
+                "error sending request for url (http://127.0.0.1:1/mcp?<redacted>)",
+            ),
+            (
+                "HTTPS://user:SECRET@h.example/x, then wss://h/y?t=SECRET.",
+                "HTTPS://<redacted>@h.example/x, then wss://h/y?<redacted>.",
+            ),
+            (
+                "\"https://h/p?k=SECRET\" failed",
+                "\"https://h/p?<redacted>\" failed",
+            ),
+            (
+                "no url here: http:/x and xhttp://y?k=v",
+                "no url here: http:/x and xhttp://y?k=v",
+            ),
+            ("[https://h/a(b)?k=SECRET]", "[https://h/a(b)?<redacted>]"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(super::redact_urls(text), want, "{text}");
+        }
+        assert!(matches!(
+            super::redact_urls("plain text"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     #[test]
     fn log_text_escapes_controls_and_bidi() {
         let s = super::clean_for_log("evil\u{202E}txt\n\u{1b}[2J", 100);

@@ -204,7 +204,7 @@ impl Fleet {
             ) {
                 Ok(l) => l,
                 Err(e) => {
-                    tracing::warn!(server = s.name(), error = %crate::text::clean_for_log(&e.to_string(), 500), "tools dropped");
+                    tracing::warn!(server = s.name(), error = %crate::text::clean_for_log(&crate::text::redact_urls(&e.to_string()), 500), "tools dropped");
                     continue;
                 }
             };

@@ -164,6 +164,8 @@ impl Upstream {
     }
 
     fn set_down(&self, why: String) {
+        // The status and the log carry no secret a server's URL holds.
+        let why = crate::text::redact_urls(&why).into_owned();
         let was_up = {
             let mut st = self.state();
             let was_up = st.peer.take().is_some();
@@ -301,8 +303,8 @@ impl Upstream {
                         }
                         Err(e) => {
                             // The last good list stays; the reason is shown in `status`.
-                            let why = format!("server `{}`: re-listing its tools failed: {e}", self.name());
-                            tracing::warn!(server = self.name(), error = %e, "re-listing tools failed; keeping the last list");
+                            let why = crate::text::redact_urls(&format!("server `{}`: re-listing its tools failed: {e}", self.name())).into_owned();
+                            tracing::warn!(server = self.name(), error = %crate::text::redact_urls(&e.to_string()), "re-listing tools failed; keeping the last list");
                             self.state().error = Some(why);
                         }
                     }
