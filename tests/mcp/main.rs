@@ -21,6 +21,7 @@ mod golden;
 mod harness;
 mod health;
 mod hostile;
+mod keeper;
 mod lifecycle;
 mod liveness;
 mod progress;

@@ -113,6 +113,15 @@ impl ServerProcess {
         Ok((process, pipes))
     }
 
+    /// Waits until the process the gateway started (the keeper, or the server
+    /// itself) exits; how it ended.
+    pub(crate) async fn exited(&mut self) -> String {
+        match self.child.wait().await {
+            Ok(status) => status.to_string(),
+            Err(e) => format!("cannot wait for it: {e}"),
+        }
+    }
+
     /// Ends the server and everything it started: SIGTERM to its process group
     /// (the keeper gives the server [`STOP_GRACE`], then kills everything below
     /// it), then SIGKILL to the group once the grace (and the keeper's clean-up)

@@ -263,6 +263,14 @@ impl Upstream {
         })
     }
 
+    /// Waits until `child` exits (for ever without one); how it ended.
+    async fn exited(child: Option<&mut super::child::ServerProcess>) -> String {
+        match child {
+            Some(c) => c.exited().await,
+            None => std::future::pending().await,
+        }
+    }
+
     /// Serves one connection until it ends or `shutdown` fires; says how it ended.
     /// A `tools/list_changed` re-lists the tools: at most one listing runs at a
     /// time and any number of notifications during it make one more (a storm
@@ -271,7 +279,7 @@ impl Upstream {
         let Connection {
             running,
             relist,
-            child,
+            mut child,
         } = conn;
         let peer = running.peer().clone();
         let ct = running.cancellation_token();
@@ -281,6 +289,16 @@ impl Upstream {
         let ended = loop {
             tokio::select! {
                 r = &mut waiting => break format!("{:?}", r.map(|q| format!("{q:?}")).unwrap_or_else(|e| e.to_string())),
+                // Any process the gateway started for the server (its keeper)
+                // ending ends the connection at once: its calls in flight are
+                // answered (UNAVAILABLE) now, not at their timeout, and the
+                // server is started again as after a crash.
+                status = Self::exited(child.as_mut()) => {
+                    ct.cancel();
+                    let _ = tokio::time::timeout(SERVICE_STOP, &mut waiting).await;
+                    tracing::warn!(server = self.name(), %status, "the server's process ended");
+                    break format!("its process ended: {status}");
+                }
                 () = relist.notified(), if listing.is_none() => {
                     let (peer, limit) = (peer.clone(), self.startup_timeout);
                     listing = Some(Box::pin(async move {
