@@ -24,6 +24,7 @@ mod hostile;
 mod keeper;
 mod lifecycle;
 mod liveness;
+mod metadata;
 mod progress;
 mod protocol;
 mod routing;

@@ -405,13 +405,21 @@ fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<Strin
             ))
         })?,
     };
-    let annotations = match obj.get("annotations") {
+    let mut annotations = match obj.get("annotations") {
         None | Some(Value::Null) => None,
         Some(a) => Some(
             serde_json::from_value::<Annotations>(a.clone())
                 .map_err(|e| named(format!("bad `annotations`: {e}")))?,
         ),
     };
+    // MCP's top-level `title` (2025-06-18) is kept with the annotations' one
+    // (which wins when both are given).
+    if let Some(title) = obj.get("title").and_then(Value::as_str) {
+        let a = annotations.get_or_insert_with(Annotations::default);
+        if a.title.is_none() {
+            a.title = Some(title.to_string());
+        }
+    }
     let native = claimed(&["tool_name"]).map_err(named)?;
 
     let mut tool = Tool::unsanitized(source, server, raw_name, description, input_schema);

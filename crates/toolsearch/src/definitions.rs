@@ -186,13 +186,7 @@ impl ToolSearch {
                     }
                 }
                 for (&i, name) in plan.direct.iter().zip(&plan.names) {
-                    let t = &plan.visible[i];
-                    tools.push(defs::definition(
-                        provider,
-                        name,
-                        &t.description,
-                        &t.input_schema,
-                    ));
+                    tools.push(defs::tool_definition(provider, name, &plan.visible[i]));
                 }
                 full = plan.direct.len();
             }
@@ -239,11 +233,7 @@ impl ToolSearch {
             let all_names = defs::provider_names(&all);
             all.iter()
                 .zip(&all_names)
-                .map(|(t, n)| {
-                    defs::definition(provider, n, &t.description, &t.input_schema)
-                        .to_string()
-                        .len()
-                })
+                .map(|(t, n)| defs::tool_definition(provider, n, t).to_string().len())
                 .sum()
         };
         let decision = ActivationDecision {

@@ -75,6 +75,44 @@ pub fn definition(provider: Provider, name: &str, description: &str, schema: &Va
     }
 }
 
+/// The definition of catalog tool `tool` under `name` in `provider`'s shape. For
+/// MCP it carries what MCP clients use beside the schema, cleaned and bounded
+/// by the catalog: the title (top-level and in the annotations), the
+/// annotations (`readOnlyHint`, `destructiveHint`, ...: hints from a possibly
+/// hostile server, which a client may use to ask for confirmation; the
+/// gateway's own destructive gate never reads `readOnlyHint` as leave to skip
+/// it) and, for a tool from an MCP server, its `outputSchema` (a call of it by
+/// this name returns the server's result, `structuredContent` included,
+/// unchanged: see [`crate::ToolOutput::passthrough`]).
+pub fn tool_definition(provider: Provider, name: &str, tool: &Tool) -> Value {
+    let mut d = definition(provider, name, &tool.description, &tool.input_schema);
+    if provider == Provider::Mcp {
+        mcp_metadata(&mut d, tool, true);
+    }
+    d
+}
+
+/// Adds `tool`'s title, annotations and (with `output`, for a tool from an
+/// MCP server) output schema to its MCP definition `d`.
+pub(crate) fn mcp_metadata(d: &mut Value, tool: &Tool, output: bool) {
+    let Value::Object(m) = d else { return };
+    if let Some(a) = &tool.annotations {
+        if let Some(title) = a.title.as_deref().filter(|t| !t.is_empty()) {
+            m.insert("title".into(), Value::String(title.to_string()));
+        }
+        if let Ok(v) = serde_json::to_value(a) {
+            if v.as_object().is_some_and(|o| !o.is_empty()) {
+                m.insert("annotations".into(), v);
+            }
+        }
+    }
+    if output && tool.source == toolsearch_catalog::Source::Mcp {
+        if let Some(schema) = &tool.output_schema {
+            m.insert("outputSchema".into(), schema.clone());
+        }
+    }
+}
+
 /// `name` with every character a provider does not accept in a name replaced by `_`
 /// (at most [`MAX_NAME`] bytes).
 pub fn provider_safe(name: &str) -> String {

@@ -45,10 +45,7 @@ impl Plan {
     pub(crate) fn full(&self, provider: Provider, names: &[String], which: &[usize]) -> Vec<Value> {
         which
             .iter()
-            .map(|&i| {
-                let t = &self.visible[i];
-                defs::definition(provider, &names[i], &t.description, &t.input_schema)
-            })
+            .map(|&i| defs::tool_definition(provider, &names[i], &self.visible[i]))
             .collect()
     }
 }

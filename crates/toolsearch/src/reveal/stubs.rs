@@ -64,7 +64,13 @@ pub(crate) fn stubs(
     let mut out = Vec::with_capacity(deferred.len());
     for &i in deferred {
         let (summary, schema) = stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
-        let d = defs::definition(provider, &names[i], &summary, &schema);
+        let mut d = defs::definition(provider, &names[i], &summary, &schema);
+        if provider == Provider::Mcp {
+            // The hints a client asks for confirmation by travel with the stub
+            // (a call by its name runs the tool); its output schema waits for
+            // the full definition.
+            defs::mcp_metadata(&mut d, &plan.visible[i], false);
+        }
         bytes += d.to_string().len();
         if bytes > settings.max_stub_bytes {
             return None;
