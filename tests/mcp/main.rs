@@ -15,6 +15,7 @@ mod bounds;
 mod clients;
 mod common;
 mod conformance;
+mod fairness;
 mod front_door;
 mod gateway;
 mod golden;

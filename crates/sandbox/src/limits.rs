@@ -147,7 +147,18 @@ pub struct PoolConfig {
     /// How long a job may wait in the queue for a free worker before it is
     /// answered with a `limit` error ("no worker became free"). Default: 30 s.
     pub queue_timeout: Duration,
+    /// With [`Isolation::Process`]: the most jobs running at once. A job that
+    /// finds every worker busy gets a worker of its own up to this many (each
+    /// extra one ends after [`EXTRA_WORKER_IDLE`] without a job): a snippet
+    /// waiting on a slow tool call holds its worker, and must not keep a
+    /// one-line snippet of someone else waiting. Past `workers` the jobs share
+    /// the cores. Default 0: `workers` (no extra workers).
+    pub max_workers: usize,
 }
+
+/// How long an extra worker (past [`PoolConfig::workers`]) waits for a job
+/// before it ends, with its process.
+pub const EXTRA_WORKER_IDLE: Duration = Duration::from_secs(30);
 
 impl Default for PoolConfig {
     fn default() -> Self {
@@ -164,6 +175,7 @@ impl Default for PoolConfig {
             harden: harden_default(),
             fork_per_job: std::env::var("TOOLSEARCH_SANDBOX_FORK").map_or(true, |v| v != "0"),
             queue_timeout: DEFAULT_QUEUE_TIMEOUT,
+            max_workers: 0,
         }
     }
 }

@@ -25,8 +25,13 @@ pub struct HttpConfig {
     pub allowed_origins: Vec<String>,
     /// Requests per minute per MCP session and per token (1 to 100,000). Default 600.
     pub rate_limit_per_minute: Option<Spanned<u64>>,
-    /// Snippets running at once across all sessions (1 to 256). Default 8.
+    /// Snippets running at once across all sessions (1 to 256); one session
+    /// runs at most half of them (at least 1). Default 8.
     pub max_concurrent_snippets: Option<Spanned<u64>>,
+    /// How long a snippet waits for a slot before it is refused with LIMIT (0
+    /// to 60,000 ms); a freed slot goes to the waiting session running the
+    /// fewest. Default 2,000.
+    pub snippet_queue_ms: Option<Spanned<u64>>,
     /// MCP sessions open at once (1 to 1,000,000); a new one past it is refused
     /// (503). Default 10,000.
     pub max_sessions: Option<Spanned<u64>>,
@@ -77,6 +82,15 @@ impl HttpConfig {
         self.max_concurrent_snippets
             .as_ref()
             .map_or(8, |s| *s.get_ref() as usize)
+    }
+
+    /// `snippet_queue_ms`, or its default.
+    pub fn snippet_queue(&self) -> std::time::Duration {
+        let v = self
+            .snippet_queue_ms
+            .as_ref()
+            .map_or(2_000, |s| *s.get_ref());
+        std::time::Duration::from_millis(v)
     }
 
     /// `header_timeout_ms`, or its default.
@@ -165,6 +179,13 @@ impl HttpConfig {
         range(text, "http.max_sessions", &self.max_sessions, 1, 1_000_000)?;
         range(
             text,
+            "http.snippet_queue_ms",
+            &self.snippet_queue_ms,
+            0,
+            60_000,
+        )?;
+        range(
+            text,
             "http.session_idle_ttl_ms",
             &self.session_idle_ttl_ms,
             1_000,
@@ -229,6 +250,7 @@ impl HttpConfig {
             "allowed_origins": self.allowed_origins,
             "rate_limit_per_minute": v(&self.rate_limit_per_minute, 600),
             "max_concurrent_snippets": v(&self.max_concurrent_snippets, 8),
+            "snippet_queue_ms": self.snippet_queue().as_millis() as u64,
             "max_sessions": self.max_sessions(),
             "session_idle_ttl_ms": self.session_idle_ttl().as_millis() as u64,
             "header_timeout_ms": self.header_timeout().as_millis() as u64,

@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use tokio::sync::Semaphore;
 use toolsearch::{Mode, Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::Tool;
 
@@ -24,6 +23,7 @@ use crate::config::{Config, Destructive, ModelFrom};
 mod approve;
 mod notes;
 mod session;
+mod slots;
 
 use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
@@ -46,7 +46,8 @@ pub struct Gateway {
     peers: Peers,
     /// Sessions open now (handlers not yet dropped).
     open: Arc<AtomicU64>,
-    snippets: Arc<Semaphore>,
+    /// Snippet slots, shared fairly across sessions.
+    snippets: Arc<slots::Slots>,
     next_session: AtomicU64,
     /// Tool calls answered so far (see [`Gateway::trim_after_bursts`]).
     calls: AtomicU64,
@@ -78,8 +79,9 @@ impl std::fmt::Debug for Gateway {
 }
 
 /// The sandbox pool a gateway of `cfg` runs snippets on: worker processes of
-/// `command`, the config's snippet budget, and a queue that holds every snippet
-/// the gateway admits (`max_concurrent_snippets`), so none is refused as busy.
+/// `command`, the config's snippet budget, a queue that holds every snippet
+/// the gateway admits (`max_concurrent_snippets`), so none is refused as busy,
+/// and as many workers as it admits snippets (past the cores, on demand).
 pub fn pool_config(
     cfg: &Config,
     command: toolsearch_sandbox::WorkerCommand,
@@ -92,6 +94,10 @@ pub fn pool_config(
             ..toolsearch_sandbox::Limits::default()
         },
         queue: defaults.queue.max(cfg.http.max_concurrent_snippets()),
+        // Every snippet the gateway admits gets a worker of its own (extra
+        // ones past the cores start on demand and end when idle): one waiting
+        // on a slow tool call keeps no one else's snippet waiting.
+        max_workers: cfg.http.max_concurrent_snippets(),
         ..defaults
     }
 }
@@ -181,7 +187,7 @@ impl Gateway {
             extra: Vec::new(),
             peers,
             open: Arc::default(),
-            snippets: Arc::new(Semaphore::new(max_snippets)),
+            snippets: slots::Slots::new(max_snippets, cfg.http.snippet_queue()),
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
@@ -377,6 +383,11 @@ impl Gateway {
                 }
             });
         }
+    }
+
+    /// Snippets holding a slot now.
+    pub fn snippets_running(&self) -> usize {
+        self.snippets.running()
     }
 
     /// MCP sessions open now.

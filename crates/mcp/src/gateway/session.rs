@@ -208,13 +208,17 @@ impl ServerHandler for GatewaySession {
             .or_insert_with(|| cx.peer.clone());
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
-            match self.gw.snippets.clone().try_acquire_owned() {
+            // A slot of the session's fair share, waiting briefly for one;
+            // the wait ends with the client's cancel or the gateway's stop.
+            let slot = tokio::select! {
+                slot = self.gw.snippets.acquire(&self.session.id) => slot,
+                () = cx.ct.cancelled() => Err("the client cancelled the call".to_string()),
+                () = self.gw.stopping.cancelled() => return Err(stopped()),
+            };
+            match slot {
                 Ok(p) => Some(p),
-                Err(_) => {
-                    let out = ToolOutput::error(
-                        ErrorCode::Limit,
-                        "too many snippets are running on this gateway; try again shortly",
-                    );
+                Err(why) => {
+                    let out = ToolOutput::error(ErrorCode::Limit, why);
                     self.log_turn(&name, &out, std::time::Instant::now());
                     return Ok(CallToolResponse::Complete(to_result(out)));
                 }

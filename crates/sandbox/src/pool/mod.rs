@@ -1,9 +1,11 @@
 //! The pool: a bounded queue in front of one of two backends, side by side —
 //! worker threads in this process (`threads.rs`) or worker processes
-//! (`processes.rs`, whose bridge requests `requests.rs` answers and whose live
-//! processes `registry.rs` keeps). What a caller sees (limits, the busy answer,
+//! (`process_queue.rs` admits their jobs and runs their drivers, `processes.rs`
+//! drives each process, `requests.rs` answers their bridge requests and
+//! `registry.rs` keeps the live ones). What a caller sees (limits, the busy answer,
 //! the deadline bound) is the same for both.
 
+mod process_queue;
 pub(crate) mod processes;
 mod registry;
 mod requests;
@@ -50,7 +52,7 @@ struct Inner {
 
 enum Backend {
     Threads(threads::Threads),
-    Processes(processes::Processes),
+    Processes(process_queue::Processes),
 }
 
 /// A pool of sandbox workers. Cheap to clone; all clones share the workers.
@@ -121,7 +123,7 @@ impl Pool {
         }
         validate(&cfg.limits)?;
         if let Isolation::Process(command) = &cfg.isolation {
-            let backend = processes::Processes::new(&cfg, command.clone())?;
+            let backend = process_queue::Processes::new(&cfg, command.clone())?;
             return Ok(Pool::with(Backend::Processes(backend), &cfg));
         }
         let backend = threads::Threads::new(&cfg)?;

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::io::BufReader;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,12 +24,11 @@ use tokio_util::sync::CancellationToken;
 use super::registry::{end, Registry};
 use super::requests::{handle_request, Records, ToWorker};
 use super::worker_command::WorkerCommand;
-use super::{PoolStats, BUSY};
 use crate::bridge::Bridge;
 use crate::clock::JobClock;
 use crate::ipc::{self, ToChild, ToHost};
-use crate::limits::{Limits, PoolConfig};
-use crate::result::{ErrorKind, ExecError, ExecResult, SandboxError};
+use crate::limits::Limits;
+use crate::result::{ErrorKind, ExecError, ExecResult};
 
 /// Jobs a worker process runs before it is replaced by a fresh one.
 pub const JOBS_PER_PROCESS: usize = 64;
@@ -138,6 +137,10 @@ pub(crate) struct Shared {
     pub fork: bool,
     pub processes: Arc<AtomicUsize>,
     pub drivers: Arc<AtomicUsize>,
+    /// Drivers waiting for a job (not running one).
+    pub idle: AtomicUsize,
+    /// Jobs queued and not yet taken by a driver.
+    pub queued: AtomicUsize,
     /// The worker processes not reaped yet; closed when the pool shuts down.
     pub registry: Arc<Registry>,
     /// Runs the host side of tool calls.
@@ -315,17 +318,32 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
 }
 
 /// One worker slot: takes jobs from the queue and runs each in its process.
-/// The driver counted itself in `shared.drivers` before it started.
-pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
+/// The driver counted itself in `shared.drivers` before it started. An
+/// `extra` one (past the pool's `workers`) ends after
+/// [`EXTRA_WORKER_IDLE`](crate::limits::EXTRA_WORKER_IDLE) without a job, and
+/// keeps no standby process.
+pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>, extra: bool) {
     let mut active: Option<Proc> = None;
     let mut standby: Option<Proc> = None;
     let mut next_job = 1u64;
     loop {
         let job = {
-            let rx = queue.lock().unwrap_or_else(|p| p.into_inner());
-            match rx.recv() {
-                Ok(job) => job,
-                Err(_) => break,
+            shared.idle.fetch_add(1, Ordering::SeqCst);
+            let got = {
+                let rx = queue.lock().unwrap_or_else(|p| p.into_inner());
+                if extra {
+                    rx.recv_timeout(crate::limits::EXTRA_WORKER_IDLE).ok()
+                } else {
+                    rx.recv().ok()
+                }
+            };
+            shared.idle.fetch_sub(1, Ordering::SeqCst);
+            match got {
+                Some(job) => {
+                    shared.queued.fetch_sub(1, Ordering::SeqCst);
+                    job
+                }
+                None => break,
             }
         };
         if job.reply.is_closed() {
@@ -423,7 +441,7 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>) {
         }
         // Start the successor a little before the active process retires.
         let near_quota = active.as_ref().is_some_and(|p| p.jobs + 4 >= p.quota);
-        if (near_quota || active.is_none()) && standby.is_none() {
+        if (near_quota || active.is_none()) && standby.is_none() && !extra {
             standby = shared.spawn().ok();
         }
     }
@@ -642,146 +660,5 @@ impl std::fmt::Debug for Shared {
         f.debug_struct("Shared")
             .field("command", &self.command)
             .finish_non_exhaustive()
-    }
-}
-
-/// The process backend of a pool: driver threads, each with one worker process
-/// at a time, fed by a bounded queue.
-pub(crate) struct Processes {
-    /// The queue; taken by [`Processes::shutdown`], which stops the drivers.
-    tx: Mutex<Option<SyncSender<HostJob>>>,
-    shared: Arc<Shared>,
-    queue_timeout: Duration,
-}
-
-impl Processes {
-    /// Starts `cfg.workers` driver threads (processes start on first use).
-    pub(crate) fn new(cfg: &PoolConfig, command: WorkerCommand) -> Result<Processes, SandboxError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("sandbox-host-calls")
-            .enable_all()
-            .build()?;
-        let shared = Arc::new(Shared {
-            command,
-            pool_limits: cfg.limits.clone(),
-            harden: cfg.harden,
-            fork: cfg.fork_per_job,
-            processes: Arc::new(AtomicUsize::new(0)),
-            drivers: Arc::new(AtomicUsize::new(0)),
-            registry: Arc::new(Registry::default()),
-            runtime: HostCalls(Some(runtime)),
-        });
-        let (tx, rx) = mpsc::sync_channel::<HostJob>(cfg.queue);
-        let rx = Arc::new(Mutex::new(rx));
-        for index in 0..cfg.workers {
-            let (shared, rx) = (shared.clone(), rx.clone());
-            let drivers = shared.drivers.clone();
-            drivers.fetch_add(1, Ordering::SeqCst);
-            let started = std::thread::Builder::new()
-                .name(format!("sandbox-driver-{index}"))
-                .spawn(move || {
-                    let drivers = shared.drivers.clone();
-                    drive(shared, rx);
-                    drivers.fetch_sub(1, Ordering::SeqCst);
-                });
-            if let Err(e) = started {
-                drivers.fetch_sub(1, Ordering::SeqCst);
-                return Err(e.into());
-            }
-        }
-        Ok(Processes {
-            tx: Mutex::new(Some(tx)),
-            shared,
-            queue_timeout: cfg.queue_timeout,
-        })
-    }
-
-    pub(crate) fn stats(&self, workers: usize) -> PoolStats {
-        PoolStats {
-            workers,
-            live_isolates: 0,
-            live_threads: self.shared.drivers.load(Ordering::SeqCst),
-            live_processes: self.shared.processes.load(Ordering::SeqCst),
-            wedged_workers: 0,
-            replaced_workers: 0,
-        }
-    }
-
-    pub(crate) fn self_test(&self, what: &str, limits: &Limits) -> ExecResult {
-        self_test(&self.shared, what, limits)
-    }
-
-    /// Runs one job in a worker process. The driver answers every job it takes
-    /// within deadline + grace (it kills an overrunning process), one it takes too
-    /// late at once, and a process that will not start within its start timeout.
-    pub(crate) async fn execute(
-        &self,
-        code: &str,
-        bridge: Arc<dyn Bridge>,
-        limits: Limits,
-    ) -> ExecResult {
-        let (reply, rx) = oneshot::channel();
-        let wait = self.queue_timeout;
-        let job = HostJob {
-            code: code.to_owned(),
-            bridge,
-            limits: limits.clone(),
-            enqueued: Instant::now(),
-            queue_deadline: Instant::now() + wait,
-            reply,
-        };
-        let bound = wait + limits.deadline + limits.grace + START_TIMEOUT;
-        let sent = match &*self.tx.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(tx) => tx.try_send(job),
-            None => Err(TrySendError::Disconnected(job)),
-        };
-        match sent {
-            Ok(()) => match tokio::time::timeout(bound, rx).await {
-                Ok(Ok(res)) => res,
-                Ok(Err(_)) => {
-                    ExecResult::failed(ErrorKind::Engine, "the sandbox driver stopped unexpectedly")
-                }
-                Err(_) => ExecResult::failed(
-                    ErrorKind::Engine,
-                    "the sandbox driver did not answer in time",
-                ),
-            },
-            Err(TrySendError::Full(_)) => ExecResult::failed(ErrorKind::Limit, BUSY),
-            Err(TrySendError::Disconnected(_)) => {
-                ExecResult::failed(ErrorKind::Engine, "the sandbox workers have stopped")
-            }
-        }
-    }
-
-    /// Stops the drivers and kills every worker process group, then waits up
-    /// to `within` until each worker is reaped and every process of its group
-    /// has exited. True when all are gone in time.
-    pub(crate) fn shutdown(&self, within: Duration) -> bool {
-        let until = Instant::now() + within;
-        self.shared.registry.close();
-        // The drivers answer what is queued with SHUTTING_DOWN, drop their
-        // processes (kill and reap) and end.
-        drop(self.tx.lock().unwrap_or_else(|p| p.into_inner()).take());
-        loop {
-            let gone = self.shared.drivers.load(Ordering::SeqCst) == 0
-                && self.shared.processes.load(Ordering::SeqCst) == 0
-                && self.shared.registry.open_outputs.load(Ordering::SeqCst) == 0;
-            if gone {
-                return true;
-            }
-            if Instant::now() >= until {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-}
-
-impl Drop for Processes {
-    /// The last clone of the pool is gone: its worker processes die now (the
-    /// drivers reap them), not when their drivers next look.
-    fn drop(&mut self) {
-        self.shared.registry.close();
     }
 }

@@ -1,0 +1,200 @@
+//! A snippet's slot: `max_concurrent_snippets` shared fairly across sessions.
+//! One session holds at most half of the slots (all of one), so others always
+//! find room; a snippet with no free slot waits (at most `snippet_queue_ms`)
+//! and, when one frees, the waiting session holding the fewest goes first
+//! (oldest first among equals). A snippet still waiting at the end of its
+//! wait is refused with LIMIT, naming the wait.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+
+/// The gateway's snippet slots.
+pub(crate) struct Slots {
+    state: Mutex<State>,
+    max: usize,
+    per_session: usize,
+    wait: Duration,
+}
+
+#[derive(Default)]
+struct State {
+    running: usize,
+    held: HashMap<String, usize>,
+    waiting: VecDeque<Waiter>,
+}
+
+struct Waiter {
+    session: String,
+    grant: oneshot::Sender<Permit>,
+}
+
+/// One slot, given back when dropped.
+pub(crate) struct Permit {
+    slots: Arc<Slots>,
+    session: String,
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        let session = std::mem::take(&mut self.session);
+        self.slots.release(&session);
+    }
+}
+
+impl Slots {
+    /// `max` slots (at least 1), a session holding at most half of them (at
+    /// least 1), and `wait` the longest a snippet waits for one.
+    pub(crate) fn new(max: usize, wait: Duration) -> Arc<Slots> {
+        let max = max.max(1);
+        Arc::new(Slots {
+            state: Mutex::default(),
+            max,
+            per_session: (max / 2).max(1),
+            wait,
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn fits(&self, st: &State, session: &str) -> bool {
+        st.running < self.max && st.held.get(session).copied().unwrap_or(0) < self.per_session
+    }
+
+    fn take(self: &Arc<Self>, st: &mut State, session: &str) -> Permit {
+        st.running += 1;
+        *st.held.entry(session.to_string()).or_default() += 1;
+        Permit {
+            slots: self.clone(),
+            session: session.to_string(),
+        }
+    }
+
+    /// A slot for a snippet of `session`: at once when one is free to it, else
+    /// after waiting its turn.
+    ///
+    /// # Errors
+    /// The message to refuse the snippet with (LIMIT), when no slot came
+    /// within the wait.
+    pub(crate) async fn acquire(self: &Arc<Self>, session: &str) -> Result<Permit, String> {
+        let granted = {
+            let mut st = self.state();
+            // Waiters that cannot run yet (their session holds its share)
+            // do not hold this one back.
+            if self.fits(&st, session) && !st.waiting.iter().any(|w| self.fits(&st, &w.session)) {
+                return Ok(self.take(&mut st, session));
+            }
+            let (grant, granted) = oneshot::channel();
+            st.waiting.push_back(Waiter {
+                session: session.to_string(),
+                grant,
+            });
+            self.grant_waiting(&mut st);
+            granted
+        };
+        match tokio::time::timeout(self.wait, granted).await {
+            Ok(Ok(permit)) => Ok(permit),
+            _ => {
+                // Gone from the queue (a grant racing the timeout was given
+                // back when its receiver was dropped).
+                self.state().waiting.retain(|w| !w.grant.is_closed());
+                let mine = self.state().held.get(session).copied().unwrap_or(0);
+                Err(format!(
+                    "no snippet slot came free within {} ms: this gateway runs at most {} snippets \
+                     at once, at most {} of one session (this one runs {mine}); try again shortly",
+                    self.wait.as_millis(),
+                    self.max,
+                    self.per_session
+                ))
+            }
+        }
+    }
+
+    fn release(self: &Arc<Self>, session: &str) {
+        let mut st = self.state();
+        st.running = st.running.saturating_sub(1);
+        if let Some(n) = st.held.get_mut(session) {
+            *n -= 1;
+            if *n == 0 {
+                st.held.remove(session);
+            }
+        }
+        self.grant_waiting(&mut st);
+    }
+
+    /// Gives free slots to waiting snippets: the session holding the fewest
+    /// first, the oldest first among equals.
+    fn grant_waiting(self: &Arc<Self>, st: &mut State) {
+        loop {
+            st.waiting.retain(|w| !w.grant.is_closed());
+            let next = st
+                .waiting
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| self.fits(st, &w.session))
+                .min_by_key(|(i, w)| (st.held.get(&w.session).copied().unwrap_or(0), *i))
+                .map(|(i, _)| i);
+            let Some(i) = next else { return };
+            let Some(w) = st.waiting.remove(i) else {
+                return;
+            };
+            let permit = self.take(st, &w.session);
+            if let Err(permit) = w.grant.send(permit) {
+                // Its snippet stopped waiting: the slot goes back (without
+                // re-entering this function through the permit's drop).
+                std::mem::forget(permit);
+                st.running -= 1;
+                if let Some(n) = st.held.get_mut(&w.session) {
+                    *n -= 1;
+                    if *n == 0 {
+                        st.held.remove(&w.session);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Snippets running now.
+    pub(crate) fn running(&self) -> usize {
+        self.state().running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn one_session_holds_half_and_the_fewest_holding_go_first() {
+        let slots = Slots::new(4, Duration::from_millis(200));
+        let a1 = slots.acquire("a").await.unwrap();
+        let _a2 = slots.acquire("a").await.unwrap();
+        // A third of session a waits (half is its most) and is refused, naming the wait.
+        let refused = slots.acquire("a").await.err().unwrap();
+        assert!(
+            refused.contains("200 ms") && refused.contains("at most 2 of one session"),
+            "{refused}"
+        );
+        // Others find room at once.
+        let b1 = slots.acquire("b").await.unwrap();
+        let _c1 = slots.acquire("c").await.unwrap();
+        assert_eq!(slots.running(), 4);
+        // Full: a (holding 2) and d (holding 0) wait; the slot that frees goes to d.
+        let (s1, s2) = (slots.clone(), slots.clone());
+        let a3 = tokio::spawn(async move { s1.acquire("a").await.map(|_| ()) });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let d = tokio::spawn(async move { s2.acquire("d").await.map(|p| p.session.clone()) });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(b1);
+        assert_eq!(d.await.unwrap().unwrap(), "d");
+        drop(a1);
+        assert!(a3.await.unwrap().is_ok());
+        // Every slot is given back.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(slots.running() <= 4);
+    }
+}
