@@ -33,6 +33,7 @@ mod runtime;
 mod secrets;
 mod sessions;
 mod soak;
+mod soak_bad_clients;
 mod stopping;
 mod streams;
 mod tls;
