@@ -7,49 +7,13 @@
 //! flag). Clients here are raw (an SDK client hands notifications to tasks of
 //! their own, which would reorder them on its side).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-use toolsearch_mcp::{Config, Gateway};
+use tokio::io::AsyncWriteExt;
+use toolsearch_mcp::Config;
 
-use crate::harness::{gateway, serve_http, Reach, Script};
-
-/// A raw client of a new session of `gw` over an in-process pipe of `pipe`
-/// bytes: its lines and its writer, initialized.
-async fn raw_session(
-    gw: &Arc<Gateway>,
-    pipe: usize,
-) -> (
-    tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
-    tokio::io::WriteHalf<tokio::io::DuplexStream>,
-) {
-    let (ours, theirs) = tokio::io::duplex(pipe);
-    let session = gw.session();
-    tokio::spawn(async move {
-        if let Ok(running) = session.serve(theirs).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(ours);
-    let mut lines = tokio::io::BufReader::new(read).lines();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}});
-    write
-        .write_all(format!("{init}\n").as_bytes())
-        .await
-        .unwrap();
-    let _ = lines.next_line().await.unwrap();
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    write
-        .write_all(format!("{done}\n").as_bytes())
-        .await
-        .unwrap();
-    (lines, write)
-}
+use crate::harness::{gateway, raw_session, serve_http, Reach, Script};
 
 fn call(id: u64, args: Value) -> String {
     let v = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {

@@ -7,11 +7,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use toolsearch_mcp::{Config, Gateway};
 
-use crate::harness::{gateway, rss_kib, serve_http, until, Reach, Script};
+use crate::harness::{gateway, raw_session, rss_kib, serve_http, until, Reach, Script};
 
 fn client() -> reqwest::Client {
     toolsearch_mcp::http_client::install_tls_provider();
@@ -244,31 +243,12 @@ fn ten_thousand_sessions_and_ten_thousand_invented_ids_leave_rss_where_it_was() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_slows_only_its_call_which_still_succeeds() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let script = Script::new(0);
     let gw = gateway(vec![("s", Reach::Stream(script.clone()))], "").await;
     // A raw client on a small pipe: it writes its requests, then reads nothing.
-    let (ours, theirs) = tokio::io::duplex(16 << 10);
-    let session = gw.session();
-    tokio::spawn(async move {
-        if let Ok(running) = session.serve(theirs).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, mut write) = tokio::io::split(ours);
-    let mut lines = tokio::io::BufReader::new(read).lines();
+    let (mut lines, mut write) = raw_session(&gw, 16 << 10).await;
     let send = |v: Value| format!("{v}\n");
-    write
-        .write_all(send(serde_json::from_str(&init()).unwrap()).as_bytes())
-        .await
-        .unwrap();
-    let _ = lines.next_line().await.unwrap();
-    write
-        .write_all(
-            send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).as_bytes(),
-        )
-        .await
-        .unwrap();
     let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
         "name": "tool_call", "_meta": {"progressToken": "p"},
         "arguments": {"id": "mcp:s:work", "arguments": {

@@ -10,11 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
 use serde_json::json;
 use toolsearch_mcp::Config;
 
-use crate::harness::{alone, gateway, rss_kib, serve_http, text, Reach, Recorder, Script};
+use crate::harness::{alone, gateway, http_client, rss_kib, serve_http, text, Reach, Script};
 
 const CLIENTS: usize = 50;
 
@@ -94,22 +93,8 @@ async fn client(
     until: Instant,
     calls: Arc<AtomicU64>,
 ) -> (Vec<f64>, Vec<f64>) {
-    // Its connections close 1 s after its last request: the clients' side of
-    // the sockets is gone soon after they leave.
-    toolsearch_mcp::http_client::install_tls_provider();
-    let http = reqwest::Client::builder()
-        .pool_idle_timeout(Duration::from_secs(1))
-        .build()
-        .unwrap();
-    let transport = rmcp::transport::StreamableHttpClientTransport::with_client(
-        http,
-        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(url),
-    );
-    let recorder = Recorder {
-        name: format!("c{n}"),
-        seen: Arc::default(),
-    };
-    let service = recorder.clone().serve(transport).await.expect("connect");
+    let service = http_client(&url, format!("c{n}")).await;
+    let recorder = service.service().clone();
     let (mut work, mut search) = (Vec::new(), Vec::new());
     let mut i = 0;
     while Instant::now() < until {

@@ -12,39 +12,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
-use rmcp::ServiceExt;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use toolsearch_mcp::Config;
 
-use crate::harness::{alone, gateway_with, serve_http, text, Reach, Recorder, Script};
+use crate::harness::{alone, gateway_with, http_client, serve_http, text, Reach, Recorder, Script};
 
 const ORDINARY: usize = 20;
 
 /// When each change (the `n`-th added tool) was made.
 type Changes = Arc<Mutex<Vec<Instant>>>;
-
-async fn connect(
-    url: &str,
-    name: String,
-) -> rmcp::service::RunningService<rmcp::RoleClient, Recorder> {
-    toolsearch_mcp::http_client::install_tls_provider();
-    let http = reqwest::Client::builder()
-        .pool_idle_timeout(Duration::from_secs(1))
-        .build()
-        .unwrap();
-    let transport = rmcp::transport::StreamableHttpClientTransport::with_client(
-        http,
-        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-            url.to_string(),
-        ),
-    );
-    let recorder = Recorder {
-        name,
-        seen: Arc::default(),
-    };
-    recorder.serve(transport).await.expect("connect")
-}
 
 async fn snippet(
     service: &rmcp::service::RunningService<rmcp::RoleClient, Recorder>,
@@ -72,7 +49,7 @@ async fn ordinary(
     until: Instant,
     changes: Changes,
 ) -> (Vec<f64>, Vec<f64>, usize) {
-    let service = connect(&url, format!("o{n}")).await;
+    let service = http_client(&url, format!("o{n}")).await;
     let (mut ms, mut lags) = (Vec::new(), Vec::new());
     let mut found = 0;
     while Instant::now() < until {
@@ -151,7 +128,7 @@ async fn never_reads(url: &str, stop: Arc<AtomicBool>) {
 
 /// A client that keeps 12 snippets in flight, each waiting on a 2 s call.
 async fn floods(url: String, stop: Arc<AtomicBool>, refused: Arc<AtomicUsize>) {
-    let service = Arc::new(connect(&url, "flooder".into()).await);
+    let service = Arc::new(http_client(&url, "flooder".into()).await);
     let mut tasks = Vec::new();
     for _ in 0..12 {
         let (service, stop, refused) = (service.clone(), stop.clone(), refused.clone());
@@ -251,7 +228,7 @@ fn soak(phase_secs: u64) {
         let (url, stop) = serve_http(gw.clone(), &cfg).await;
         // Warm: the sandbox's workers for as many snippets at once as the
         // clients will run (the first phase would pay their start otherwise).
-        let warm = connect(&url, "warm".into()).await;
+        let warm = http_client(&url, "warm".into()).await;
         let warm = Arc::new(warm);
         let firsts: Vec<_> = (0..ORDINARY)
             .map(|_| {

@@ -178,10 +178,8 @@ async fn events(mut r: reqwest::Response, mut on: impl FnMut(Event) -> bool) {
                     data: serde_json::from_str(&data).unwrap_or(Value::Null),
                 };
                 data.clear();
-                if e.id.is_some() || !e.data.is_null() {
-                    if !on(e) {
-                        return;
-                    }
+                if (e.id.is_some() || !e.data.is_null()) && !on(e) {
+                    return;
                 }
             } else if let Some(v) = line.strip_prefix("id:") {
                 id = Some(v.trim().to_string());

@@ -205,6 +205,29 @@ pub fn text(r: &CallToolResult) -> Value {
     serde_json::from_str(&t).unwrap_or(Value::String(t))
 }
 
+/// A client of the gateway at `url` over streamable HTTP, named `name`, that
+/// records what reaches it.
+pub async fn http_client(url: &str, name: String) -> RunningService<RoleClient, Recorder> {
+    toolsearch_mcp::http_client::install_tls_provider();
+    // Its connections close 1 s after its last request: the clients' side of
+    // the sockets is gone soon after they leave.
+    let http = reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(1))
+        .build()
+        .unwrap();
+    let transport = rmcp::transport::StreamableHttpClientTransport::with_client(
+        http,
+        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+            url.to_string(),
+        ),
+    );
+    let recorder = Recorder {
+        name,
+        seen: Arc::default(),
+    };
+    recorder.serve(transport).await.expect("connect")
+}
+
 /// Serves `gw` over streamable HTTP on a loopback port with `cfg`; returns its
 /// URL and the token that stops it.
 pub async fn serve_http(
@@ -288,4 +311,39 @@ pub async fn until(mut f: impl FnMut() -> bool) -> bool {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     f()
+}
+
+/// A raw client (newline-delimited JSON, no SDK) of a new session of `gw` over an in-process pipe of `pipe`
+/// bytes: its lines and its writer, initialized.
+pub async fn raw_session(
+    gw: &Arc<Gateway>,
+    pipe: usize,
+) -> (
+    tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (ours, theirs) = tokio::io::duplex(pipe);
+    let session = gw.session();
+    tokio::spawn(async move {
+        if let Ok(running) = session.serve(theirs).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    write
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    let _ = lines.next_line().await.unwrap();
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    write
+        .write_all(format!("{done}\n").as_bytes())
+        .await
+        .unwrap();
+    (lines, write)
 }
