@@ -203,13 +203,14 @@ async fn a_burst_of_1000_connections_is_answered_or_refused_never_hung() {
 #[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
 async fn every_snippet_the_gateway_admits_is_queued_not_refused_as_busy() {
     // 24 at once on a 2-core machine: more than the pool's default queue
-    // (4 per worker) and running workers hold.
+    // (4 per worker) and running workers hold. One session runs at most half
+    // of `max_concurrent_snippets` (issue 42): 48 lets this one run 24.
     let cfg = temp_path("gateway.toml");
     let script = repo().join("tests/fixtures/misbehaving_server.py");
     std::fs::write(
         &cfg,
         format!(
-            "activation = \"always\"\nsemantic = false\n[limits]\ntimeout_ms = 60000\n[http]\nmax_concurrent_snippets = 24\nrate_limit_per_minute = 100000\n\n[[servers]]\nname = \"s\"\ncommand = \"python3\"\nargs = [{:?}]\n",
+            "activation = \"always\"\nsemantic = false\n[limits]\ntimeout_ms = 60000\n[http]\nmax_concurrent_snippets = 48\nrate_limit_per_minute = 100000\n\n[[servers]]\nname = \"s\"\ncommand = \"python3\"\nargs = [{:?}]\n",
             script.display().to_string()
         ),
     )

@@ -26,7 +26,8 @@ pub struct HttpConfig {
     /// Requests per minute per MCP session and per token (1 to 100,000). Default 600.
     pub rate_limit_per_minute: Option<Spanned<u64>>,
     /// Snippets running at once across all sessions (1 to 256); one session
-    /// runs at most half of them (at least 1). Default 8.
+    /// runs at most half of them (at least 1; over stdio, with one client for
+    /// the gateway's life, all of them). Default 8.
     pub max_concurrent_snippets: Option<Spanned<u64>>,
     /// How long a snippet waits for a slot before it is refused with LIMIT (0
     /// to 60,000 ms); a freed slot goes to the waiting session running the

@@ -181,13 +181,14 @@ impl Gateway {
             }));
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
+        let alone = fleet.one_client();
         let gw = Arc::new(Gateway {
             ts: Arc::new(builder.build()?),
             fleet,
             extra: Vec::new(),
             peers,
             open: Arc::default(),
-            snippets: slots::Slots::new(max_snippets, cfg.http.snippet_queue()),
+            snippets: slots::Slots::new(max_snippets, cfg.http.snippet_queue(), alone),
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),

@@ -1,6 +1,7 @@
 //! A snippet's slot: `max_concurrent_snippets` shared fairly across sessions.
 //! One session holds at most half of the slots (all of one), so others always
-//! find room; a snippet with no free slot waits (at most `snippet_queue_ms`)
+//! find room (a gateway serving one client for its whole life, over stdio,
+//! gives it all); a snippet with no free slot waits (at most `snippet_queue_ms`)
 //! and, when one frees, the waiting session holding the fewest goes first
 //! (oldest first among equals). A snippet still waiting at the end of its
 //! wait is refused with LIMIT, naming the wait.
@@ -17,6 +18,8 @@ pub(crate) struct Slots {
     max: usize,
     per_session: usize,
     wait: Duration,
+    /// Set when the gateway serves one client for its whole life.
+    alone: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Default)]
@@ -47,14 +50,28 @@ impl Drop for Permit {
 impl Slots {
     /// `max` slots (at least 1), a session holding at most half of them (at
     /// least 1), and `wait` the longest a snippet waits for one.
-    pub(crate) fn new(max: usize, wait: Duration) -> Arc<Slots> {
+    pub(crate) fn new(
+        max: usize,
+        wait: Duration,
+        alone: Arc<std::sync::atomic::AtomicBool>,
+    ) -> Arc<Slots> {
         let max = max.max(1);
         Arc::new(Slots {
             state: Mutex::default(),
             max,
             per_session: (max / 2).max(1),
             wait,
+            alone,
         })
+    }
+
+    /// The most slots one session holds.
+    fn share(&self) -> usize {
+        if self.alone.load(std::sync::atomic::Ordering::Relaxed) {
+            self.max
+        } else {
+            self.per_session
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -62,7 +79,7 @@ impl Slots {
     }
 
     fn fits(&self, st: &State, session: &str) -> bool {
-        st.running < self.max && st.held.get(session).copied().unwrap_or(0) < self.per_session
+        st.running < self.max && st.held.get(session).copied().unwrap_or(0) < self.share()
     }
 
     fn take(self: &Arc<Self>, st: &mut State, session: &str) -> Permit {
@@ -108,7 +125,7 @@ impl Slots {
                      at once, at most {} of one session (this one runs {mine}); try again shortly",
                     self.wait.as_millis(),
                     self.max,
-                    self.per_session
+                    self.share()
                 ))
             }
         }
@@ -170,7 +187,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_session_holds_half_and_the_fewest_holding_go_first() {
-        let slots = Slots::new(4, Duration::from_millis(200));
+        let slots = Slots::new(4, Duration::from_millis(200), Arc::default());
         let a1 = slots.acquire("a").await.unwrap();
         let _a2 = slots.acquire("a").await.unwrap();
         // A third of session a waits (half is its most) and is refused, naming the wait.
@@ -196,5 +213,16 @@ mod tests {
         // Every slot is given back.
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(slots.running() <= 4);
+    }
+
+    #[tokio::test]
+    async fn a_gateway_with_one_client_gives_it_every_slot() {
+        let alone = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let slots = Slots::new(4, Duration::from_millis(50), alone);
+        let mut held = Vec::new();
+        for _ in 0..4 {
+            held.push(slots.acquire("only").await.unwrap());
+        }
+        assert!(slots.acquire("only").await.is_err());
     }
 }

@@ -117,6 +117,12 @@ impl Fleet {
         })
     }
 
+    /// Set once the gateway serves a single client for its whole life (see
+    /// [`Fleet::serve_one_client`]).
+    pub(crate) fn one_client(&self) -> Arc<AtomicBool> {
+        self.one_client.clone()
+    }
+
     /// Says that the gateway serves one client for its whole life (the stdio
     /// gateway): what a server sends that names no call goes to that client's
     /// calls in flight (see `route`). Never set it for a gateway shared by
