@@ -210,7 +210,19 @@ impl Calls {
             return Some(to);
         }
         if self.one_client.load(Ordering::Relaxed) {
-            return self.inner().by_request.values().next().cloned();
+            // The call that sent the request may not have registered yet (a
+            // few scheduler turns on a loaded machine): wait for it as for a
+            // named one.
+            let until = tokio::time::Instant::now() + REGISTRATION_WAIT;
+            loop {
+                let registered = self.registered.notified();
+                if let Some(to) = self.inner().by_request.values().next().cloned() {
+                    return Some(to);
+                }
+                if tokio::time::timeout_at(until, registered).await.is_err() {
+                    return None;
+                }
+            }
         }
         None
     }
