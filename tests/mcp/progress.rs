@@ -13,7 +13,9 @@ use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 use toolsearch_mcp::Config;
 
-use crate::harness::{gateway, raw_session, serve_http, Reach, Script};
+use crate::harness::{
+    gateway, http_post, open_http_session, raw_session, serve_http, Reach, Script,
+};
 
 fn call(id: u64, args: Value) -> String {
     let v = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
@@ -134,32 +136,11 @@ async fn progress_reaches_an_http_client_in_order() {
             toolsearch_mcp::http_client::install_tls_provider();
             reqwest::Client::new()
         };
-        let accept = "application/json, text/event-stream";
-        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}});
-        let r = http
-            .post(&url)
-            .header("accept", accept)
-            .json(&init)
-            .send()
-            .await
-            .unwrap();
-        let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-        let _ = r.text().await;
-        let post = |body: String| {
-            http.post(&url)
-                .header("accept", accept)
-                .header("content-type", "application/json")
-                .header("mcp-session-id", &id)
-                .header("mcp-protocol-version", "2025-11-25")
-                .body(body)
-                .send()
-        };
-        let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        post(done.to_string()).await.unwrap();
+        let id = open_http_session(&http, &url, json!({})).await.unwrap();
         let args = json!({"tag": "h", "progress": 20_000, "logs": 200, "name_token": true});
-        let body = post(call(9, args)).await.unwrap().text().await.unwrap();
+        let call: Value = serde_json::from_str(&call(9, args)).unwrap();
+        let body = http_post(&http, &url, &id, &call).send().await.unwrap();
+        let body = body.text().await.unwrap();
         let mut heard = Heard::default();
         for data in body.lines().filter_map(|l| l.strip_prefix("data:")) {
             if let Ok(v) = serde_json::from_str::<Value>(data.trim()) {

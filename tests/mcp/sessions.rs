@@ -10,53 +10,18 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use toolsearch_mcp::{Config, Gateway};
 
-use crate::harness::{gateway, raw_session, rss_kib, serve_http, until, Reach, Script};
+use crate::harness::{
+    gateway, open_http_session, raw_session, rss_kib, serve_http, until, Reach, Script, ACCEPT,
+};
 
 fn client() -> reqwest::Client {
     toolsearch_mcp::http_client::install_tls_provider();
     reqwest::Client::new()
 }
 
-const ACCEPT: &str = "application/json, text/event-stream";
-
-fn init() -> String {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}})
-    .to_string()
-}
-
 /// Opens a session over raw HTTP; its id.
 async fn open(http: &reqwest::Client, url: &str) -> Result<String, (u16, String)> {
-    let r = http
-        .post(url)
-        .header("accept", ACCEPT)
-        .header("content-type", "application/json")
-        .body(init())
-        .send()
-        .await
-        .unwrap();
-    let status = r.status().as_u16();
-    let id = r
-        .headers()
-        .get("mcp-session-id")
-        .map(|v| v.to_str().unwrap().to_string());
-    let body = r.text().await.unwrap_or_default();
-    let Some(id) = id.filter(|_| status == 200) else {
-        return Err((status, body));
-    };
-    let r = http
-        .post(url)
-        .header("accept", ACCEPT)
-        .header("content-type", "application/json")
-        .header("mcp-session-id", &id)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status().as_u16(), 202);
-    Ok(id)
+    open_http_session(http, url, json!({})).await
 }
 
 async fn close(http: &reqwest::Client, url: &str, id: &str) {

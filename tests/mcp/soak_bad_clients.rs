@@ -16,7 +16,9 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use toolsearch_mcp::Config;
 
-use crate::harness::{alone, gateway_with, http_client, serve_http, text, Reach, Recorder, Script};
+use crate::harness::{
+    alone, gateway_with, http_client, open_http_session, serve_http, text, Reach, Recorder, Script,
+};
 
 const ORDINARY: usize = 20;
 
@@ -91,28 +93,7 @@ async fn never_reads(url: &str, stop: Arc<AtomicBool>) {
         .parse()
         .unwrap();
     let http = reqwest::Client::new();
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "never-reads", "version": "0"}}});
-    let r = http
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .json(&init)
-        .send()
-        .await
-        .unwrap();
-    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-    let _ = r.text().await;
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let _ = http
-        .post(url)
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .header("mcp-session-id", &id)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(done.to_string())
-        .send()
-        .await;
+    let id = open_http_session(&http, url, json!({})).await.unwrap();
     let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();

@@ -16,9 +16,9 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 use toolsearch_mcp::Config;
 
-use crate::harness::{gateway_with, serve_http, until, Client, Reach, Script};
-
-const ACCEPT: &str = "application/json, text/event-stream";
+use crate::harness::{
+    gateway_with, http_post, open_http_session, serve_http, until, Client, Reach, Script,
+};
 
 fn init() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -120,29 +120,12 @@ async fn a_client_that_never_reads_its_standalone_stream_stalls_no_one() {
     gw.shutdown().await;
 }
 
-/// A raw HTTP session of the gateway at `url`: its id.
+/// A raw HTTP session of the gateway at `url` (a client that can answer
+/// elicitation): its id.
 async fn open(http: &reqwest::Client, url: &str) -> String {
-    let r = http
-        .post(url)
-        .header("accept", ACCEPT)
-        .json(&init())
-        .send()
+    open_http_session(http, url, json!({"elicitation": {"form": {}}}))
         .await
-        .unwrap();
-    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-    let _ = r.text().await;
-    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    post(http, url, &id, &done).send().await.unwrap();
-    id
-}
-
-fn post(http: &reqwest::Client, url: &str, id: &str, body: &Value) -> reqwest::RequestBuilder {
-    http.post(url)
-        .header("accept", ACCEPT)
-        .header("content-type", "application/json")
-        .header("mcp-session-id", id)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
+        .unwrap()
 }
 
 fn call(id: u64, args: Value) -> Value {
@@ -217,7 +200,10 @@ async fn a_calls_logs_and_questions_ride_its_own_stream() {
         // No standalone stream is ever opened.
         let args =
             json!({"tag": "q", "logs": 3, "elicit": true, "sample": false, "name_token": true});
-        let r = post(&http, &url, &id, &call(9, args)).send().await.unwrap();
+        let r = http_post(&http, &url, &id, &call(9, args))
+            .send()
+            .await
+            .unwrap();
         let (mut logs, mut asked, mut answer) = (0, Vec::new(), Value::Null);
         let (h2, url2, id2) = (http.clone(), url.clone(), id.clone());
         events(r, |e| {
@@ -229,7 +215,7 @@ async fn a_calls_logs_and_questions_ride_its_own_stream() {
                     let reply = json!({"jsonrpc": "2.0", "id": v["id"],
                         "result": {"action": "accept", "content": {"who": "raw-who"}}});
                     let (h, u, i) = (h2.clone(), url2.clone(), id2.clone());
-                    tokio::spawn(async move { post(&h, &u, &i, &reply).send().await });
+                    tokio::spawn(async move { http_post(&h, &u, &i, &reply).send().await });
                 }
                 _ if v["id"] == json!(9) => {
                     answer = v;
@@ -285,7 +271,7 @@ async fn a_resumed_stream_replays_strictly_after_the_named_event_result_included
     // retry hint), the client comes back after the hint, the call long done.
     for (case, keep, wait_ms) in [("early", 2usize, 0u64), ("late", 1, 3_500)] {
         let args = json!({"tag": case, "progress": 3, "hold_after_ms": 1_500});
-        let r = post(&http, &url, &sid, &call(30 + keep as u64, args))
+        let r = http_post(&http, &url, &sid, &call(30 + keep as u64, args))
             .send()
             .await
             .unwrap();
@@ -341,7 +327,7 @@ async fn a_call_in_flight_keeps_its_session_and_a_closed_one_is_404_at_once() {
     };
     let id = open(&http, &url).await;
     // Three times the idle TTL in one call: answered.
-    let r = post(
+    let r = http_post(
         &http,
         &url,
         &id,
@@ -373,7 +359,11 @@ async fn a_call_in_flight_keeps_its_session_and_a_closed_one_is_404_at_once() {
         gw.open_sessions()
     );
     let list = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"});
-    let status = post(&http, &url, &id, &list).send().await.unwrap().status();
+    let status = http_post(&http, &url, &id, &list)
+        .send()
+        .await
+        .unwrap()
+        .status();
     assert_eq!(status.as_u16(), 404);
     gw.shutdown().await;
 }

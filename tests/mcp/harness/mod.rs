@@ -205,6 +205,58 @@ pub fn text(r: &CallToolResult) -> Value {
     serde_json::from_str(&t).unwrap_or(Value::String(t))
 }
 
+/// The `Accept` of a streamable HTTP client.
+pub const ACCEPT: &str = "application/json, text/event-stream";
+
+/// A POST of `body` on session `id` over raw HTTP (2025-11-25).
+pub fn http_post(
+    http: &reqwest::Client,
+    url: &str,
+    id: &str,
+    body: &Value,
+) -> reqwest::RequestBuilder {
+    http.post(url)
+        .header("accept", ACCEPT)
+        .header("content-type", "application/json")
+        .header("mcp-session-id", id)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string())
+}
+
+/// Opens a session over raw HTTP with client `capabilities` (`initialize`,
+/// then `notifications/initialized`, answered 202); its id, or the status and
+/// body of a refused `initialize`.
+pub async fn open_http_session(
+    http: &reqwest::Client,
+    url: &str,
+    capabilities: Value,
+) -> Result<String, (u16, String)> {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let r = http
+        .post(url)
+        .header("accept", ACCEPT)
+        .header("content-type", "application/json")
+        .body(init.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    let id = r
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = r.text().await.unwrap_or_default();
+    let Some(id) = id.filter(|_| status == 200) else {
+        return Err((status, body));
+    };
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = http_post(http, url, &id, &done).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 202);
+    Ok(id)
+}
+
 /// A client of the gateway at `url` over streamable HTTP, named `name`, that
 /// records what reaches it.
 pub async fn http_client(url: &str, name: String) -> RunningService<RoleClient, Recorder> {

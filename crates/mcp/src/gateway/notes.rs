@@ -5,6 +5,7 @@
 // gateway stands still send it, and clients still read it: it is forwarded.
 #![allow(deprecated)]
 
+use rmcp::model::GetExtensions;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, Extensions,
     LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
@@ -330,7 +331,7 @@ impl Notify for ToClient {
             };
             let invalid =
                 |e: serde_json::Error| ask_error(-32602, format!("bad `{method}` params: {e}"));
-            let answer = match method.as_str() {
+            let mut request = match method.as_str() {
                 "sampling/createMessage" => {
                     if caps.as_ref().is_none_or(|c| c.sampling.is_none()) {
                         return Err(unsupported());
@@ -338,34 +339,26 @@ impl Notify for ToClient {
                     let p: CreateMessageRequestParams =
                         serde_json::from_value(params).map_err(invalid)?;
                     p.validate().map_err(|e| ask_error(-32602, e))?;
-                    let mut r = CreateMessageRequest::new(p);
-                    r.extensions = from_request(&origin);
-                    match peer
-                        .send_request(ServerRequest::CreateMessageRequest(r))
-                        .await
-                        .map_err(service_error)?
-                    {
-                        ClientResult::CreateMessageResult(r) => serde_json::to_value(r),
-                        _ => return Err(ask_error(-32603, "the client answered another request")),
-                    }
+                    ServerRequest::CreateMessageRequest(CreateMessageRequest::new(p))
                 }
                 "elicitation/create" => {
                     if caps.as_ref().is_none_or(|c| c.elicitation.is_none()) {
                         return Err(unsupported());
                     }
                     let p = serde_json::from_value(params).map_err(invalid)?;
-                    let mut r = ElicitRequest::new(p);
-                    r.extensions = from_request(&origin);
-                    match peer
-                        .send_request(ServerRequest::ElicitRequest(r))
-                        .await
-                        .map_err(service_error)?
-                    {
-                        ClientResult::ElicitResult(r) => serde_json::to_value(r),
-                        _ => return Err(ask_error(-32603, "the client answered another request")),
-                    }
+                    ServerRequest::ElicitRequest(ElicitRequest::new(p))
                 }
                 _ => return Err(unsupported()),
+            };
+            *request.extensions_mut() = from_request(&origin);
+            let answer = match peer.send_request(request).await.map_err(service_error)? {
+                ClientResult::CreateMessageResult(r) if method == "sampling/createMessage" => {
+                    serde_json::to_value(r)
+                }
+                ClientResult::ElicitResult(r) if method == "elicitation/create" => {
+                    serde_json::to_value(r)
+                }
+                _ => return Err(ask_error(-32603, "the client answered another request")),
             };
             answer.map_err(|e| ask_error(-32603, format!("unreadable answer: {e}")))
         });

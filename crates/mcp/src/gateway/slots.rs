@@ -29,6 +29,19 @@ struct State {
     waiting: VecDeque<Waiter>,
 }
 
+impl State {
+    /// One slot of `session` free again.
+    fn give_back(&mut self, session: &str) {
+        self.running = self.running.saturating_sub(1);
+        if let Some(n) = self.held.get_mut(session) {
+            *n -= 1;
+            if *n == 0 {
+                self.held.remove(session);
+            }
+        }
+    }
+}
+
 struct Waiter {
     session: String,
     grant: oneshot::Sender<Permit>,
@@ -133,13 +146,7 @@ impl Slots {
 
     fn release(self: &Arc<Self>, session: &str) {
         let mut st = self.state();
-        st.running = st.running.saturating_sub(1);
-        if let Some(n) = st.held.get_mut(session) {
-            *n -= 1;
-            if *n == 0 {
-                st.held.remove(session);
-            }
-        }
+        st.give_back(session);
         self.grant_waiting(&mut st);
     }
 
@@ -164,13 +171,7 @@ impl Slots {
                 // Its snippet stopped waiting: the slot goes back (without
                 // re-entering this function through the permit's drop).
                 std::mem::forget(permit);
-                st.running -= 1;
-                if let Some(n) = st.held.get_mut(&w.session) {
-                    *n -= 1;
-                    if *n == 0 {
-                        st.held.remove(&w.session);
-                    }
-                }
+                st.give_back(&w.session);
             }
         }
     }

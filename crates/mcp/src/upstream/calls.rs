@@ -213,35 +213,35 @@ impl Calls {
             // The call that sent the request may not have registered yet (a
             // few scheduler turns on a loaded machine): wait for it as for a
             // named one.
-            let until = tokio::time::Instant::now() + REGISTRATION_WAIT;
-            loop {
-                let registered = self.registered.notified();
-                if let Some(to) = self.inner().by_request.values().next().cloned() {
-                    return Some(to);
-                }
-                if tokio::time::timeout_at(until, registered).await.is_err() {
-                    return None;
-                }
-            }
+            return self
+                .registered_soon(|c| c.inner().by_request.values().next().cloned())
+                .await;
         }
         None
     }
 
     /// The call `rel` names (waiting briefly for a call that was just sent).
     pub(crate) async fn route_named(&self, rel: &Relation) -> Option<Notifier> {
-        if rel.names_a_call() {
-            let until = tokio::time::Instant::now() + REGISTRATION_WAIT;
-            loop {
-                let registered = self.registered.notified();
-                if let Some(to) = self.find(rel) {
-                    return Some(to);
-                }
-                if tokio::time::timeout_at(until, registered).await.is_err() {
-                    break;
-                }
+        if !rel.names_a_call() {
+            return None;
+        }
+        self.registered_soon(|c| c.find(rel)).await
+    }
+
+    /// What `find` finds now, or once a call registers within
+    /// [`REGISTRATION_WAIT`]; `None` after that.
+    async fn registered_soon(&self, find: impl Fn(&Self) -> Option<Notifier>) -> Option<Notifier> {
+        let until = tokio::time::Instant::now() + REGISTRATION_WAIT;
+        loop {
+            // Armed before the look: a registration in between is not missed.
+            let registered = self.registered.notified();
+            if let Some(to) = find(self) {
+                return Some(to);
+            }
+            if tokio::time::timeout_at(until, registered).await.is_err() {
+                return None;
             }
         }
-        None
     }
 }
 
