@@ -157,6 +157,20 @@ function describeThrown(e) {
   return "Uncaught " + fmt(e);
 }
 
+// "@LINE:COLUMN" of where a thrown error was made in the snippet (the host's
+// stack-trace hook gives every error's `stack` as `snippet.js:LINE:COLUMN`), or "".
+function positionOf(e) {
+  if (e === null || typeof e !== "object") return "";
+  let stack;
+  try {
+    stack = e.stack;
+  } catch {
+    return "";
+  }
+  if (typeof stack !== "string" || StringPrototypeSlice(stack, 0, 11) !== "snippet.js:") return "";
+  return "@" + StringPrototypeSlice(stack, 11, 40);
+}
+
 function kindOf(e) {
   if (e === null || (typeof e !== "object" && typeof e !== "function")) {
     return "SCRIPT";
@@ -351,10 +365,24 @@ async function callNow(id, args) {
 // awaits never runs, so a forgotten `await` cannot cause a side effect the model
 // never sees. `Promise.all([call(a), call(b)])` still runs both at once (it calls
 // `then` on each), and awaiting the same call twice runs it once.
+// Calls made and not started yet, by a number of their own (a null-prototype
+// object: nothing a snippet does to prototypes reaches it): the runner names
+// them when the snippet ends, since they never ran.
+let unstarted = { __proto__: null };
+let unstartedCount = 0;
+let nextCall = 0;
+
 function call(id, args) {
   let started = null;
+  const key = nextCall++;
+  unstarted[key] = typeof id === "string" ? StringPrototypeSlice(id, 0, MAX_ID_CHARS) : fmt(id);
+  unstartedCount++;
   const start = () => {
-    if (started === null) started = callNow(id, args);
+    if (started === null) {
+      delete unstarted[key];
+      unstartedCount--;
+      started = callNow(id, args);
+    }
     return started;
   };
   return ObjectFreeze({
@@ -410,6 +438,20 @@ const console = ObjectFreeze({
   warn: logger(1),
   error: logger(2),
 });
+
+// The calls of this job that never started, as the runner's answer begins:
+// "U" + count + JSON of the first few ids + "\n", or "" when every call ran.
+const MAX_UNSTARTED_NAMED = 16;
+function unstartedHeader() {
+  if (unstartedCount === 0) return "";
+  const ids = [];
+  let n = 0;
+  for (const key in unstarted) {
+    if (n === MAX_UNSTARTED_NAMED) break;
+    ObjectDefineProperty(ids, n++, desc(unstarted[key], true));
+  }
+  return "U" + unstartedCount + JSONStringify(ids) + "\n";
+}
 
 // Un-awaited rejections are reported as a warning, not as a failure.
 const warnUnhandled = logger(1);
@@ -748,6 +790,17 @@ return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   queryCap = queryChars;
   resultCap = resultChars;
   lengthCap = maxLength;
+  unstarted = { __proto__: null };
+  unstartedCount = 0;
+  const answer = await outcome(fn);
+  try {
+    return unstartedHeader() + answer;
+  } catch {
+    return answer;
+  }
+};
+
+async function outcome(fn) {
   let v;
   try {
     rescrub();
@@ -757,7 +810,7 @@ return async function run(fn, argChars, queryChars, resultChars, maxLength) {
     }
     v = await ReflectApply(fn, undefined, []);
   } catch (e) {
-    return "0" + kindOf(e) + "\n" + bounded(describeThrown(e));
+    return "0" + kindOf(e) + positionOf(e) + "\n" + bounded(describeThrown(e));
   }
   try {
     switch (typeof v) {
@@ -787,4 +840,4 @@ return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   } catch (e) {
     return "0" + kindOf(e) + "\n" + bounded(describeThrown(e));
   }
-};
+}

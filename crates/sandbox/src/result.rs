@@ -22,6 +22,11 @@ pub struct ExecResult {
     /// Tool calls in the order they finished; calls still running when the
     /// snippet ended are listed last with status `abandoned`.
     pub calls: Vec<CallRecord>,
+    /// Calls the snippet made and never awaited, so they never ran (the first
+    /// 16 ids; `stats.not_awaited` counts them all). Any makes the job fail
+    /// with [`ErrorKind::NotAwaited`], its value kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_awaited: Vec<String>,
 }
 
 impl ExecResult {
@@ -33,6 +38,7 @@ impl ExecResult {
             error: None,
             stats: Stats::default(),
             calls: Vec::new(),
+            not_awaited: Vec::new(),
         }
     }
 
@@ -41,17 +47,31 @@ impl ExecResult {
             ok: false,
             value: serde_json::Value::Null,
             logs: Vec::new(),
-            error: Some(ExecError {
-                kind,
-                message: message.into(),
-            }),
+            error: Some(ExecError::new(kind, message)),
             stats: Stats::default(),
             calls: Vec::new(),
+            not_awaited: Vec::new(),
         }
     }
 }
 
 impl ExecError {
+    /// An error of `kind` saying `message`, at no position.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        ExecError {
+            kind,
+            message: message.into(),
+            line: None,
+            column: None,
+        }
+    }
+
+    /// The same error at `(line, column)` of the snippet, when known.
+    pub fn at(mut self, at: Option<(u32, u32)>) -> Self {
+        (self.line, self.column) = (at.map(|a| a.0), at.map(|a| a.1));
+        self
+    }
+
     /// The error for a snippet stopped at its deadline.
     /// The snippet's own time ran out; `waited` is the time it spent idle
     /// waiting for approvals, which did not count.
@@ -64,14 +84,14 @@ impl ExecError {
                 waited.as_secs_f64()
             )
         };
-        ExecError {
-            kind: ErrorKind::Timeout,
-            message: format!(
+        ExecError::new(
+            ErrorKind::Timeout,
+            format!(
                 "the snippet did not finish within {} ms{not_counted} and was stopped; do less \
                  per snippet",
                 deadline.as_millis()
             ),
-        }
+        )
     }
 }
 
@@ -82,6 +102,13 @@ pub struct ExecError {
     pub kind: ErrorKind,
     /// Bounded human-readable description (for the model).
     pub message: String,
+    /// The snippet's line (from 1) where a script error was thrown or the
+    /// snippet failed to compile, when the engine said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// The column (from 1) on that line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
 }
 
 /// Class of an execution failure.
@@ -102,6 +129,10 @@ pub enum ErrorKind {
     Result,
     /// The snippet threw (or did not compile).
     Script,
+    /// The snippet made tool calls it never awaited: they never ran (a call
+    /// starts when awaited). The snippet's value is kept.
+    #[serde(rename = "not_awaited")]
+    NotAwaited,
     /// The process that ran this job died while running it (a signal, an
     /// abort at the OS memory limit, an engine crash) or sent the host
     /// something it could not read. Only this job failed: its worker was
@@ -196,6 +227,9 @@ pub struct Stats {
     pub called_ids: Vec<String>,
     /// Console lines dropped because `Limits::log_bytes` was exhausted.
     pub logs_dropped: u32,
+    /// Calls made and never awaited (they never ran).
+    #[serde(default)]
+    pub not_awaited: u32,
 }
 
 /// Errors of the pool itself (not of a snippet).

@@ -20,6 +20,8 @@ pub(crate) struct Journal {
     /// Bytes of arguments held by calls waiting for an in-flight slot.
     pub pending_arg_bytes: usize,
     pub stats: Stats,
+    /// Ids of the first calls the snippet made and never awaited (they never ran).
+    pub not_awaited: Vec<String>,
     /// When the worker started the job (set before execution begins).
     pub started: Option<Instant>,
     /// Kernel id of the worker thread running the job (0: unknown).

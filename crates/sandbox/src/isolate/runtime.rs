@@ -19,6 +19,13 @@ use crate::limits::{Limits, MAX_JSON_DEPTH};
 use crate::result::{CallRecord, CallStatus, ErrorKind, ExecError, ExecResult};
 use crate::util::truncate;
 
+/// What the snippet's first line follows in the text the engine compiles (the
+/// snippet is the body of an async arrow function).
+const WRAPPER: &str = "\"use strict\";(async () => {";
+
+/// The name the snippet is compiled under (its errors' `stack` names it).
+const SNIPPET_FILE: &str = "snippet.js";
+
 static LIVE_ISOLATES: AtomicUsize = AtomicUsize::new(0);
 
 /// Number of sandbox isolates alive in this process (pre-warmed ones
@@ -82,7 +89,8 @@ pub(crate) struct JobSpec<'a> {
 }
 
 enum Outcome {
-    Compile(String),
+    /// The engine's message, and where it failed when it said.
+    Compile(String, Option<(u32, u32)>),
     NotAFunction,
     Done(Result<v8::Global<v8::Value>, CoreError>),
     Deadline,
@@ -183,6 +191,7 @@ impl Sandbox {
             limits,
             timed_out.load(Ordering::SeqCst),
             job.clock.credit(),
+            &job.journal,
         );
         let mut res = finish(&job.journal, value, error);
         res.stats.run_us = run_us;
@@ -197,17 +206,23 @@ impl Sandbox {
         // scrubbed global scope: no new capability (catalogue row 6).
         // The whole script is strict, so code that closes the wrapper early is strict too.
         if let Some(text) = engine::rewritten_text(job.code) {
-            return Outcome::Compile(format!(
-                "the snippet contains `{text}`, which this JS engine rewrites wherever it \
+            return Outcome::Compile(
+                format!(
+                    "the snippet contains `{text}`, which this JS engine rewrites wherever it \
                  appears (even inside a string); split it, e.g. \"{}\" + \"{}\"",
-                &text[..text.len() / 2],
-                &text[text.len() / 2..]
-            ));
+                    &text[..text.len() / 2],
+                    &text[text.len() / 2..]
+                ),
+                None,
+            );
         }
-        let src = format!("\"use strict\";(async () => {{{}\n}})", job.code);
-        let f = match self.runtime.execute_script("snippet.js", src) {
+        let src = format!("{WRAPPER}{}\n}})", job.code);
+        let f = match self.runtime.execute_script(SNIPPET_FILE, src.clone()) {
             Ok(f) => f,
-            Err(e) => return Outcome::Compile(e.to_string()),
+            Err(e) => {
+                let at = syntax_error_position(&mut self.runtime, &src);
+                return Outcome::Compile(e.to_string(), at);
+            }
         };
         let args = {
             deno_core::scope!(scope, &mut self.runtime);
@@ -276,9 +291,10 @@ impl Sandbox {
         limits: &Limits,
         watchdog_fired: bool,
         waited: Duration,
+        journal: &Mutex<Journal>,
     ) -> (serde_json::Value, Option<ExecError>) {
         let err =
-            |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+            |kind, message: String| (serde_json::Value::Null, Some(ExecError::new(kind, message)));
         if self.oom.load(Ordering::SeqCst) {
             return err(
                 ErrorKind::Memory,
@@ -298,7 +314,10 @@ impl Sandbox {
             Outcome::Deadline => timeout(),
             _ if watchdog_fired => timeout(),
             Outcome::Abandoned => err(ErrorKind::Timeout, "the caller stopped waiting".to_owned()),
-            Outcome::Compile(m) => err(ErrorKind::Script, bounded(&m)),
+            Outcome::Compile(m, at) => (
+                serde_json::Value::Null,
+                Some(ExecError::new(ErrorKind::Script, bounded(&m)).at(at)),
+            ),
             Outcome::NotAFunction => err(
                 ErrorKind::Script,
                 "the snippet must be the body of an async function".to_owned(),
@@ -311,7 +330,7 @@ impl Sandbox {
                 ),
                 _ => err(ErrorKind::Script, bounded(&e.to_string())),
             },
-            Outcome::Done(Ok(v)) => self.decode(v, limits),
+            Outcome::Done(Ok(v)) => self.decode(v, limits, journal),
         }
     }
 
@@ -320,9 +339,10 @@ impl Sandbox {
         &mut self,
         v: v8::Global<v8::Value>,
         limits: &Limits,
+        journal: &Mutex<Journal>,
     ) -> (serde_json::Value, Option<ExecError>) {
         let err =
-            |kind, message: String| (serde_json::Value::Null, Some(ExecError { kind, message }));
+            |kind, message: String| (serde_json::Value::Null, Some(ExecError::new(kind, message)));
         let s = {
             deno_core::scope!(scope, &mut self.runtime);
             let local = v8::Local::new(scope, &v);
@@ -344,6 +364,7 @@ impl Sandbox {
             }
             s.to_rust_string_lossy(scope)
         };
+        let s = self.take_unstarted(&s, journal);
         if let Some(json) = s.strip_prefix('1') {
             // Counted as emitted: control and format characters escaped.
             let emitted = crate::util::emitted_json_len(json);
@@ -373,8 +394,12 @@ impl Sandbox {
                 ),
             };
         }
-        let body = s.strip_prefix('0').unwrap_or(&s);
+        let body = s.strip_prefix('0').unwrap_or(s);
         let (kind, message) = body.split_once('\n').unwrap_or(("SCRIPT", body));
+        let (kind, at) = match kind.split_once('@') {
+            Some((kind, at)) => (kind, position_in(&format!("{SNIPPET_FILE}:{at}"))),
+            None => (kind, None),
+        };
         let kind = match kind {
             "MEMORY" => ErrorKind::Memory,
             "RESULT" => ErrorKind::Result,
@@ -389,7 +414,28 @@ impl Sandbox {
                 _ => ErrorKind::Script,
             },
         };
-        err(kind, bounded(message))
+        (
+            serde_json::Value::Null,
+            Some(ExecError::new(kind, bounded(message)).at(at)),
+        )
+    }
+
+    /// Reads the runner's header of calls that never started
+    /// (`U<count>[ids]\n`) into the journal; what follows is the answer.
+    fn take_unstarted<'a>(&self, s: &'a str, journal: &Mutex<Journal>) -> &'a str {
+        let Some(rest) = s.strip_prefix('U') else {
+            return s;
+        };
+        let Some((header, answer)) = rest.split_once('\n') else {
+            return s;
+        };
+        let digits = header.bytes().take_while(u8::is_ascii_digit).count();
+        let count = header[..digits].parse().unwrap_or(0);
+        let ids: Vec<String> = serde_json::from_str(&header[digits..]).unwrap_or_default();
+        let mut j = lock(journal);
+        j.stats.not_awaited = count;
+        j.not_awaited = ids.into_iter().map(|id| bounded(&id)).collect();
+        answer
     }
 }
 
@@ -434,13 +480,93 @@ fn call_function_body(
 
 /// Replaces deno_core's stack-trace formatter, which reads every call site and,
 /// when termination lands mid-way, prints the snippet's error text to the host's
-/// stderr. Snippet errors are reported by name and message only.
+/// stderr. An error's `stack` is only where it happened in the snippet,
+/// `snippet.js:LINE:COLUMN` (the innermost frame of the snippet's own code), so
+/// the answer can point at the line; nothing of the host's frames.
 fn no_stack_trace<'s, 'i>(
     scope: &mut v8::PinScope<'s, 'i>,
     _error: v8::Local<'s, v8::Value>,
-    _callsites: v8::Local<'s, v8::Array>,
+    callsites: v8::Local<'s, v8::Array>,
 ) -> v8::Local<'s, v8::Value> {
-    v8::undefined(scope).into()
+    let undefined = v8::undefined(scope).into();
+    if scope.is_execution_terminating() {
+        return undefined;
+    }
+    // A few frames at most: the snippet's code is near the top.
+    for i in 0..callsites.length().min(8) {
+        let Some(site) = callsites
+            .get_index(scope, i)
+            .and_then(|s| v8::Local::<v8::Object>::try_from(s).ok())
+        else {
+            break;
+        };
+        let ask = |name: &str| -> Option<v8::Local<'s, v8::Value>> {
+            let key = v8::String::new(scope, name)?;
+            let f = site.get(scope, key.into())?;
+            let f = v8::Local::<v8::Function>::try_from(f).ok()?;
+            f.call(scope, site.into(), &[])
+        };
+        let file = ask("getFileName").map(|f| f.to_rust_string_lossy(scope));
+        if file.as_deref() != Some(SNIPPET_FILE) {
+            continue;
+        }
+        let (Some(line), Some(column)) = (ask("getLineNumber"), ask("getColumnNumber")) else {
+            break;
+        };
+        let (Some(line), Some(column)) = (line.uint32_value(scope), column.uint32_value(scope))
+        else {
+            break;
+        };
+        let at = format!("{SNIPPET_FILE}:{line}:{column}");
+        return v8::String::new(scope, &at).map_or(undefined, Into::into);
+    }
+    undefined
+}
+
+/// Where a snippet that does not compile fails, `(line, column)` in the text the
+/// engine compiled: compiled again (only on this failure path) to read the
+/// `stack` [`no_stack_trace`] gave the error.
+fn syntax_error_position(runtime: &mut JsRuntime, src: &str) -> Option<(u32, u32)> {
+    deno_core::scope!(scope, runtime);
+    v8::tc_scope!(let tc, scope);
+    let code = v8::String::new(tc, src)?;
+    let name = v8::String::new(tc, SNIPPET_FILE)?;
+    let origin = v8::ScriptOrigin::new(
+        tc,
+        name.into(),
+        0,
+        0,
+        false,
+        0,
+        None,
+        false,
+        false,
+        false,
+        None,
+    );
+    if v8::Script::compile(tc, code, Some(&origin)).is_some() {
+        return None;
+    }
+    let error = v8::Local::<v8::Object>::try_from(tc.exception()?).ok()?;
+    let key = v8::String::new(tc, "stack")?;
+    let stack = error.get(tc, key.into())?.to_rust_string_lossy(tc);
+    position_in(&stack)
+}
+
+/// `(line, column)` in the snippet (from 1) of a `stack` that [`no_stack_trace`]
+/// wrote (`snippet.js:L:C`, in the compiled text).
+pub(crate) fn position_in(stack: &str) -> Option<(u32, u32)> {
+    let (line, column) = stack
+        .strip_prefix(SNIPPET_FILE)?
+        .strip_prefix(':')?
+        .split_once(':')?;
+    let (line, column): (u32, u32) = (line.parse().ok()?, column.parse().ok()?);
+    let column = if line == 1 {
+        column.saturating_sub(WRAPPER.len() as u32).max(1)
+    } else {
+        column
+    };
+    (line >= 1).then_some((line, column.max(1)))
 }
 
 fn bounded(m: &str) -> String {
@@ -473,6 +599,10 @@ pub(crate) fn finish(
     }
     let mut stats = std::mem::take(&mut j.stats);
     stats.engine = engine::engine_name().to_owned();
+    let not_awaited = std::mem::take(&mut j.not_awaited);
+    let error = error.or_else(|| {
+        (stats.not_awaited > 0).then(|| not_awaited_error(stats.not_awaited, &not_awaited))
+    });
     ExecResult {
         ok: error.is_none(),
         value,
@@ -480,7 +610,31 @@ pub(crate) fn finish(
         error,
         stats,
         calls,
+        not_awaited,
     }
+}
+
+/// The error of a snippet that made `count` calls it never awaited (`ids`: the
+/// first of them).
+fn not_awaited_error(count: u32, ids: &[String]) -> ExecError {
+    let (calls, were) = if count == 1 {
+        ("call was", "it")
+    } else {
+        ("calls were", "they")
+    };
+    let more = match count as usize - ids.len().min(count as usize) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    ExecError::new(
+        ErrorKind::NotAwaited,
+        format!(
+            "{count} tool {calls} never awaited, so {were} did not run: {}{more}. A call runs \
+             only when awaited: `await openclaw.tools.call(id, args)`, or `await \
+             Promise.all([...])` for several at once",
+            ids.join(", ")
+        ),
+    )
 }
 
 /// A timeout answered by the host while the worker is still busy: a copy of
@@ -511,6 +665,7 @@ pub(crate) fn snapshot_timeout(
         error: Some(ExecError::timeout(deadline, waited)),
         stats,
         calls,
+        not_awaited: j.not_awaited.clone(),
     }
 }
 

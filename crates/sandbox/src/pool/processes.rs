@@ -515,6 +515,8 @@ fn run_job(
             break Err(ExecError {
                 kind: ErrorKind::Timeout,
                 message: "the caller cancelled the snippet".into(),
+                line: None,
+                column: None,
             });
         }
         match p.events.recv_timeout(left.min(CANCEL_POLL)) {
@@ -533,6 +535,8 @@ fn run_job(
                             "the sandbox worker process sent more than {budget} bridge requests \
                              for one snippet and was replaced"
                         ),
+                        line: None,
+                        column: None,
                     });
                 }
                 handle_request(
@@ -565,6 +569,8 @@ fn run_job(
                     ExecError {
                         kind: ErrorKind::Engine,
                         message: SHUTTING_DOWN.to_owned(),
+                        line: None,
+                        column: None,
                     }
                 } else {
                     ExecError {
@@ -572,8 +578,7 @@ fn run_job(
                         message: format!(
                             "the sandbox worker process ended while running the snippet ({status}); \
                              it was replaced"
-                        ),
-                    }
+                        ), line: None, column: None }
                 });
             }
             Err(RecvTimeoutError::Timeout) if clock.left_of_bound(hard_deadline).is_some() => {}
