@@ -151,8 +151,9 @@ function describeThrown(e) {
     } catch {
       code = undefined;
     }
-    const text = errorText(e);
-    return code === undefined || code === "MEMORY" ? text : code + ": " + text;
+    // The sandbox's own errors: their code, then the message (their name is Error).
+    if (code !== undefined && code !== "MEMORY") return code + ": " + e.message;
+    return errorText(e);
   }
   return "Uncaught " + fmt(e);
 }

@@ -11,9 +11,6 @@ use std::collections::BTreeMap;
 
 /// Default byte budget of an overview listing.
 pub const DEFAULT_LISTING_BYTES: usize = 2048;
-/// Tools per page of a `server:NAME` listing.
-pub const SERVER_PAGE_SIZE: usize = 50;
-const SERVER_SUMMARY_BYTES: usize = 100;
 /// Label for tools that belong to no server.
 pub const NO_SERVER: &str = "(none)";
 
@@ -25,7 +22,7 @@ pub enum ListingKind {
     Tools,
     /// Server names with tool counts.
     Servers,
-    /// One page of one server's tools.
+    /// One page of one server's tools: the search's hits are the tools.
     ServerTools,
 }
 
@@ -135,20 +132,25 @@ pub fn overview(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> bool)
     listing
 }
 
-/// One page of the tools of `server` (matched case-insensitively; `(none)` for tools
-/// without a server). An unknown server gives an overview of servers instead.
+/// One page of `page_size` tools of `server` (matched case-insensitively; `(none)`
+/// for tools without a server), sorted by name: the page's listing (its server,
+/// page and pages; the tools themselves are the search's hits) and the tools'
+/// positions in [`Catalog::tools`]. An unknown server gives an overview of
+/// servers instead, and no positions.
 pub fn server_page(
     catalog: &Catalog,
     server: &str,
     page: usize,
+    page_size: usize,
     allow: &dyn Fn(&Tool) -> bool,
-) -> Listing {
+) -> (Listing, Vec<usize>) {
     let wanted = server.to_lowercase();
-    let mut tools: Vec<&Tool> = catalog
+    let mut tools: Vec<(usize, &Tool)> = catalog
         .tools()
         .iter()
-        .filter(|t| allow(t))
-        .filter(|t| t.server.as_deref().unwrap_or(NO_SERVER).to_lowercase() == wanted)
+        .enumerate()
+        .filter(|(_, t)| allow(t))
+        .filter(|(_, t)| t.server.as_deref().unwrap_or(NO_SERVER).to_lowercase() == wanted)
         .collect();
     if tools.is_empty() {
         let mut listing = overview(catalog, DEFAULT_LISTING_BYTES, allow);
@@ -161,28 +163,27 @@ pub fn server_page(
                 .map(|(server, tools)| ServerCount { server, tools })
                 .collect();
         }
-        return listing;
+        return (listing, Vec::new());
     }
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
-    let pages = tools.len().div_ceil(SERVER_PAGE_SIZE);
+    tools.sort_by(|a, b| a.1.name.cmp(&b.1.name));
+    let page_size = page_size.max(1);
+    let pages = tools.len().div_ceil(page_size);
     let page = page.clamp(1, pages);
-    let entries = tools
+    let positions = tools
         .iter()
-        .skip((page - 1) * SERVER_PAGE_SIZE)
-        .take(SERVER_PAGE_SIZE)
-        .map(|t| ListedTool {
-            name: t.name.clone(),
-            description: Some(t.summary(SERVER_SUMMARY_BYTES)),
-        })
+        .skip((page - 1) * page_size)
+        .take(page_size)
+        .map(|(i, _)| *i)
         .collect();
-    Listing {
+    let listing = Listing {
         kind: ListingKind::ServerTools,
         total_tools: tools.len(),
-        tools: entries,
+        tools: Vec::new(),
         servers: Vec::new(),
-        server: tools[0].server.clone().or_else(|| Some(NO_SERVER.into())),
+        server: tools[0].1.server.clone().or_else(|| Some(NO_SERVER.into())),
         page: Some(page),
         pages: Some(pages),
         omitted: 0,
-    }
+    };
+    (listing, positions)
 }

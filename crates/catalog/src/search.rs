@@ -95,6 +95,8 @@ pub enum MatchedBy {
     Fuzzy,
     /// Nothing matched (or nothing was asked): see the listing.
     Listing,
+    /// `server:NAME`: one page of that server's tools, by name.
+    Server,
 }
 
 impl MatchedBy {
@@ -233,8 +235,28 @@ impl Catalog {
         match query::parse(query) {
             Query::Empty => self.browse(&mut result, opts, allow, None),
             Query::Server { name, page } => {
-                result.matched_by = MatchedBy::Listing;
-                result.listing = Some(listing::server_page(self, &name, page, allow));
+                let (listing, page_tools) = listing::server_page(self, &name, page, limit, allow);
+                if page_tools.is_empty() {
+                    result.matched_by = MatchedBy::Listing;
+                } else {
+                    result.matched_by = MatchedBy::Server;
+                    result.total = listing.total_tools;
+                    result.hits = page_tools
+                        .into_iter()
+                        .map(|p| self.hit(p as u32, 1.0, opts, None))
+                        .collect();
+                    let (page, pages) = (listing.page.unwrap_or(1), listing.pages.unwrap_or(1));
+                    if page < pages {
+                        let server = listing.server.as_deref().unwrap_or(&name);
+                        result.hint = Some(format!(
+                            "page {page} of {pages} of {server}'s {} tools: `server:{server} \
+                             page:{}` for the next",
+                            listing.total_tools,
+                            page + 1
+                        ));
+                    }
+                }
+                result.listing = Some(listing);
             }
             Query::Select(names) => self.select(&mut result, &names, opts, allow),
             Query::Keywords(kw) => {

@@ -460,13 +460,23 @@ fn server_query_pages_one_server() {
         .map(|i| tool(Some("big"), &format!("t{i:03}"), "x"))
         .collect();
     let c = Catalog::new(tools).unwrap();
-    let r = c.search("server:BIG page:3", &opts());
+    let o = SearchOptions {
+        limit: Some(50),
+        max_limit: 50,
+        ..opts()
+    };
+    let r = c.search("server:BIG page:3", &o);
+    assert_eq!((r.matched_by, r.total, r.hits.len()), (MatchedBy::Server, 120, 20));
+    assert_eq!(r.hits[0].name, "t100", "the page's tools are hits, by name");
+    assert!(r.hits[0].id.contains("t100"), "with the id to call");
     let l = r.listing.unwrap();
     assert_eq!(
         (l.kind, l.page, l.pages, l.tools.len()),
-        (ListingKind::ServerTools, Some(3), Some(3), 20)
+        (ListingKind::ServerTools, Some(3), Some(3), 0)
     );
-    assert_eq!(l.tools[0].name, "t100");
+    assert!(r.hint.is_none(), "the last page");
+    let r = c.search("server:big", &o);
+    assert!(r.hint.unwrap().contains("`server:big page:2`"));
     let r = c.search("server:unknown", &opts());
     assert_eq!(r.listing.unwrap().kind, ListingKind::Servers);
 }

@@ -137,11 +137,17 @@ pub fn escape_unsafe(text: &str) -> String {
 }
 
 /// Sends logs to stderr (stdout carries JSON, and for the gateway MCP messages),
-/// filtered by `TOOLSEARCH_LOG`. Both binaries call it first.
+/// filtered by `TOOLSEARCH_LOG`; warnings and errors when it is unset (a server
+/// that is down shows in the client's log without any setting). Both binaries
+/// call it first.
 pub fn init_logs() {
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+        .with_env_var("TOOLSEARCH_LOG")
+        .from_env_lossy();
     tracing_subscriber::fmt()
         .with_writer(|| Redacting(std::io::stderr()))
-        .with_env_filter(tracing_subscriber::EnvFilter::from_env("TOOLSEARCH_LOG"))
+        .with_env_filter(filter)
         .init();
 }
 
@@ -241,7 +247,7 @@ pub fn run_snippet(
     let result = rt.block_on(pool.execute_bytes(source, bridge.clone(), limits));
     // The worker process and its job process are gone before this returns.
     pool.shutdown(SHUTDOWN_WAIT);
-    Ok(bridge.answer(&result))
+    Ok(bridge.record(&result))
 }
 
 /// How long a command waits for its sandbox worker processes to exit.

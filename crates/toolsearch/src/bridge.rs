@@ -28,9 +28,14 @@ fn to_bridge(e: HostError) -> BridgeError {
         // word for them.
         ErrorCode::Cancelled | ErrorCode::Internal => BridgeErrorCode::Unavailable,
     };
+    // A snippet's error has one text: the parameters follow the message, once.
+    let message = match &e.input_schema {
+        Some(schema) => format!("{}. Its parameters: {schema}", e.message),
+        None => e.message,
+    };
     BridgeError {
         detail: e.detail,
-        ..BridgeError::new(code, e.message)
+        ..BridgeError::new(code, message)
     }
 }
 
@@ -41,6 +46,9 @@ pub struct CatalogBridge {
     scope: Arc<Scope>,
     context: CallContext,
     notes: Arc<std::sync::Mutex<Vec<Value>>>,
+    /// The media items of the MCP results handed to the snippet (the only ones
+    /// its answer promotes to content of their kind).
+    media: Arc<crate::answer::Media>,
 }
 
 /// Most search notes one snippet's answer carries (a snippet makes at most a few
@@ -51,7 +59,7 @@ pub const MAX_SEARCH_NOTES: usize = 32;
 /// `{query, limit_note?, not_found?, hint?}`, or `None` when it said nothing.
 pub(crate) fn search_note(query: &str, result: &Value) -> Option<Value> {
     let mut note = serde_json::Map::new();
-    for key in ["limit_note", "not_found", "hint"] {
+    for key in ["limit_note", "not_found", "hint", "unavailable"] {
         match &result[key] {
             Value::Null => {}
             Value::Array(a) if a.is_empty() => {}
@@ -91,6 +99,7 @@ impl CatalogBridge {
             scope: Arc::new(Scope::default()),
             context,
             notes: Default::default(),
+            media: Default::default(),
         }
     }
 
@@ -100,6 +109,7 @@ impl CatalogBridge {
             scope,
             context,
             notes: Default::default(),
+            media: Default::default(),
         }
     }
 
@@ -109,16 +119,24 @@ impl CatalogBridge {
         self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// A snippet's result as `tool_search_code` answers it: the `ExecResult`, with
-    /// `search_notes` when this bridge's searches said anything besides their hits
-    /// (whatever the snippet kept of them).
-    pub fn answer(&self, result: &toolsearch_sandbox::ExecResult) -> Value {
+    /// The whole record of a snippet's run (for `toolsearch exec` and logs): the
+    /// `ExecResult`, with `search_notes` when this bridge's searches said anything
+    /// besides their hits.
+    pub fn record(&self, result: &toolsearch_sandbox::ExecResult) -> Value {
         let mut content = serde_json::to_value(result).unwrap_or(Value::Null);
         let notes = self.search_notes();
         if !notes.is_empty() && content.is_object() {
             content["search_notes"] = Value::Array(notes);
         }
         content
+    }
+
+    /// A snippet's result as `tool_search_code` answers the model (see
+    /// [`crate::answer`]): what the code returned and logged, media a tool
+    /// returned as content of their kind; on failure the error, with where and
+    /// a hint, and each call's status. `code` is the snippet's text.
+    pub fn answer(&self, result: &toolsearch_sandbox::ExecResult, code: &str) -> crate::ToolOutput {
+        crate::answer::answer(result, code, self.search_notes(), &self.media)
     }
 }
 
@@ -143,6 +161,7 @@ impl Bridge for CatalogBridge {
 
     fn call(&self, id: &str, args: Value, cancel: CancellationToken) -> BridgeFuture {
         let (host, scope, id) = (self.host.clone(), self.scope.clone(), id.to_owned());
+        let media = self.media.clone();
         let cx = CallContext {
             cancel,
             ..self.context.clone()
@@ -151,9 +170,17 @@ impl Bridge for CatalogBridge {
             let (tool, v, _notes) = host
                 .call_tool(&id, args, &scope, cx)
                 .await
-                .map_err(to_bridge)?;
+                .map_err(|e| {
+                    if let Some(content) = e.detail.as_ref().and_then(|d| d.get("content")) {
+                        media.record(content);
+                    }
+                    to_bridge(e)
+                })?;
             Ok(match tool.source {
-                toolsearch_catalog::Source::Mcp => crate::outcome::snippet_value(v),
+                toolsearch_catalog::Source::Mcp => {
+                    media.record(&v["content"]);
+                    crate::outcome::snippet_value(v)
+                }
                 _ => v,
             })
         })

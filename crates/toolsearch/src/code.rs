@@ -146,12 +146,7 @@ impl ToolSearch {
                 .push(crate::Fallback::CodeFailed { reason }.to_string());
             self.verify_engine(pool.clone());
         }
-        let is_error = !result.ok;
-        ToolOutput {
-            content: bridge.answer(&result),
-            is_error,
-            passthrough: None,
-        }
+        bridge.answer(&result, code)
     }
 
     /// After an `engine` error: probes the pool on a thread of its own; when

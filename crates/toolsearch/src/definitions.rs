@@ -158,9 +158,17 @@ impl ToolSearch {
         };
         let mut notes: Vec<String> = fallback.iter().map(Fallback::to_string).collect();
         let listing = || {
-            defs::listing_text(&catalog, s.listing_bytes, &|t| {
+            let mut text = defs::listing_text(&catalog, s.listing_bytes, &|t| {
                 self.host.visible(t, &scope) && !self.never_deferred(t)
-            })
+            });
+            let down: Vec<String> = self.host.outages().into_iter().map(|o| o.server).collect();
+            if !down.is_empty() {
+                text.push_str(&format!(
+                    " Down now: {} (searches say why).",
+                    down.join(", ")
+                ));
+            }
+            text
         };
         let mut tools: Vec<Value> = Vec::new();
         let full: usize;

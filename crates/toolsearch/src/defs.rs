@@ -248,10 +248,14 @@ pub fn listing_text(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> b
 
 const CODE_DESCRIPTION: &str = "Find and use tools by writing the body of an async JavaScript function. \
 Available: `await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit {DEFAULT}, max {MAX}; \
-`select:a,b` picks by name, `+word` requires a word, `server:NAME` lists a server); \
+`select:a,b` picks by name, `+word` requires a word, `server:NAME page:N` pages one server's tools); \
 `await openclaw.tools.describe(id)` -> {id, input_schema, typescript, ...}; \
-`await openclaw.tools.call(id, args)` -> the tool's result. `return` the value you need; console.log is captured. \
-No fs, network, timers or imports. Errors carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, ...).";
+`await openclaw.tools.call(id, args)` -> the tool's value (its structuredContent, else its text parsed as JSON, else its content). \
+Await every call: one never awaited does not run. No fs, network, timers or imports. \
+The answer is the JSON of what you `return` (nothing else: tool results you do not return are not shown), \
+images a tool returned as image content, then {logs, search_notes} when any; \
+a failure is {error: {kind, message, line, hint}, calls}. \
+Errors thrown inside carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, UNAVAILABLE, ...).";
 
 /// Hits per search: when none is asked for, and at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -291,26 +295,30 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool,
     vec![
         (
             BridgeTool::Search,
-            format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME` work. {listing}"),
+            format!("Search the tool catalog; returns ids to describe and call. `select:a,b`, `+word`, `server:NAME page:N` work. {listing}"),
             json!({"type": "object", "properties": {
                 "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
-                "limit": {"type": "integer", "minimum": 1, "maximum": limits.max}
+                "limit": {"type": "integer", "minimum": 1, "maximum": limits.max},
+                "max_results": {"type": "integer", "minimum": 1, "maximum": limits.max, "description": "Same as limit."},
+                "include_schemas": {"type": "boolean", "description": "Give each hit's input_schema too (no tool_describe needed)."}
             }, "required": ["query"]}),
         ),
         (
             BridgeTool::Describe,
             "Load the full schema (and a TypeScript declaration) of one or several tools by id.".to_string(),
             json!({"type": "object", "properties": {
-                "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]}
-            }, "required": ["ids"]}),
+                "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]},
+                "name": {"type": "string", "description": "One tool's name or id, instead of ids."}
+            }}),
         ),
         (
             BridgeTool::Call,
-            "Call a tool found with tool_search, by id, with arguments matching its schema.".to_string(),
+            "Call a tool found with tool_search, by id, with its arguments under `arguments` (matching its schema).".to_string(),
             json!({"type": "object", "properties": {
                 "id": {"type": "string"},
-                "arguments": {"type": "object"}
-            }, "required": ["id", "arguments"]}),
+                "name": {"type": "string", "description": "The tool's name, instead of id."},
+                "arguments": {"type": "object", "description": "The tool's own arguments."}
+            }, "required": ["arguments"]}),
         ),
     ]
 }

@@ -73,6 +73,9 @@ pub struct HostError {
     pub message: String,
     /// The failed call's own output (`content`, `structuredContent`), when any.
     pub detail: Option<Map<String, Value>>,
+    /// For arguments that do not fit: the tool's parameters, when small enough
+    /// to repeat (the answer carries them once, next to the message).
+    pub input_schema: Option<Value>,
 }
 
 impl HostError {
@@ -82,6 +85,7 @@ impl HostError {
             code,
             message: message.into(),
             detail: None,
+            input_schema: None,
         }
     }
 

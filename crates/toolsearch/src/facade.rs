@@ -406,6 +406,11 @@ impl Builder {
         self.host.availability = Some(availability);
         self
     }
+    /// Tells which configured backends are down and why (see [`crate::Outages`]).
+    pub fn outages(mut self, outages: crate::host::Outages) -> Self {
+        self.host.outages = Some(outages);
+        self
+    }
     /// Record arguments and results in the turn record (default off: they carry tokens).
     pub fn capture_payloads(mut self, on: bool) -> Self {
         self.host.capture = on;

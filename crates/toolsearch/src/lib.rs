@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod activation;
+pub mod answer;
 #[cfg(feature = "code")]
 mod bridge;
 mod code;
@@ -40,6 +41,7 @@ mod dispatch;
 mod error;
 mod facade;
 pub mod gemini;
+mod hints;
 mod host;
 mod modes;
 pub mod native;
@@ -74,7 +76,7 @@ pub use facade::{
     DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, MAX_LISTING_BYTES, MIN_LISTING_BYTES,
 };
 pub use host::{
-    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Scope,
+    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage, Outages, Scope,
     DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};

@@ -82,7 +82,13 @@ impl ToolSearch {
                     },
                     Some(v) => v.clone(),
                 };
-                self.call(session, &id, arguments, opts).await
+                let mut out = self.call(session, &id, arguments, opts).await;
+                if out.is_error && out.content["error"]["code"] == ErrorCode::InvalidArgs.as_str() {
+                    if let Some(hint) = crate::hints::arguments_at_top_level(&args) {
+                        out.content["error"]["hint"] = Value::String(hint);
+                    }
+                }
+                out
             }
         }
     }
@@ -285,6 +291,9 @@ impl ToolSearch {
             }
             Err(e) => {
                 let mut out = ToolOutput::error(e.code, e.message.clone());
+                if let Some(schema) = e.input_schema {
+                    out.content["error"]["input_schema"] = schema;
+                }
                 if let Some(detail) = e.detail {
                     let mut native = detail.clone();
                     native.insert("isError".into(), Value::Bool(true));

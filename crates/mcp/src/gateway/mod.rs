@@ -155,6 +155,7 @@ impl Gateway {
             .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
             .dispatcher(crate::forward::Forward::to_fleet(&fleet))
             .availability(fleet.availability())
+            .outages(fleet.outages())
             .call_timeout(cfg.call_timeout())
             .approval_timeout(cfg.approval_timeout())
             .approve_destructive(cfg.destructive != Destructive::Allow);

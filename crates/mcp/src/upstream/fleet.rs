@@ -284,6 +284,27 @@ impl Fleet {
         })
     }
 
+    /// Tells the host which servers are down now, and why.
+    pub fn outages(self: &Arc<Self>) -> toolsearch::Outages {
+        let fleet = Arc::downgrade(self);
+        Arc::new(move || {
+            let Some(fleet) = fleet.upgrade() else {
+                return Vec::new();
+            };
+            fleet
+                .servers
+                .iter()
+                .filter(|s| !s.is_up())
+                .map(|s| toolsearch::Outage {
+                    server: s.name().to_string(),
+                    reason: s
+                        .last_error()
+                        .unwrap_or_else(|| "not connected yet".to_string()),
+                })
+                .collect()
+        })
+    }
+
     /// Every server by its configured name.
     pub fn by_name(&self) -> Arc<HashMap<String, Arc<Upstream>>> {
         self.by_name.clone()

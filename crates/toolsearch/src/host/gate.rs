@@ -33,14 +33,16 @@ impl Host {
             }
         }
         if !checked.violations.is_empty() {
-            return Err(HostError::new(
+            let mut e = HostError::new(
                 ErrorCode::InvalidArgs,
                 format!(
                     "arguments do not match the schema of `{}`; nothing was called: {}",
                     tool.id,
-                    invalid_detail(tool, &checked)
+                    violations_text(&checked)
                 ),
-            ));
+            );
+            e.input_schema = Some(schema_to_repeat(tool));
+            return Err(e);
         }
         if checked.incomplete {
             notes.push(
@@ -96,17 +98,25 @@ impl Host {
     }
 }
 
-/// The JSON detail of an invalid-arguments error: the violations (capped by
-/// [`check`]), how many more there were, and the schema when it is small.
-fn invalid_detail(tool: &Tool, checked: &Checked) -> Value {
-    let mut detail = json!({"violations": checked.violations});
+/// The violations of an invalid-arguments error as one line (`$.a is required;
+/// $.b must be a string`), with how many more there were.
+fn violations_text(checked: &Checked) -> String {
+    let mut text = checked
+        .violations
+        .iter()
+        .map(|v| format!("{} {}", v.path, v.message))
+        .collect::<Vec<_>>()
+        .join("; ");
     if checked.more > 0 {
-        detail["more_violations"] = json!(checked.more);
+        text.push_str(&format!(" (and {} more)", checked.more));
     }
-    detail["input_schema"] =
-        match toolsearch_catalog::schema::json_within(&tool.input_schema, MAX_SCHEMA_IN_ERROR) {
-            Some(_) => tool.input_schema.clone(),
-            None => json!("too large to repeat here; describe the tool to read it"),
-        };
-    detail
+    text
+}
+
+/// The schema an invalid-arguments error repeats: the tool's, when small.
+fn schema_to_repeat(tool: &Tool) -> Value {
+    match toolsearch_catalog::schema::json_within(&tool.input_schema, MAX_SCHEMA_IN_ERROR) {
+        Some(_) => tool.input_schema.clone(),
+        None => json!("too large to repeat here; describe the tool to read it"),
+    }
 }

@@ -115,6 +115,23 @@ impl Scope {
 /// search hits and describe.
 pub type Availability = Arc<dyn Fn(&Tool) -> bool + Send + Sync>;
 
+/// A configured backend that cannot take calls now, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    /// Its name (an MCP server's configured name).
+    pub server: String,
+    /// Why, in a few words (the gateway's last error for it).
+    pub reason: String,
+}
+
+/// Lists the configured backends that are down now (see [`Outage`]): search
+/// answers name them (`unavailable`), and the search tools' descriptions list
+/// their names, so a model looking for their tools learns why it finds none.
+pub type Outages = Arc<dyn Fn() -> Vec<Outage> + Send + Sync>;
+
+/// Longest reason an outage note repeats.
+const MAX_OUTAGE_REASON: usize = 120;
+
 /// Per-call timeout when the caller sets none: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -141,6 +158,7 @@ pub struct Host {
     #[cfg(feature = "semantic")]
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
+    outages: Option<Outages>,
     limits: SearchLimits,
     /// Schemas compiled for the full argument check, by tool.
     pub(crate) compiled: Compiled,
@@ -163,6 +181,7 @@ pub(crate) struct HostParts {
     #[cfg(feature = "semantic")]
     pub semantic: Option<Arc<SemanticSearch>>,
     pub availability: Option<Availability>,
+    pub outages: Option<Outages>,
     pub limits: SearchLimits,
 }
 
@@ -187,6 +206,7 @@ impl HostParts {
             #[cfg(feature = "semantic")]
             semantic: None,
             availability: None,
+            outages: None,
             limits: SearchLimits::default(),
         }
     }
@@ -213,6 +233,7 @@ impl Host {
             #[cfg(feature = "semantic")]
             semantic: p.semantic,
             availability: p.availability,
+            outages: p.outages,
             limits: p.limits,
             compiled: Compiled::default(),
             overlays: Overlays::default(),
@@ -272,5 +293,32 @@ impl Host {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take(session)
+    }
+}
+
+impl Host {
+    /// The backends down now (none without an [`Outages`] hook).
+    pub fn outages(&self) -> Vec<Outage> {
+        self.outages.as_ref().map(|f| f()).unwrap_or_default()
+    }
+
+    /// What a search answer says of the backends down now, in a few bytes
+    /// (`github: exited (status 1); jira: not connected yet`), or `None`.
+    pub(crate) fn outage_note(&self) -> Option<String> {
+        let down = self.outages();
+        if down.is_empty() {
+            return None;
+        }
+        let parts: Vec<String> = down
+            .iter()
+            .map(|o| {
+                let reason = toolsearch_catalog::truncate_at_boundary(&o.reason, MAX_OUTAGE_REASON);
+                format!("{}: {reason}", o.server)
+            })
+            .collect();
+        Some(format!(
+            "servers down now (their tools are missing or fail): {}",
+            parts.join("; ")
+        ))
     }
 }

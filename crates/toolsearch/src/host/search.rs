@@ -55,6 +55,9 @@ impl Host {
         self.telemetry(scope.session()).searched(queries.len());
         let mut out = serde_json::to_value(&result)
             .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
+        if let Some(note) = self.outage_note() {
+            out["unavailable"] = Value::String(note);
+        }
         if let Some(up) = &self.availability {
             let hits = out.get_mut("hits").and_then(Value::as_array_mut);
             for hit in hits.into_iter().flatten() {
