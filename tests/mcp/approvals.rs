@@ -54,7 +54,7 @@ async fn run(cfg: &std::path::Path, delay: Duration, code: &str) -> (Value, Dura
         .await
         .unwrap();
     let took = t0.elapsed();
-    (text_json(&out), took)
+    (crate::harness::code_view(&out), took)
 }
 
 const DELETE: &str =

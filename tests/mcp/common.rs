@@ -125,7 +125,7 @@ impl Gw {
     /// Runs a snippet; its `ExecResult` JSON.
     pub async fn code(&self, code: &str) -> Value {
         let r = self.call("tool_search_code", json!({"code": code})).await;
-        text_json(&r)
+        crate::harness::code_view(&r)
     }
 
     pub async fn tool_names(&self) -> Vec<String> {

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
 
-use crate::harness::{gateway_with, text, until, Client, Reach, Script};
+use crate::harness::{gateway_with, until, Client, Reach, Script};
 
 async fn snippet(c: &Client, code: &str) -> serde_json::Value {
     let args = json!({"code": code});
@@ -24,7 +24,7 @@ async fn snippet(c: &Client, code: &str) -> serde_json::Value {
         )
         .await
         .unwrap();
-    text(&r)
+    crate::harness::code_view(&r)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

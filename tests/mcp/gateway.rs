@@ -286,7 +286,7 @@ async fn sampling_and_elicitation_during_a_call_reach_the_client_that_made_it() 
         .call_tool(rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args))
         .await
         .unwrap();
-    let v = text_json(&out);
+    let v = crate::harness::code_view(&out);
     let shown = v["value"].to_string();
     assert!(shown.contains("sampled<") && shown.contains("p-42"), "{v}");
     assert!(shown.contains("canned-model"), "{v}");

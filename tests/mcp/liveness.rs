@@ -54,7 +54,7 @@ async fn code(c: &RunningService<RoleClient, Counts>, code: &str) -> (bool, Valu
         .call_tool(CallToolRequestParams::new("tool_search_code").with_arguments(args))
         .await
         .expect("tools/call");
-    (r.is_error == Some(true), text_json(&r))
+    (r.is_error == Some(true), crate::harness::code_view(&r))
 }
 
 /// Kills (SIGKILL) the snippet process burning CPU under one of this test

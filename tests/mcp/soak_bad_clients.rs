@@ -17,7 +17,7 @@ use tokio::io::AsyncWriteExt;
 use toolsearch_mcp::Config;
 
 use crate::harness::{
-    alone, gateway_with, http_client, open_http_session, serve_http, text, Reach, Recorder, Script,
+    alone, gateway_with, http_client, open_http_session, serve_http, Reach, Recorder, Script,
 };
 
 const ORDINARY: usize = 20;
@@ -38,7 +38,7 @@ async fn snippet(
         )
         .await
         .expect("answered");
-    text(&r)
+    crate::harness::code_view(&r)
 }
 
 /// One ordinary client until `until`: a snippet about every 400 ms that

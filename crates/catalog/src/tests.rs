@@ -466,7 +466,10 @@ fn server_query_pages_one_server() {
         ..opts()
     };
     let r = c.search("server:BIG page:3", &o);
-    assert_eq!((r.matched_by, r.total, r.hits.len()), (MatchedBy::Server, 120, 20));
+    assert_eq!(
+        (r.matched_by, r.total, r.hits.len()),
+        (MatchedBy::Server, 120, 20)
+    );
     assert_eq!(r.hits[0].name, "t100", "the page's tools are hits, by name");
     assert!(r.hits[0].id.contains("t100"), "with the id to call");
     let l = r.listing.unwrap();

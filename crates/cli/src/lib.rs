@@ -6,4 +6,4 @@ pub mod common;
 pub mod semantic;
 
 /// Version of every JSON document the binaries print; bump on breaking changes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

@@ -22,7 +22,7 @@ fn toolsearch(args: &[&str]) -> (i32, serde_json::Value, String) {
 fn search_prints_versioned_json_on_the_demo_catalog() {
     let (code, v, _) = toolsearch(&["search", "--limit", "50", "weather forecast"]);
     assert_eq!(code, 0);
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["hits"][0]["id"], "mcp:weather:get_forecast");
     assert_eq!(v["limit"], 20);
     assert!(v["limit_note"].as_str().unwrap().contains("50"));
@@ -33,7 +33,7 @@ fn exec_runs_a_snippet_with_the_echo_dispatcher_and_policy_globs() {
     let code = r#"const h = await openclaw.tools.search("weather"); return {ids: h.map(x => x.id), out: await openclaw.tools.call(h[0].id, {latitude: 59.9, longitude: 10.7})}"#;
     let (status, v, _) = toolsearch(&["exec", "--deny", "get_alerts", "--code", code]);
     assert_eq!(status, 0);
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["ok"], true, "{v}");
     assert!(!v["value"]["ids"]
         .as_array()

@@ -76,7 +76,7 @@ fn eval_prints_figures_and_writes_the_misses() {
         misses.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["queries"], 2);
     assert_eq!(v["recall@5"], 0.5);
     let lines = read_jsonl(misses.to_str().unwrap());

@@ -226,7 +226,10 @@ pub(crate) fn answer(
         };
     };
     let mut e = Map::new();
-    e.insert("kind".into(), serde_json::to_value(error.kind).unwrap_or(Value::Null));
+    e.insert(
+        "kind".into(),
+        serde_json::to_value(error.kind).unwrap_or(Value::Null),
+    );
     e.insert("message".into(), Value::String(error.message.clone()));
     if let (Some(line), Some(column)) = (error.line, error.column) {
         e.insert("line".into(), line.into());
@@ -343,7 +346,10 @@ mod tests {
     #[test]
     fn a_note_the_value_shows_is_not_repeated() {
         let note = json!({"query": "q", "hint": "try other words"});
-        assert!(already_shown(&note, r#"{"hits":[],"hint":"try other words"}"#));
+        assert!(already_shown(
+            &note,
+            r#"{"hits":[],"hint":"try other words"}"#
+        ));
         assert!(!already_shown(&note, r#"[]"#));
     }
 

@@ -167,15 +167,12 @@ impl Bridge for CatalogBridge {
             ..self.context.clone()
         };
         Box::pin(async move {
-            let (tool, v, _notes) = host
-                .call_tool(&id, args, &scope, cx)
-                .await
-                .map_err(|e| {
-                    if let Some(content) = e.detail.as_ref().and_then(|d| d.get("content")) {
-                        media.record(content);
-                    }
-                    to_bridge(e)
-                })?;
+            let (tool, v, _notes) = host.call_tool(&id, args, &scope, cx).await.map_err(|e| {
+                if let Some(content) = e.detail.as_ref().and_then(|d| d.get("content")) {
+                    media.record(content);
+                }
+                to_bridge(e)
+            })?;
             Ok(match tool.source {
                 toolsearch_catalog::Source::Mcp => {
                     media.record(&v["content"]);

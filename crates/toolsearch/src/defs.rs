@@ -247,15 +247,14 @@ pub fn listing_text(catalog: &Catalog, budget: usize, allow: &dyn Fn(&Tool) -> b
 }
 
 const CODE_DESCRIPTION: &str = "Find and use tools by writing the body of an async JavaScript function. \
-Available: `await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit {DEFAULT}, max {MAX}; \
-`select:a,b` picks by name, `+word` requires a word, `server:NAME page:N` pages one server's tools); \
+`await openclaw.tools.search(query, {limit})` -> [{id, name, server, description}] (limit {DEFAULT}, max {MAX}; \
+`select:a,b` by name, `+word` requires a word, `server:NAME page:N` one server's tools); \
 `await openclaw.tools.describe(id)` -> {id, input_schema, typescript, ...}; \
-`await openclaw.tools.call(id, args)` -> the tool's value (its structuredContent, else its text parsed as JSON, else its content). \
-Await every call: one never awaited does not run. No fs, network, timers or imports. \
-The answer is the JSON of what you `return` (nothing else: tool results you do not return are not shown), \
-images a tool returned as image content, then {logs, search_notes} when any; \
-a failure is {error: {kind, message, line, hint}, calls}. \
-Errors thrown inside carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, UNAVAILABLE, ...).";
+`await openclaw.tools.call(id, args)` -> the tool's value (structuredContent, else parsed text, else content); \
+a call never awaited does not run. No fs, network, timers or imports. \
+The answer is the JSON you `return` (tool results you do not return are not shown), then images a tool \
+returned, then {logs, search_notes} if any; a failure is {error: {kind, message, line, hint}, calls}. \
+Thrown errors carry `code` (UNKNOWN_TOOL, INVALID_ARGS, APPROVAL_DENIED, TIMEOUT, UNAVAILABLE, ...).";
 
 /// Hits per search: when none is asked for, and at most.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

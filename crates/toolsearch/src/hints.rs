@@ -122,7 +122,9 @@ mod tests {
     #[test]
     fn unawaited_assignments_are_found_and_comparisons_are_not() {
         assert!(unawaited_assignment("const h = openclaw.tools.search('x')"));
-        assert!(!unawaited_assignment("const h = await openclaw.tools.search('x')"));
+        assert!(!unawaited_assignment(
+            "const h = await openclaw.tools.search('x')"
+        ));
         assert!(!unawaited_assignment("if (a == openclaw.tools.x) {}"));
     }
 
@@ -136,7 +138,10 @@ mod tests {
     fn stray_arguments_are_named() {
         let h = arguments_at_top_level(&json!({"name": "t", "timezone": "UTC"})).unwrap();
         assert!(h.contains("`timezone`"), "{h}");
-        assert_eq!(arguments_at_top_level(&json!({"name": "t", "arguments": {}})), None);
+        assert_eq!(
+            arguments_at_top_level(&json!({"name": "t", "arguments": {}})),
+            None
+        );
         assert_eq!(arguments_at_top_level(&json!({"name": "t"})), None);
     }
 }

@@ -76,8 +76,8 @@ pub use facade::{
     DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, MAX_LISTING_BYTES, MIN_LISTING_BYTES,
 };
 pub use host::{
-    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage, Outages, Scope,
-    DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
+    AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage,
+    Outages, Scope, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, NarrowedPolicy, Policy};
 pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};

@@ -205,6 +205,32 @@ pub fn text(r: &CallToolResult) -> Value {
     serde_json::from_str(&t).unwrap_or(Value::String(t))
 }
 
+/// A `tool_search_code` answer in one object, as the library's `ToolOutput`
+/// content has it: `{ok, value, logs?, search_notes?, hint?}` from a success
+/// (the value's text item, then the notes item when there is one), the error
+/// object with `ok: false` from a failure.
+pub fn code_view(r: &CallToolResult) -> Value {
+    let first = text(r);
+    if r.is_error == Some(true) {
+        let mut v = first;
+        v["ok"] = Value::Bool(false);
+        return v;
+    }
+    let mut out = serde_json::json!({"ok": true, "value": first});
+    let v = serde_json::to_value(r).unwrap();
+    let items = v["content"].as_array().cloned().unwrap_or_default();
+    if items.len() > 1 {
+        if let Some(t) = items.last().and_then(|i| i["text"].as_str()) {
+            if let Ok(Value::Object(extra)) = serde_json::from_str::<Value>(t) {
+                for (k, x) in extra {
+                    out[k] = x;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The `Accept` of a streamable HTTP client.
 pub const ACCEPT: &str = "application/json, text/event-stream";
 

@@ -242,13 +242,39 @@ pub fn stub_schema(name: &str) -> Value {
     })
 }
 
+/// Words ending in a period that do not end a sentence.
+const ABBREVIATIONS: [&str; 14] = [
+    "e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "incl.", "esp.", "no.", "mr.", "mrs.", "dr.",
+    "st.", "resp.",
+];
+
+/// The first sentence of `text`: up to the first `. ` that ends neither an
+/// abbreviation (`e.g.`, `etc.`...) nor a single letter, outside parentheses.
+fn first_sentence(text: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '.' if depth <= 0 && text[i + 1..].starts_with(' ') => {
+                let word = text[..=i].rsplit(char::is_whitespace).next().unwrap_or("");
+                let word = word
+                    .trim_start_matches(['(', '[', '"', '\''])
+                    .to_lowercase();
+                let initial = word.len() == 2 && word.starts_with(|c: char| c.is_alphabetic());
+                if !initial && !ABBREVIATIONS.contains(&word.as_str()) {
+                    return &text[..=i];
+                }
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
 /// `description` cut to its first sentence, at most `budget` bytes (with `…` when cut).
 pub fn summary(description: &str, budget: usize) -> String {
-    let first = description
-        .split_inclusive(". ")
-        .next()
-        .unwrap_or(description)
-        .trim_end();
+    let first = first_sentence(description).trim_end();
     if first.len() <= budget {
         return first.to_owned();
     }
@@ -328,6 +354,29 @@ pub fn place_reminder(messages: &mut Vec<Value>, text: Option<&str>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_does_not_end_inside_an_abbreviation_or_parentheses() {
+        assert_eq!(
+            summary(
+                "Move a Jira ticket to another status (e.g. Done). Needs a key.",
+                200
+            ),
+            "Move a Jira ticket to another status (e.g. Done)."
+        );
+        assert_eq!(
+            summary("Lists files, dirs etc. in a path. More.", 200),
+            "Lists files, dirs etc. in a path."
+        );
+        assert_eq!(
+            summary("Send to (see docs. here) a user. Then.", 200),
+            "Send to (see docs. here) a user."
+        );
+        assert_eq!(
+            summary("Made by J. Smith for you. Later.", 200),
+            "Made by J. Smith for you."
+        );
+    }
 
     #[test]
     fn summaries_keep_the_first_sentence_within_the_budget() {

@@ -254,10 +254,14 @@ async fn tool_call_rules_validation_and_repair() {
         .await;
     assert!(out.is_error);
     let msg = message(&out);
+    assert!(msg.contains("$.count"), "{msg}");
+    // The schema once, beside the message (not escaped inside it too).
     assert!(
-        msg.contains("$.count") && msg.contains("input_schema"),
-        "{msg}"
+        out.content["error"]["input_schema"].is_object(),
+        "{}",
+        out.content
     );
+    assert!(!msg.contains("\"properties\""), "{msg}");
     // Nothing called; the refused call is in the record, with its tool and why.
     let rec = ts.take_record(&s);
     let refused: Vec<_> = rec
