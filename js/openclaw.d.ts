@@ -62,7 +62,9 @@ declare const openclaw: {
      * gateway's `search_default_limit` / `max_search_limit`). The array also
      * carries what the search said besides its hits: `hint` (a typo corrected,
      * the search adjusted), `limit_note` (the limit was lowered), `not_found`
-     * (`select:` names with no tool), `listing` (nothing matched). When it says
+     * (`select:` names with no tool), `listing` (nothing matched), `unavailable`
+     * (servers down now, and why). `server:NAME page:N` gives one page of that
+     * server's tools as hits (`limit` per page; `hint` names the next page). When it says
      * any of these, or nothing matched, returning or logging the array shows the
      * whole answer `{hits, hint, limit_note, not_found, listing}`; the tool's
      * answer also lists them under `search_notes`, whatever the snippet kept.
@@ -78,13 +80,27 @@ declare const openclaw: {
      * rejects with a `ToolError` of code TOOL_ERROR carrying `content` and
      * `structuredContent`. Other tools resolve to what their dispatcher returned.
      * Lazy: the call starts when awaited (or `then` is called), so a call nobody
-     * awaits never runs; `Promise.all` of calls runs them concurrently.
+     * awaits never runs, and the snippet then fails with kind `not_awaited`
+     * naming it; `Promise.all` of calls runs them concurrently. Images, audio and
+     * resources in the value are the tool's own: returned, they reach the model
+     * as content of their kind (a copy or a look-alike stays JSON).
      */
     call(id: string, args: Record<string, unknown>): Promise<unknown>;
   };
 };
 
-/** Captured into the result's `logs` (never printed by the host). */
+/**
+ * What the model receives (MCP content): on success the JSON of the returned
+ * value alone, then the tool images/audio/resources it holds (stand-ins
+ * `{type, attached: n}` in the value), then `{logs, search_notes, hint,
+ * unfinished}` when there is any; on failure (`isError`)
+ * `{error: {kind, message, line?, column?, source?, hint?}, calls?: [{id,
+ * status, code?, result?}], logs?, search_notes?}`. Tool results the snippet does
+ * not return are not sent.
+ */
+type Answer = unknown;
+
+/** Captured into the answer's `logs` (never printed by the host). */
 declare const console: {
   log(...args: unknown[]): void;
   info(...args: unknown[]): void;
