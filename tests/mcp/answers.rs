@@ -162,7 +162,7 @@ fn the_byte_table_code_mode_carries_each_value_once() {
             assert_eq!(all.matches("The sum of 1 and 2 is 3.").count(), 1, "{all}");
         }
     }
-    println!("{table}");
+    eprintln!("{table}");
     let image = &v["image"]["content"];
     assert!(
         image

@@ -75,7 +75,7 @@ pub struct HostError {
     pub detail: Option<Map<String, Value>>,
     /// For arguments that do not fit: the tool's parameters, when small enough
     /// to repeat (the answer carries them once, next to the message).
-    pub input_schema: Option<Value>,
+    pub input_schema: Option<Box<Value>>,
 }
 
 impl HostError {

@@ -292,7 +292,7 @@ impl ToolSearch {
             Err(e) => {
                 let mut out = ToolOutput::error(e.code, e.message.clone());
                 if let Some(schema) = e.input_schema {
-                    out.content["error"]["input_schema"] = schema;
+                    out.content["error"]["input_schema"] = *schema;
                 }
                 if let Some(detail) = e.detail {
                     let mut native = detail.clone();

@@ -41,7 +41,7 @@ impl Host {
                     violations_text(&checked)
                 ),
             );
-            e.input_schema = Some(schema_to_repeat(tool));
+            e.input_schema = Some(Box::new(schema_to_repeat(tool)));
             return Err(e);
         }
         if checked.incomplete {
