@@ -298,8 +298,8 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool,
             json!({"type": "object", "properties": {
                 "query": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 7}]},
                 "limit": {"type": "integer", "minimum": 1, "maximum": limits.max},
-                "max_results": {"type": "integer", "minimum": 1, "maximum": limits.max, "description": "Same as limit."},
-                "include_schemas": {"type": "boolean", "description": "Give each hit's input_schema too (no tool_describe needed)."}
+                "max_results": {"type": "integer", "minimum": 1, "maximum": limits.max},
+                "include_schemas": {"type": "boolean"}
             }, "required": ["query"]}),
         ),
         (
@@ -307,7 +307,7 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool,
             "Load the full schema (and a TypeScript declaration) of one or several tools by id.".to_string(),
             json!({"type": "object", "properties": {
                 "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]},
-                "name": {"type": "string", "description": "One tool's name or id, instead of ids."}
+                "name": {"type": "string"}
             }}),
         ),
         (
@@ -315,8 +315,8 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool,
             "Call a tool found with tool_search, by id, with its arguments under `arguments` (matching its schema).".to_string(),
             json!({"type": "object", "properties": {
                 "id": {"type": "string"},
-                "name": {"type": "string", "description": "The tool's name, instead of id."},
-                "arguments": {"type": "object", "description": "The tool's own arguments."}
+                "name": {"type": "string"},
+                "arguments": {"type": "object"}
             }, "required": ["arguments"]}),
         ),
     ]
