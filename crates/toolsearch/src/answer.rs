@@ -191,27 +191,31 @@ pub(crate) fn answer(
     if let Some(l) = logs(result) {
         extra.insert("logs".into(), l);
     }
-    // A note the returned value already shows (the snippet returned the search's
-    // array, which carries it) is not repeated.
-    let shown = serde_json::to_string(&result.value).unwrap_or_default();
-    let notes: Vec<Value> = notes
-        .into_iter()
-        .filter(|n| !already_shown(n, &shown))
-        .collect();
-    if !notes.is_empty() {
-        extra.insert("search_notes".into(), Value::Array(notes));
-    }
     if let Some(u) = unfinished(result) {
         extra.insert("unfinished".into(), Value::String(u));
     }
     let mut items = Vec::new();
-    let Some(error) = result.error.as_ref().filter(|_| !result.ok) else {
+    let failed = result.error.as_ref().filter(|_| !result.ok);
+    let mut value = result.value.clone();
+    if failed.is_none() {
+        take_media(&mut value, media, &mut items);
+    }
+    // The value's JSON, made once: the answer's first text, and what tells
+    // which search notes the value already shows (the snippet returned the
+    // search's array, which carries them): those are not repeated.
+    let value_text = serde_json::to_string(&value).unwrap_or_default();
+    let notes: Vec<Value> = notes
+        .into_iter()
+        .filter(|n| !already_shown(n, &value_text))
+        .collect();
+    if !notes.is_empty() {
+        extra.insert("search_notes".into(), Value::Array(notes));
+    }
+    let Some(error) = failed else {
         if let Some(h) = hints::no_return(result, code) {
             extra.insert("hint".into(), Value::String(h));
         }
-        let mut value = result.value.clone();
-        take_media(&mut value, media, &mut items);
-        let mut content = vec![text(&value)];
+        let mut content = vec![json!({"type": "text", "text": value_text})];
         content.extend(items);
         if !extra.is_empty() {
             content.push(text(&Value::Object(extra.clone())));
@@ -238,14 +242,14 @@ pub(crate) fn answer(
             e.insert("source".into(), Value::String(source));
         }
     }
-    if let Some(h) = hints::for_error(error, result, code) {
+    if let Some(h) = hints::for_error(error, code) {
         e.insert("hint".into(), Value::String(h));
     }
     let mut out = Map::new();
     out.insert("error".into(), Value::Object(e));
     let has_value = error.kind == ErrorKind::NotAwaited;
     if has_value {
-        out.insert("value".into(), result.value.clone());
+        out.insert("value".into(), value);
     }
     let calls: Vec<Value> = result
         .calls
@@ -301,12 +305,7 @@ fn source_line(code: &str, line: u32) -> Option<String> {
     if l.is_empty() {
         return None;
     }
-    let cut = toolsearch_catalog::truncate_at_boundary(l, 160);
-    Some(if cut.len() < l.len() {
-        format!("{cut}…")
-    } else {
-        cut.to_owned()
-    })
+    Some(toolsearch_catalog::truncate_with_ellipsis(l, 160))
 }
 
 #[cfg(test)]

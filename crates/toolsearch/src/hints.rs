@@ -19,7 +19,7 @@ pub const AWAIT: &str = "openclaw.tools.search, describe and call return promise
      await openclaw.tools.search(\"...\")`";
 
 /// The hint for a failed snippet, when its error and code show a known mistake.
-pub(crate) fn for_error(error: &ExecError, _result: &ExecResult, code: &str) -> Option<String> {
+pub(crate) fn for_error(error: &ExecError, code: &str) -> Option<String> {
     if error.kind != ErrorKind::Script {
         return None;
     }

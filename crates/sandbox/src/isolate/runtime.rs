@@ -364,7 +364,7 @@ impl Sandbox {
             }
             s.to_rust_string_lossy(scope)
         };
-        let s = self.take_unstarted(&s, journal);
+        let s = take_unstarted(&s, journal);
         if let Some(json) = s.strip_prefix('1') {
             // Counted as emitted: control and format characters escaped.
             let emitted = crate::util::emitted_json_len(json);
@@ -397,7 +397,7 @@ impl Sandbox {
         let body = s.strip_prefix('0').unwrap_or(s);
         let (kind, message) = body.split_once('\n').unwrap_or(("SCRIPT", body));
         let (kind, at) = match kind.split_once('@') {
-            Some((kind, at)) => (kind, position_in(&format!("{SNIPPET_FILE}:{at}"))),
+            Some((kind, at)) => (kind, line_column(at)),
             None => (kind, None),
         };
         let kind = match kind {
@@ -419,24 +419,24 @@ impl Sandbox {
             Some(ExecError::new(kind, bounded(message)).at(at)),
         )
     }
+}
 
-    /// Reads the runner's header of calls that never started
-    /// (`U<count>[ids]\n`) into the journal; what follows is the answer.
-    fn take_unstarted<'a>(&self, s: &'a str, journal: &Mutex<Journal>) -> &'a str {
-        let Some(rest) = s.strip_prefix('U') else {
-            return s;
-        };
-        let Some((header, answer)) = rest.split_once('\n') else {
-            return s;
-        };
-        let digits = header.bytes().take_while(u8::is_ascii_digit).count();
-        let count = header[..digits].parse().unwrap_or(0);
-        let ids: Vec<String> = serde_json::from_str(&header[digits..]).unwrap_or_default();
-        let mut j = lock(journal);
-        j.stats.not_awaited = count;
-        j.not_awaited = ids.into_iter().map(|id| bounded(&id)).collect();
-        answer
-    }
+/// Reads the runner's header of calls that never started
+/// (`U<count>[ids]\n`) into the journal; what follows is the answer.
+fn take_unstarted<'a>(s: &'a str, journal: &Mutex<Journal>) -> &'a str {
+    let Some(rest) = s.strip_prefix('U') else {
+        return s;
+    };
+    let Some((header, answer)) = rest.split_once('\n') else {
+        return s;
+    };
+    let digits = header.bytes().take_while(u8::is_ascii_digit).count();
+    let count = header[..digits].parse().unwrap_or(0);
+    let ids: Vec<String> = serde_json::from_str(&header[digits..]).unwrap_or_default();
+    let mut j = lock(journal);
+    j.stats.not_awaited = count;
+    j.not_awaited = ids.into_iter().map(|id| bounded(&id)).collect();
+    answer
 }
 
 /// Compiles `body` as the body of a plain function and calls it once, returning
@@ -555,11 +555,13 @@ fn syntax_error_position(runtime: &mut JsRuntime, src: &str) -> Option<(u32, u32
 
 /// `(line, column)` in the snippet (from 1) of a `stack` that [`no_stack_trace`]
 /// wrote (`snippet.js:L:C`, in the compiled text).
-pub(crate) fn position_in(stack: &str) -> Option<(u32, u32)> {
-    let (line, column) = stack
-        .strip_prefix(SNIPPET_FILE)?
-        .strip_prefix(':')?
-        .split_once(':')?;
+fn position_in(stack: &str) -> Option<(u32, u32)> {
+    line_column(stack.strip_prefix(SNIPPET_FILE)?.strip_prefix(':')?)
+}
+
+/// `(line, column)` in the snippet (from 1) of `L:C` in the compiled text.
+fn line_column(at: &str) -> Option<(u32, u32)> {
+    let (line, column) = at.split_once(':')?;
     let (line, column): (u32, u32) = (line.parse().ok()?, column.parse().ok()?);
     let column = if line == 1 {
         column.saturating_sub(WRAPPER.len() as u32).max(1)

@@ -512,12 +512,10 @@ fn run_job(
     let outcome = loop {
         let left = clock.left_of_bound(hard_deadline).unwrap_or_default();
         if reply.is_closed() {
-            break Err(ExecError {
-                kind: ErrorKind::Timeout,
-                message: "the caller cancelled the snippet".into(),
-                line: None,
-                column: None,
-            });
+            break Err(ExecError::new(
+                ErrorKind::Timeout,
+                "the caller cancelled the snippet",
+            ));
         }
         match p.events.recv_timeout(left.min(CANCEL_POLL)) {
             Ok(Event::Msg(ToHost::Done { job: j, result })) if j == job => break Ok(*result),
@@ -529,15 +527,13 @@ fn run_job(
                 requests += 1;
                 if requests > budget {
                     p.end();
-                    break Err(ExecError {
-                        kind: ErrorKind::Crashed,
-                        message: format!(
+                    break Err(ExecError::new(
+                        ErrorKind::Crashed,
+                        format!(
                             "the sandbox worker process sent more than {budget} bridge requests \
                              for one snippet and was replaced"
                         ),
-                        line: None,
-                        column: None,
-                    });
+                    ));
                 }
                 handle_request(
                     shared.runtime.0.as_ref(),
@@ -566,19 +562,15 @@ fn run_job(
                     None => status,
                 };
                 break Err(if shared.registry.closing() {
-                    ExecError {
-                        kind: ErrorKind::Engine,
-                        message: SHUTTING_DOWN.to_owned(),
-                        line: None,
-                        column: None,
-                    }
+                    ExecError::new(ErrorKind::Engine, SHUTTING_DOWN)
                 } else {
-                    ExecError {
-                        kind: ErrorKind::Crashed,
-                        message: format!(
+                    ExecError::new(
+                        ErrorKind::Crashed,
+                        format!(
                             "the sandbox worker process ended while running the snippet ({status}); \
                              it was replaced"
-                        ), line: None, column: None }
+                        ),
+                    )
                 });
             }
             Err(RecvTimeoutError::Timeout) if clock.left_of_bound(hard_deadline).is_some() => {}
