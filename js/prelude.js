@@ -786,6 +786,19 @@ function rescrub() {
   }
 }
 
+// The runner's answer, after the header of the calls that never started.
+// The runner stays one async function, each return through this: with its body
+// moved into an inner async function it awaits, jobs terminated mid-way left
+// their thread running past the watchdog (13 of the 120 jobs of
+// crash::termination_at_random_points_never_aborts were declared wedged).
+function done(answer) {
+  try {
+    return unstartedHeader() + answer;
+  } catch {
+    return answer;
+  }
+}
+
 return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   argCap = argChars;
   queryCap = queryChars;
@@ -793,15 +806,6 @@ return async function run(fn, argChars, queryChars, resultChars, maxLength) {
   lengthCap = maxLength;
   unstarted = { __proto__: null };
   unstartedCount = 0;
-  const answer = await outcome(fn);
-  try {
-    return unstartedHeader() + answer;
-  } catch {
-    return answer;
-  }
-};
-
-async function outcome(fn) {
   let v;
   try {
     rescrub();
@@ -811,16 +815,16 @@ async function outcome(fn) {
     }
     v = await ReflectApply(fn, undefined, []);
   } catch (e) {
-    return "0" + kindOf(e) + positionOf(e) + "\n" + bounded(describeThrown(e));
+    return done("0" + kindOf(e) + positionOf(e) + "\n" + bounded(describeThrown(e)));
   }
   try {
     switch (typeof v) {
       case "undefined":
-        return "1null";
+        return done("1null");
       case "symbol":
       case "bigint":
       case "function":
-        return "0RESULT\nthe return value is a " + typeof v + ", which is not JSON; return plain data";
+        return done("0RESULT\nthe return value is a " + typeof v + ", which is not JSON; return plain data");
       default:
         break;
     }
@@ -828,17 +832,17 @@ async function outcome(fn) {
     try {
       s = JSONStringify(v);
     } catch (e) {
-      return "0RESULT\nthe return value could not be serialized to JSON (" +
-        bounded(describeThrown(e)) + "); return plain data without cycles or BigInt";
+      return done("0RESULT\nthe return value could not be serialized to JSON (" +
+        bounded(describeThrown(e)) + "); return plain data without cycles or BigInt");
     }
-    if (s === undefined) return "1null";
+    if (s === undefined) return done("1null");
     if (s.length > resultCap) {
-      return "0RESULT\nthe return value is too large (" + s.length +
+      return done("0RESULT\nthe return value is too large (" + s.length +
         " characters of JSON, limit " + resultCap +
-        " bytes); return a smaller summary";
+        " bytes); return a smaller summary");
     }
-    return "1" + s;
+    return done("1" + s);
   } catch (e) {
-    return "0" + kindOf(e) + "\n" + bounded(describeThrown(e));
+    return done("0" + kindOf(e) + "\n" + bounded(describeThrown(e)));
   }
-}
+};

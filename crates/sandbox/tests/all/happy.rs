@@ -87,6 +87,8 @@ fn bridge_errors_carry_codes_and_map_to_kinds() -> anyhow::Result<()> {
 /// Calls are lazy (OpenClaw's choice): one nobody awaits never starts, so it can
 /// have no side effect the model never sees. (Before: it started and was abandoned
 /// at return, cancelled half way; this test was `unawaited_calls_are_abandoned_and_reported`.)
+/// Since issue 43 the job says so: it fails as `not_awaited`, naming the calls,
+/// its value kept.
 #[test]
 fn unawaited_calls_never_start() -> anyhow::Result<()> {
     let bridge = FakeBridge::new();
@@ -94,7 +96,15 @@ fn unawaited_calls_never_start() -> anyhow::Result<()> {
         r#"openclaw.tools.call("hang", {}); openclaw.tools.call("echo", {}); return "done""#,
         bridge.clone(),
     );
-    assert!(r.ok, "{:?}", r.error);
+    assert!(!r.ok);
+    assert_eq!(err_kind(&r), Some(ErrorKind::NotAwaited), "{:?}", r.error);
+    assert_eq!(r.not_awaited, ["hang", "echo"]);
+    assert_eq!(r.stats.not_awaited, 2);
+    assert!(
+        r.error.as_ref().unwrap().message.contains("hang, echo"),
+        "{:?}",
+        r.error
+    );
     assert_eq!(r.value, json!("done"));
     assert!(r.calls.is_empty(), "{:?}", r.calls);
     assert_eq!(bridge.total_runs(), 0);
@@ -119,7 +129,8 @@ fn unawaited_calls_never_start() -> anyhow::Result<()> {
     let r = run(r#"const p = openclaw.tools.call("echo", {});
            let threw = null; try { p.then = null; } catch (e) { threw = e.name; }
            return [Object.isFrozen(p), Object.getPrototypeOf(p), typeof p.then, threw]"#);
-    assert!(r.ok, "{:?}", r.error);
+    // (Never awaited, so it never ran: the job says so, its value kept.)
+    assert_eq!(err_kind(&r), Some(ErrorKind::NotAwaited), "{:?}", r.error);
     assert_eq!(r.value, json!([true, null, "function", "TypeError"]));
     // Awaited twice: one call. Promise.all: both run.
     let r = run_with(
