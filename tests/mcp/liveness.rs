@@ -420,7 +420,7 @@ async fn liveness_soak(jobs: usize) {
         };
         i += done.len();
         for (code, want, r, took) in done {
-            let out = text_json(&r);
+            let out = crate::harness::code_view(&r);
             // Deadline (2.5 s: benign snippets finish far within it on a loaded
             // machine) + grace, within the hang guard.
             assert!(took < HANG_GUARD, "{code}: took {took:?}");
