@@ -1,23 +1,28 @@
 //! Hints: one sentence added to an error (or an empty answer) for the mistakes
 //! models make most with the code-mode API, so the next try is right. Each is
 //! recognised from the error's text and the snippet's own code, never guessed
-//! from the error alone.
+//! from the error alone. The code-mode ones are built with the `code` feature.
 
+#[cfg(feature = "code")]
 use toolsearch_sandbox::{ErrorKind, ExecError, ExecResult};
 
+#[cfg(feature = "code")]
 /// What `openclaw.tools.call` resolves to, for a snippet that read it as an MCP result.
 pub const CALL_RESULT: &str = "openclaw.tools.call resolves to the tool's value, not to an MCP \
      result: its structuredContent when it has one, else its text (parsed as JSON when it is \
      JSON), else the content array; use it directly (no .content[0].text)";
 
+#[cfg(feature = "code")]
 /// For a snippet that read `inputSchema` from a description.
 pub const INPUT_SCHEMA: &str =
     "openclaw.tools.describe gives `input_schema` (and `output_schema`), not inputSchema";
 
+#[cfg(feature = "code")]
 /// For a snippet that used a promise of `openclaw.tools.*` as its value.
 pub const AWAIT: &str = "openclaw.tools.search, describe and call return promises: `const hits = \
      await openclaw.tools.search(\"...\")`";
 
+#[cfg(feature = "code")]
 /// The hint for a failed snippet, when its error and code show a known mistake.
 pub(crate) fn for_error(error: &ExecError, code: &str) -> Option<String> {
     if error.kind != ErrorKind::Script {
@@ -39,6 +44,7 @@ pub(crate) fn for_error(error: &ExecError, code: &str) -> Option<String> {
     None
 }
 
+#[cfg(feature = "code")]
 /// The hint for a snippet that ran calls and returned nothing (no `return` in
 /// its code): its answer is only the value.
 pub(crate) fn no_return(result: &ExecResult, code: &str) -> Option<String> {
@@ -62,6 +68,7 @@ pub(crate) fn no_return(result: &ExecResult, code: &str) -> Option<String> {
     ))
 }
 
+#[cfg(feature = "code")]
 /// True when the code assigns a call of `openclaw.tools.*` without `await`
 /// (`const hits = openclaw.tools.search(...)`).
 fn unawaited_assignment(code: &str) -> bool {
@@ -75,6 +82,7 @@ fn unawaited_assignment(code: &str) -> bool {
     })
 }
 
+#[cfg(feature = "code")]
 fn has_word(code: &str, word: &str) -> bool {
     code.match_indices(word).any(|(at, _)| {
         let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
@@ -119,6 +127,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[cfg(feature = "code")]
     #[test]
     fn unawaited_assignments_are_found_and_comparisons_are_not() {
         assert!(unawaited_assignment("const h = openclaw.tools.search('x')"));
@@ -128,6 +137,7 @@ mod tests {
         assert!(!unawaited_assignment("if (a == openclaw.tools.x) {}"));
     }
 
+    #[cfg(feature = "code")]
     #[test]
     fn return_is_a_word() {
         assert!(has_word("x; return y", "return"));

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod activation;
+#[cfg(feature = "code")]
 pub mod answer;
 #[cfg(feature = "code")]
 mod bridge;
