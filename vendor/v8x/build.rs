@@ -500,6 +500,28 @@ fn build_wamr(manifest_dir: &std::path::Path) {
     "-DWAMR_DISABLE_HW_BOUND_CHECK=1".to_string(),
     "-DWAMR_DISABLE_STACK_HW_BOUND_CHECK=1".to_string(),
   ];
+  // toolsearch patch 0010: WAMR's SIMD layer wants the simde headers and
+  // would `git clone` them at configure time. Use the system's copy when
+  // there is one (Debian/Ubuntu `libsimde-dev`; or `SIMDE_INCLUDE_DIR`), so
+  // the build works offline from any directory, with no toolchain file.
+  println!("cargo:rerun-if-env-changed=SIMDE_INCLUDE_DIR");
+  let simde = env::var_os("SIMDE_INCLUDE_DIR").map(PathBuf::from).or_else(|| {
+    ["/usr/include", "/usr/local/include", "/opt/homebrew/include"]
+      .into_iter()
+      .map(PathBuf::from)
+      .find(|d| d.join("simde/simde-common.h").is_file())
+  });
+  match simde {
+    Some(dir) => {
+      configure_args
+        .push(format!("-DFETCHCONTENT_SOURCE_DIR_SIMDE={}", dir.display()));
+      configure_args.push("-DFETCHCONTENT_FULLY_DISCONNECTED=ON".to_string());
+    }
+    None => println!(
+      "cargo:warning=no simde headers found (install libsimde-dev, or set \
+       SIMDE_INCLUDE_DIR): WAMR's CMake build will try to download them"
+    ),
+  }
   if let Some(target) = match target_arch.as_str() {
     "aarch64" => Some("AARCH64"),
     "x86_64" => Some("X86_64"),

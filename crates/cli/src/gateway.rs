@@ -17,9 +17,10 @@ use crate::common::{print_json, worker_command, SHUTDOWN_WAIT};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The configuration file (TOML; see the README).
-    #[arg(long)]
-    config: PathBuf,
+    /// The configuration file (TOML; see the README). Default:
+    /// $XDG_CONFIG_HOME/toolsearch/config.toml, else ~/.config/toolsearch/config.toml.
+    #[arg(long, env = "TOOLSEARCH_CONFIG")]
+    config: Option<PathBuf>,
     /// Serve streamable HTTP on this address (loopback unless auth is configured)
     /// instead of stdio; port 0 picks a free port (printed on stderr).
     #[arg(long)]
@@ -58,8 +59,8 @@ pub enum ConfigCommand {
     /// Check a configuration file and print the effective configuration (every
     /// default filled in, secrets redacted).
     Check {
-        /// The configuration file.
-        file: PathBuf,
+        /// The configuration file (default: the gateway's, see `gateway --config`).
+        file: Option<PathBuf>,
         /// Also start the servers (waiting at most the startup timeout for each),
         /// and print each one's state: up or why not, its tools, and what is
         /// wrong with any of them; then stop them.
@@ -71,7 +72,7 @@ pub enum ConfigCommand {
 pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
     match cmd {
         ConfigCommand::Check { file, servers } => {
-            let cfg = Config::load(&file)?;
+            let cfg = Config::load(&config_file(file)?)?;
             if !servers {
                 print_json(cfg.effective())?;
                 return Ok(ExitCode::SUCCESS);
@@ -94,6 +95,39 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// The configuration file named, else the default one; when neither is given
+/// nor there, an error that says how to make one.
+pub fn config_file(named: Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(path) = named {
+        return Ok(path);
+    }
+    let path = default_config_file().context(
+        "no configuration file named and no default place for one (set XDG_CONFIG_HOME or HOME, \
+         or pass --config FILE)",
+    )?;
+    if !path.is_file() {
+        anyhow::bail!(
+            "no configuration file at {} (the default; --config FILE names another). Make one:\n  \
+             toolsearch connect CLIENT     moves the MCP servers of your client (claude-code, \
+             claude-desktop, cursor, vscode, codex, gemini) behind the gateway and writes it\n\
+             or write it by hand, one [[servers]] table per server:\n\n  \
+             [[servers]]\n  name = \"time\"\n  command = \"uvx\"\n  args = [\"mcp-server-time\"]\n\n\
+             then check it with `toolsearch config check --servers`",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+/// `$XDG_CONFIG_HOME/toolsearch/config.toml`, else `~/.config/toolsearch/config.toml`.
+pub fn default_config_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("toolsearch").join("config.toml"))
 }
 
 /// Every stdio server runs under a keeper of this executable (what a server
@@ -130,7 +164,7 @@ fn pool(cfg: &Config) -> Result<Pool> {
 pub fn run(args: Args) -> Result<ExitCode> {
     // Before any thread allocates: a gateway runs for weeks.
     toolsearch_sandbox::bound_kept_memory();
-    let cfg = Config::load(&args.config)?;
+    let cfg = Config::load(&config_file(args.config)?)?;
     toolsearch_mcp::http_client::install_tls_provider();
     use_keeper()?;
     let rt = runtime(args.http.is_some())?;

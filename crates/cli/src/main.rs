@@ -5,6 +5,7 @@
 mod demo;
 mod exec;
 mod gateway;
+mod model;
 mod probe;
 mod prompt_size;
 mod search;
@@ -45,6 +46,10 @@ enum Command {
     /// Check a gateway configuration file.
     #[command(subcommand)]
     Config(gateway::ConfigCommand),
+    /// The embedding model search fuses with its lexical ranking: fetch it, or see
+    /// where it is looked for.
+    #[command(subcommand)]
+    Model(model::Command),
     /// Connect to one MCP server over streamable HTTP as the gateway would, list its
     /// tools and call each once (for protocol conformance runs).
     #[command(hide = true)]
@@ -61,6 +66,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Facades built without a pool of their own (`prompt-size`, `search`'s code
+    // mode) start this executable as their sandbox worker.
+    toolsearch::serve_if_worker();
     common::init_logs();
     let cli = Cli::parse();
     let result = match cli.command {
@@ -70,6 +78,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Gateway(args) => gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
+        Command::Model(cmd) => model::run(cmd),
         Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
         Command::ServerKeeper(args) => return gateway::keep(args),

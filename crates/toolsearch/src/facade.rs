@@ -349,8 +349,9 @@ impl Builder {
         self.settings = settings;
         self
     }
-    /// The sandbox pool for code mode (default: one made on first use: worker
-    /// processes when the worker program is found, else threads).
+    /// The sandbox pool for code mode (default: one made on first use, of worker
+    /// processes running the program [`WorkerCommand::locate`](crate::WorkerCommand::locate)
+    /// finds; see [`serve_if_worker`](crate::serve_if_worker)).
     #[cfg(feature = "code")]
     pub fn sandbox(mut self, pool: Pool) -> Self {
         self.pool = Some(pool);
@@ -420,8 +421,10 @@ impl Builder {
     /// on the first request.
     ///
     /// # Errors
-    /// [`BuildError`] naming the first setting that is out of range, or
-    /// [`Mode::Code`] asked of a build without the `code` feature.
+    /// [`BuildError`] naming the first setting that is out of range,
+    /// [`Mode::Code`] asked of a build without the `code` feature, or of a host
+    /// with no sandbox worker program (setting `sandbox`: call
+    /// [`serve_if_worker`](crate::serve_if_worker) first in `main`).
     pub fn build(mut self) -> Result<ToolSearch, BuildError> {
         self.settings.validate()?;
         if self.host.call_timeout.is_zero() {
@@ -432,6 +435,20 @@ impl Builder {
                 "approval_timeout",
                 "must be more than zero",
             ));
+        }
+        // Code mode's worker program is found now, so a host that cannot run
+        // snippets learns it here, not from a model's first call.
+        #[cfg(feature = "code")]
+        if self.settings.mode == Mode::Code && self.pool.is_none() {
+            if let Err(e) = toolsearch_sandbox::WorkerCommand::locate() {
+                return Err(BuildError::new(
+                    "sandbox",
+                    format!(
+                        "code mode runs snippets in sandbox worker processes: {e}; or choose \
+                         .mode(Mode::Tools), or pass .sandbox(pool) for a pool of your own"
+                    ),
+                ));
+            }
         }
         self.host.limits = self.settings.limits();
         let host = Arc::new(Host::new(self.host));

@@ -96,5 +96,17 @@ pub use toolsearch_embed::Embedder;
 pub use toolsearch_sandbox as sandbox;
 #[cfg(feature = "code")]
 pub use toolsearch_sandbox::{Isolation, Limits, Pool, PoolConfig, WorkerCommand};
+
+/// Call it first in `main` (one line: `toolsearch::serve_if_worker();`). Code
+/// mode runs snippets in worker processes; with this call the host's own
+/// executable is that worker: when the process was started as one it serves
+/// and exits, otherwise this returns at once. Without it (and without a
+/// `toolsearch-sandbox-worker` program beside the executable)
+/// [`Builder::build`] refuses [`Mode::Code`]. A no-op without the `code`
+/// feature.
+pub fn serve_if_worker() {
+    #[cfg(feature = "code")]
+    toolsearch_sandbox::serve_if_worker();
+}
 pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};
 pub use vocab::{BridgeTool, Fallback, Shape, BRIDGE_TOOLS};

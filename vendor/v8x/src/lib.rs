@@ -288,7 +288,7 @@ pub const TYPED_ARRAY_MAX_SIZE_IN_HEAP: usize =
 /// carries (`docs/engine-patches.md` in the toolsearch repository). The
 /// toolsearch sandbox refuses to build against a v8x without them.
 #[doc(hidden)]
-pub const TOOLSEARCH_ENGINE_PATCHES: u32 = 9;
+pub const TOOLSEARCH_ENGINE_PATCHES: u32 = 10;
 
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {

@@ -84,7 +84,7 @@ pub enum ModelFrom {
     Config,
     /// `TOOLSEARCH_EMBED_MODEL`.
     Env,
-    /// The one `cargo xtask fetch-model` installed.
+    /// The one `toolsearch model fetch` installed in the user's cache.
     Installed,
     /// `semantic = false`, or a plain aggregator (no search to fuse it with).
     Off,
@@ -407,6 +407,7 @@ impl Config {
             "embed_model": {
                 "path": embed.0.as_ref().map(|p| p.display().to_string()),
                 "from": embed.1.as_str(),
+                "note": (embed.1 == ModelFrom::None).then_some(toolsearch_embed::MISSING_MODEL),
             },
             "search_default_limit": self.search_limit(),
             "max_search_limit": self.max_search(),

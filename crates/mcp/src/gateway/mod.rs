@@ -109,6 +109,9 @@ pub fn pool_config(
 fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
     let (dir, from) = cfg.embed_model_choice();
     let Some(dir) = dir else {
+        if from == ModelFrom::None {
+            tracing::warn!("{}", toolsearch_embed::MISSING_MODEL);
+        }
         return Ok(None);
     };
     match (toolsearch::Embedder::load(&dir), from) {

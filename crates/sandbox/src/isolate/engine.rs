@@ -16,7 +16,7 @@ pub(crate) use crate::sys::ArrayBufferBudget;
 /// workspace's `Cargo.toml` (the README's "Embedding" section).
 #[cfg(feature = "quickjs")]
 const _: () = assert!(
-    v8::TOOLSEARCH_ENGINE_PATCHES >= 9,
+    v8::TOOLSEARCH_ENGINE_PATCHES >= 10,
     "toolsearch-sandbox needs the v8x vendored in toolsearch's vendor/v8x"
 );
 

@@ -1,8 +1,41 @@
 //! Which program a worker process runs: the host names one, or
-//! [`WorkerCommand::locate`] finds `toolsearch-sandbox-worker`; never a silent
-//! fallback to in-process threads.
+//! [`WorkerCommand::locate`] finds one (the host's own executable when its
+//! `main` called [`serve_if_worker`], else `toolsearch-sandbox-worker`); never
+//! a silent fallback to in-process threads.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The first argument that makes a host's own executable serve as its sandbox
+/// worker (see [`serve_if_worker`]).
+pub const WORKER_ARG: &str = "--toolsearch-sandbox-worker";
+
+/// Set by [`serve_if_worker`] in a process that is not a worker: this
+/// executable can be its own worker program.
+static SELF_WORKER: AtomicBool = AtomicBool::new(false);
+
+/// Call it first in `main`: when this process was started as a sandbox worker
+/// (first argument [`WORKER_ARG`]), it serves as one and exits; otherwise it
+/// returns at once, and [`WorkerCommand::locate`] will start this very
+/// executable as the worker, so a host needs no other program. Nothing may
+/// write to stdout before it.
+///
+/// The worker runs the host's executable, global allocator included
+/// (`cargo xtask outside` checks one with mimalloc).
+pub fn serve_if_worker() {
+    assert!(
+        tokio::runtime::Handle::try_current().is_err(),
+        "toolsearch::serve_if_worker() must run first in a plain `fn main()`, before any async \
+         runtime starts (the worker it serves forks copies of its process); start the runtime \
+         after it"
+    );
+    if std::env::args_os().nth(1).as_deref() == Some(OsStr::new(WORKER_ARG)) {
+        let ok = crate::run_worker_process() == std::process::ExitCode::SUCCESS;
+        std::process::exit(if ok { 0 } else { 1 });
+    }
+    SELF_WORKER.store(true, Ordering::Relaxed);
+}
 
 /// How to start a worker process: a program whose `main` calls
 /// [`run_worker_process`](crate::run_worker_process) (for the given arguments).
@@ -17,7 +50,8 @@ pub struct WorkerCommand {
 impl WorkerCommand {
     /// The worker program to use for untrusted code when the host did not name
     /// one: `$TOOLSEARCH_SANDBOX_WORKER` when it is set (it must name a file:
-    /// a wrong path is an error, never a reason to look elsewhere), else
+    /// a wrong path is an error, never a reason to look elsewhere), else this
+    /// executable when its `main` called [`serve_if_worker`], else
     /// `toolsearch-sandbox-worker` next to this executable (or one directory
     /// up, for test binaries in `deps/`).
     ///
@@ -28,6 +62,14 @@ impl WorkerCommand {
     pub fn locate() -> Result<WorkerCommand, String> {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot locate this executable: {e}"))?;
+        if std::env::var_os("TOOLSEARCH_SANDBOX_WORKER").is_none()
+            && SELF_WORKER.load(Ordering::Relaxed)
+        {
+            return Ok(WorkerCommand {
+                program: exe,
+                args: vec![WORKER_ARG.into()],
+            });
+        }
         locate_from(std::env::var_os("TOOLSEARCH_SANDBOX_WORKER"), &exe)
     }
 }
@@ -61,8 +103,9 @@ fn locate_from(
         .map(command)
         .ok_or_else(|| {
             format!(
-                "no {name} next to {} (nor one directory up); install it there or set \
-                 TOOLSEARCH_SANDBOX_WORKER",
+                "no worker program: call `toolsearch::serve_if_worker()` first in `main` (this \
+                 executable then serves as its own worker), or put {name} next to {} (or one \
+                 directory up), or set TOOLSEARCH_SANDBOX_WORKER",
                 exe.display()
             )
         })

@@ -239,16 +239,33 @@ impl tracing::Subscriber for Warnings {
 const FALLBACK_CASE: &str = "TOOLSEARCH_TEST_FALLBACK_CASE";
 
 /// In a child process (the environment and the executable's place are the
-/// case): a facade left to find its own sandbox offers the structured tools,
-/// never runs a snippet on in-process threads, and logs why once.
+/// case): a facade left to find its own sandbox refuses to build when there is
+/// no worker program, and offers the structured tools when the one it found
+/// cannot start; it never runs a snippet on in-process threads, and logs why
+/// once.
 fn no_thread_fallback_child() {
     let warnings = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     tracing::subscriber::set_global_default(Warnings(warnings.clone())).unwrap();
-    let ts = ToolSearch::builder()
+    let built = ToolSearch::builder()
         .catalog(catalog())
         .mode(Mode::Code)
-        .build()
-        .unwrap();
+        .build();
+    let case = std::env::var(FALLBACK_CASE).unwrap();
+    if case != "a worker that fails to start" {
+        // No worker program at all: the builder says so, naming the one-line fix.
+        let err = built
+            .err()
+            .expect("build refuses code mode without a worker");
+        eprintln!("build: {err}");
+        assert_eq!(err.setting, "sandbox", "{err}");
+        assert!(
+            err.message.contains("toolsearch::serve_if_worker()"),
+            "{err}"
+        );
+        return;
+    }
+    // A worker program that cannot start: the structured tools, once logged.
+    let ts = built.unwrap();
     let s = Session::new("s");
     for _ in 0..3 {
         let names = served(&ts, &s);
