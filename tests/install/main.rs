@@ -4,4 +4,5 @@
 //! reaches the network (the model is served over loopback HTTP).
 
 mod common;
+mod connect;
 mod wheel;

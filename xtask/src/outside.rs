@@ -108,7 +108,7 @@ pub fn run(root: &Path) -> Result<()> {
     // Without the line: a clear error at build(), naming it.
     std::fs::write(dir.join("src/main.rs"), main.replace(WORKER_LINE, ""))?;
     let (ok, stdout, stderr) = cargo_run(&dir, &target, &[])?;
-    if ok || !stderr.contains("serve_if_worker") || !stderr.contains("`sandbox`") {
+    if ok || !stderr.contains("serve_if_worker") || !stderr.contains("\"sandbox\"") {
         bail!(
             "without `{WORKER_LINE}` build() must refuse code mode naming it; got:\n{stdout}\n{stderr}"
         );

@@ -2,6 +2,7 @@
 //! as an MCP gateway. Evaluation and benchmarks are the lab's (`toolsearch-lab`,
 //! `crates/lab`).
 
+mod connect;
 mod demo;
 mod exec;
 mod gateway;
@@ -43,6 +44,9 @@ enum Command {
     Demo(demo::Args),
     /// Serve MCP in front of the MCP servers of a config file (stdio or HTTP).
     Gateway(gateway::Args),
+    /// Move the MCP servers of a client (claude-code, claude-desktop, cursor, vscode,
+    /// codex, gemini) behind the gateway and leave one toolsearch entry in it.
+    Connect(connect::Args),
     /// Check a gateway configuration file.
     #[command(subcommand)]
     Config(gateway::ConfigCommand),
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
         Command::Model(cmd) => model::run(cmd),
+        Command::Connect(args) => connect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),
         Command::ServerKeeper(args) => return gateway::keep(args),

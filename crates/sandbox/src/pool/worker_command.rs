@@ -21,8 +21,9 @@ static SELF_WORKER: AtomicBool = AtomicBool::new(false);
 /// executable as the worker, so a host needs no other program. Nothing may
 /// write to stdout before it.
 ///
-/// The worker runs the host's executable, global allocator included
-/// (`cargo xtask outside` checks one with mimalloc).
+/// The worker runs the host's executable, global allocator included: its OS
+/// data limit leaves room for that allocator's reservations (`cargo xtask
+/// outside` checks one with mimalloc).
 pub fn serve_if_worker() {
     assert!(
         tokio::runtime::Handle::try_current().is_err(),
@@ -31,6 +32,8 @@ pub fn serve_if_worker() {
          after it"
     );
     if std::env::args_os().nth(1).as_deref() == Some(OsStr::new(WORKER_ARG)) {
+        #[cfg(target_os = "linux")]
+        crate::worker::harden::allow_host_allocator();
         let ok = crate::run_worker_process() == std::process::ExitCode::SUCCESS;
         std::process::exit(if ok { 0 } else { 1 });
     }

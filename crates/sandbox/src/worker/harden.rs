@@ -42,7 +42,23 @@ pub(crate) const MAX_FILES: u64 = 64;
 /// `ArrayBuffer` budget.
 pub(crate) fn data_budget(limits: &Limits) -> u64 {
     let heap = limits.heap_bytes as u64;
-    (384 << 20) + 2 * (heap + (16 << 20)) + limits.array_buffer_bytes as u64
+    (384 << 20)
+        + 2 * (heap + (16 << 20))
+        + limits.array_buffer_bytes as u64
+        + ALLOCATOR_HEADROOM.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Added to [`data_budget`] when the worker is a host's own executable
+/// ([`crate::serve_if_worker`]), whose global allocator may be another than the
+/// system's: mimalloc maps a 1 GiB arena read-write up front (with overcommit),
+/// which counts against `RLIMIT_DATA` and made the template isolate's first
+/// allocation fail. Address space, not memory: the job's heap limit and buffer
+/// budget are unchanged.
+static ALLOCATOR_HEADROOM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// See [`ALLOCATOR_HEADROOM`].
+pub(crate) fn allow_host_allocator() {
+    ALLOCATOR_HEADROOM.store(4 << 30, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Lowers this process's resource limits (never raises them).
@@ -150,7 +166,7 @@ fn own_process_rules(pid: u32) -> Result<Vec<(i64, Vec<SeccompRule>)>, seccompil
     ])
 }
 
-fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError> {
+fn build(pid: u32) -> Result<(BpfProgram, BpfProgram, BpfProgram), seccompiler::BackendError> {
     let arch = arch();
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
         allowed().into_iter().map(|s| (s, vec![])).collect();
@@ -197,6 +213,14 @@ fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError
     // allowed here and answered ENOSYS by the second filter, so the C library
     // falls back to `clone`, whose flags the rule above checks.
     rules.insert(libc::SYS_clone3, vec![]);
+    // Asking whether a path exists: allowed here and answered EACCES by the
+    // third filter, so nothing is learnt of the file system, and a library that
+    // probes a path on a new thread (mimalloc's NUMA check, `access("/sys/...")`,
+    // in a host's executable serving as its own worker) sees a failure instead
+    // of killing the job.
+    for call in path_probes() {
+        rules.insert(call, vec![]);
+    }
     let allow = SeccompFilter::new(
         rules,
         SeccompAction::KillProcess,
@@ -209,7 +233,25 @@ fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError
         SeccompAction::Errno(libc::ENOSYS as u32),
         arch,
     )?;
-    Ok((allow.try_into()?, no_clone3.try_into()?))
+    let no_probes = SeccompFilter::new(
+        path_probes().into_iter().map(|c| (c, vec![])).collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EACCES as u32),
+        arch,
+    )?;
+    Ok((
+        allow.try_into()?,
+        no_clone3.try_into()?,
+        no_probes.try_into()?,
+    ))
+}
+
+/// The calls that test a path's existence or access (see `build`).
+fn path_probes() -> Vec<i64> {
+    let mut v = vec![libc::SYS_faccessat, libc::SYS_faccessat2];
+    #[cfg(target_arch = "x86_64")]
+    v.push(libc::SYS_access);
+    v
 }
 
 /// Sets `no_new_privs` and installs the filter on this thread (and the threads
@@ -218,7 +260,7 @@ fn build(pid: u32) -> Result<(BpfProgram, BpfProgram), seccompiler::BackendError
 /// priorities are pinned to this process.
 pub(crate) fn lock_down(all_threads: bool) -> Result<(), String> {
     sys::no_new_privs().map_err(|e| format!("no_new_privs: {e}"))?;
-    let (allow, no_clone3) =
+    let (allow, no_clone3, no_probes) =
         build(std::process::id()).map_err(|e| format!("building the seccomp filter: {e}"))?;
     let apply = if all_threads {
         seccompiler::apply_filter_all_threads
@@ -228,6 +270,7 @@ pub(crate) fn lock_down(all_threads: bool) -> Result<(), String> {
     // `clone3` first: installing a filter sets `no_new_privs` again, a `prctl`
     // the allowlist would refuse were it already in place.
     apply(&no_clone3).map_err(|e| format!("installing the seccomp filter: {e}"))?;
+    apply(&no_probes).map_err(|e| format!("installing the seccomp filter: {e}"))?;
     apply(&allow).map_err(|e| format!("installing the seccomp filter: {e}"))?;
     Ok(())
 }

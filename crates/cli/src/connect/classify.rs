@@ -1,0 +1,256 @@
+//! Which of a client's servers can move behind the gateway, and as what
+//! `[[servers]]` table; the others stay in the client, each with the reason.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::clients::Client;
+
+/// A server as the gateway's `[[servers]]` table holds it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub cwd: Option<String>,
+    pub url: Option<String>,
+    pub headers: BTreeMap<String, String>,
+    pub allow: Vec<String>,
+    pub deny: Vec<String>,
+}
+
+impl Table {
+    pub fn transport(&self) -> &'static str {
+        if self.command.is_some() {
+            "stdio"
+        } else {
+            "streamable-http"
+        }
+    }
+}
+
+/// What to do with one of the client's servers.
+#[derive(Debug)]
+pub enum Decision {
+    Move(Table),
+    Keep(String),
+}
+
+/// Decides for the entry `entry` of `client`.
+pub fn decide(client: Client, entry: &Value) -> Decision {
+    let Some(e) = entry.as_object() else {
+        return Decision::Keep("its entry is not an object".into());
+    };
+    if e.get("disabled") == Some(&Value::Bool(true))
+        || e.get("enabled") == Some(&Value::Bool(false))
+    {
+        return Decision::Keep("it is disabled in the client".into());
+    }
+    if let Some(reason) = reads_environment(client, e) {
+        return Decision::Keep(reason);
+    }
+    let strings = |v: Option<&Value>| -> Option<Vec<String>> {
+        match v {
+            None | Some(Value::Null) => Some(Vec::new()),
+            Some(Value::Array(a)) => a.iter().map(|x| x.as_str().map(str::to_owned)).collect(),
+            _ => None,
+        }
+    };
+    let map = |v: Option<&Value>| -> Option<BTreeMap<String, String>> {
+        match v {
+            None | Some(Value::Null) => Some(BTreeMap::new()),
+            Some(Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+                .collect(),
+            _ => None,
+        }
+    };
+    let kind = e.get("type").and_then(Value::as_str).unwrap_or("");
+    if let Some(command) = e.get("command").and_then(Value::as_str) {
+        // A stdio wrapper that signs in to a remote server through a browser
+        // and keeps the tokens where the client runs it.
+        let wraps = |s: &str| s.contains("mcp-remote");
+        if wraps(command)
+            || strings(e.get("args"))
+                .unwrap_or_default()
+                .iter()
+                .any(|a| wraps(a))
+        {
+            return Decision::Keep(oauth(client));
+        }
+        if !matches!(kind, "" | "stdio") {
+            return Decision::Keep(format!("its type `{kind}` is not one the gateway speaks"));
+        }
+        let (Some(args), Some(env)) = (strings(e.get("args")), map(e.get("env"))) else {
+            return Decision::Keep("its args or env are not strings".into());
+        };
+        return Decision::Move(Table {
+            command: Some(command.to_owned()),
+            args,
+            env,
+            cwd: e.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            allow: strings(e.get("includeTools")).unwrap_or_default(),
+            deny: strings(e.get("excludeTools")).unwrap_or_default(),
+            ..Table::default()
+        });
+    }
+    let url = ["url", "httpUrl", "serverUrl"]
+        .iter()
+        .find_map(|k| e.get(*k).and_then(Value::as_str));
+    let Some(url) = url else {
+        return Decision::Keep("it has neither a command nor a URL".into());
+    };
+    if kind == "sse" {
+        return Decision::Keep(
+            "it speaks the old HTTP+SSE transport; the gateway speaks streamable HTTP".into(),
+        );
+    }
+    if ["oauth", "auth", "authProviderType"]
+        .iter()
+        .any(|k| e.contains_key(*k))
+    {
+        return Decision::Keep(oauth(client));
+    }
+    let Some(headers) = map(e.get("headers").or_else(|| e.get("http_headers"))) else {
+        return Decision::Keep("its headers are not strings".into());
+    };
+    let credential = headers.iter().any(|(k, v)| {
+        let k = k.to_ascii_lowercase();
+        !v.trim().is_empty()
+            && (k == "authorization"
+                || k.contains("api-key")
+                || k.contains("apikey")
+                || k.contains("token"))
+    });
+    if !credential {
+        return Decision::Keep(oauth(client));
+    }
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Decision::Keep("its URL is not http(s)".into());
+    }
+    Decision::Move(Table {
+        url: Some(url.to_owned()),
+        headers,
+        ..Table::default()
+    })
+}
+
+fn oauth(client: Client) -> String {
+    format!(
+        "a remote server with no credential in its config signs in with {}'s own OAuth login \
+         (or needs none), which the gateway cannot do for it",
+        client.name()
+    )
+}
+
+/// Why an entry that takes values from the environment, a prompt or a file
+/// stays: the gateway's config holds values, never references, and moving the
+/// value would put a secret on disk that was not there.
+fn reads_environment(client: Client, e: &Map<String, Value>) -> Option<String> {
+    for key in [
+        "env_vars",
+        "bearer_token_env_var",
+        "env_http_headers",
+        "envFile",
+    ] {
+        if e.get(key)
+            .is_some_and(|v| !v.is_null() && v != &Value::Array(vec![]))
+        {
+            return Some(format!(
+                "it reads `{key}` from the environment or a file, which the client provides"
+            ));
+        }
+    }
+    let mut found = None;
+    walk_strings(&Value::Object(e.clone()), &mut |s| {
+        if found.is_none() && has_reference(client, s) {
+            found = Some(s.chars().take(40).collect::<String>());
+        }
+    });
+    found.map(|_| {
+        "it reads a value from the client's environment or prompts (`${…}`); the gateway would \
+         have to store the secret itself"
+            .to_owned()
+    })
+}
+
+fn walk_strings(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::String(s) => f(s),
+        Value::Array(a) => a.iter().for_each(|x| walk_strings(x, f)),
+        Value::Object(m) => m.values().for_each(|x| walk_strings(x, f)),
+        _ => {}
+    }
+}
+
+/// `${...}` anywhere (Claude Code, Cursor, VS Code, Gemini); for Gemini also
+/// `$NAME`. Codex and Claude Desktop expand nothing.
+fn has_reference(client: Client, s: &str) -> bool {
+    match client {
+        Client::Codex | Client::ClaudeDesktop => false,
+        Client::Gemini => s.match_indices('$').any(|(i, _)| {
+            s[i + 1..].starts_with(|c: char| c == '{' || c == '_' || c.is_ascii_alphabetic())
+        }),
+        _ => s.contains("${"),
+    }
+}
+
+/// A gateway server name for a client's server name: 1 to 48 letters, digits,
+/// `_` or `-`.
+pub fn gateway_name(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(48)
+        .collect();
+    if out.is_empty() {
+        out.push_str("server");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn stdio_moves_references_and_oauth_stay() {
+        let stdio = json!({"command": "npx", "args": ["-y", "srv"], "env": {"TOKEN": "ghp_x"}});
+        assert!(
+            matches!(decide(Client::Cursor, &stdio), Decision::Move(t) if t.env["TOKEN"] == "ghp_x")
+        );
+        let referenced = json!({"command": "npx", "env": {"TOKEN": "${env:GH}"}});
+        assert!(matches!(
+            decide(Client::Cursor, &referenced),
+            Decision::Keep(_)
+        ));
+        let gemini = json!({"command": "srv", "args": ["$HOME/x"]});
+        assert!(matches!(decide(Client::Gemini, &gemini), Decision::Keep(_)));
+        // Codex expands nothing: a literal `$` is a literal.
+        assert!(matches!(decide(Client::Codex, &gemini), Decision::Move(_)));
+        let oauth = json!({"type": "http", "url": "https://mcp.example.com/mcp"});
+        assert!(
+            matches!(decide(Client::ClaudeCode, &oauth), Decision::Keep(r) if r.contains("OAuth"))
+        );
+        let keyed = json!({"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer abc"}});
+        assert!(matches!(decide(Client::Vscode, &keyed), Decision::Move(t) if t.url.is_some()));
+        let sse = json!({"type": "sse", "url": "https://x/sse", "headers": {"Authorization": "Bearer abc"}});
+        assert!(matches!(decide(Client::ClaudeCode, &sse), Decision::Keep(r) if r.contains("SSE")));
+        let gem = json!({"httpUrl": "https://x/mcp", "oauth": {"enabled": true}});
+        assert!(matches!(decide(Client::Gemini, &gem), Decision::Keep(_)));
+        assert!(matches!(
+            decide(Client::Codex, &json!({"command": "x", "enabled": false})),
+            Decision::Keep(_)
+        ));
+        assert_eq!(gateway_name("my server.v2"), "my_server_v2");
+    }
+}
