@@ -2,7 +2,7 @@
 //!
 //! [`Embedder`] loads a BERT-family sentence-transformers model from a directory
 //! (`config.json`, `vocab.txt`, `model.safetensors`, optional `1_Pooling/config.json`;
-//! e.g. all-MiniLM-L6-v2, which `cargo xtask fetch-model` installs) and runs it on the
+//! e.g. all-MiniLM-L6-v2, which `toolsearch model fetch` installs) and runs it on the
 //! CPU. [`SemanticIndex`] holds one vector per catalog tool (cached on disk by catalog
 //! fingerprint and model hash). [`Hybrid`] fuses its nearest neighbours with the lexical
 //! ranking; query syntax (`select:`, exact names, `+word`, `server:`) stays lexical.

@@ -165,8 +165,8 @@ pub struct Config {
     #[serde(default)]
     pub servers: Vec<ServerConfig>,
     /// The embedding model fused with search (a sentence-transformers directory).
-    /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `cargo xtask fetch-model`
-    /// installed, else none (lexical search).
+    /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `toolsearch model fetch`
+    /// installed in the user's cache, else none (lexical search).
     pub embed_model: Option<PathBuf>,
     /// `false`: lexical search only, even where a model is installed. Default true.
     pub semantic: Option<bool>,
