@@ -252,16 +252,19 @@ fn no_thread_fallback_child() {
         .build();
     let case = std::env::var(FALLBACK_CASE).unwrap();
     if case != "a worker that fails to start" {
-        // No worker program at all: the builder says so, naming the one-line fix.
+        // No worker program at all: the builder says so.
         let err = built
             .err()
             .expect("build refuses code mode without a worker");
         eprintln!("build: {err}");
         assert_eq!(err.setting, "sandbox", "{err}");
-        assert!(
-            err.message.contains("toolsearch::serve_if_worker()"),
-            "{err}"
-        );
+        // A wrong path in the variable is named; with nothing named, the fix is.
+        let names = if case == "a wrong worker path" {
+            "/nonexistent/toolsearch-sandbox-worker"
+        } else {
+            "toolsearch::serve_if_worker()"
+        };
+        assert!(err.message.contains(names), "{err}");
         return;
     }
     // A worker program that cannot start: the structured tools, once logged.
