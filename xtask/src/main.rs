@@ -117,11 +117,20 @@ fn is_root() -> bool {
 }
 
 fn setup() -> Result<()> {
-    let missing: Vec<&str> = APT_PACKAGES
+    let mut missing: Vec<&str> = APT_PACKAGES
         .iter()
         .filter(|(_, probe)| !Path::new(probe).exists())
         .map(|(p, _)| *p)
         .collect();
+    // The install tests make a virtual environment with `python3 -m venv`, which
+    // a distribution's Python has only with python3-venv (ensurepip).
+    let venv = Command::new("python3")
+        .args(["-c", "import ensurepip"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !venv {
+        missing.push("python3-venv");
+    }
     if missing.is_empty() {
         return Ok(());
     }
@@ -197,11 +206,13 @@ fn wheel(rest: &[String]) -> Result<PathBuf> {
             }
         }
     }
-    // maturin runs cargo itself: in the environment of the suite's build, so
-    // the workspace's crates are built (and linted) once.
     let mut c = Command::new("python3");
-    c.envs(lint_env()?)
-        .current_dir(root())
+    if profile == ["--profile", "dev"] {
+        // The tests' wheel: maturin runs cargo in the environment of the
+        // suite's build, so the workspace's crates are built (and linted) once.
+        c.envs(lint_env()?);
+    }
+    c.current_dir(root())
         .args([
             "-m",
             "maturin",

@@ -272,9 +272,7 @@ fn apply(place: &Place, ops: &[Op], undo: bool) -> Result<(&'static str, Option<
                     Op::Remove(n) => format!("removing `{n}`"),
                     Op::Add(n, _) => format!("adding `{n}`"),
                 };
-                let out = c
-                    .stdin(std::process::Stdio::null())
-                    .output()
+                let out = run_bounded(&mut c, CLI_TIMEOUT)
                     .with_context(|| format!("{what} with {:?}", c.get_program()))?;
                 if !out.status.success() {
                     bail!(
@@ -299,6 +297,33 @@ fn apply(place: &Place, ops: &[Op], undo: bool) -> Result<(&'static str, Option<
         _ => "its file",
     };
     Ok((via, backup))
+}
+
+/// The longest a client's CLI may take for one change (they take 1-4 s).
+const CLI_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `c` with no input; kills it past `limit` (an error then).
+fn run_bounded(
+    c: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> Result<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let start = std::time::Instant::now();
+    // The CLIs print a few lines: the pipes never fill before they exit.
+    while child.try_wait()?.is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("no answer within {} s; stopped it", limit.as_secs());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Ok(child.wait_with_output()?)
 }
 
 fn undo(place: &Place, dry_run: bool) -> Result<Value> {
