@@ -252,3 +252,16 @@ pub fn run_snippet(
 
 /// How long a command waits for its sandbox worker processes to exit.
 pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Lowercase hex of `bytes` (digests in messages and file names).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `$XDG_CONFIG_HOME`, else `~/.config` (`None` without either variable).
+pub fn config_home() -> Option<std::path::PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
+}

@@ -123,11 +123,11 @@ pub fn config_file(named: Option<PathBuf>) -> Result<PathBuf> {
 
 /// `$XDG_CONFIG_HOME/toolsearch/config.toml`, else `~/.config/toolsearch/config.toml`.
 pub fn default_config_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("toolsearch").join("config.toml"))
+    Some(
+        crate::common::config_home()?
+            .join("toolsearch")
+            .join("config.toml"),
+    )
 }
 
 /// Every stdio server runs under a keeper of this executable (what a server

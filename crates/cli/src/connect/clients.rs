@@ -66,7 +66,7 @@ fn home() -> Result<PathBuf> {
 }
 
 fn xdg_config() -> Result<PathBuf> {
-    env_dir("XDG_CONFIG_HOME").map_or_else(|| Ok(home()?.join(".config")), Ok)
+    crate::common::config_home().context("neither XDG_CONFIG_HOME nor HOME is set")
 }
 
 impl Client {

@@ -140,27 +140,15 @@ pub fn edit_client(path: &Path, format: Format, ops: &[Op]) -> Result<Option<Pat
     Ok(backup)
 }
 
-/// A JSON object as a TOML table (Codex entries).
+/// A JSON object as a TOML table (Codex entries); objects inside it become
+/// inline tables.
 fn toml_table(v: &Value) -> Result<toml_edit::Table> {
     let Value::Object(m) = v else {
         bail!("a server entry is not an object");
     };
     let mut t = toml_edit::Table::new();
     for (k, v) in m {
-        match v {
-            Value::Object(_) => {
-                let mut inline = toml_edit::InlineTable::new();
-                for (ik, iv) in toml_table(v)?.iter() {
-                    if let Some(val) = iv.as_value() {
-                        inline.insert(ik, val.clone());
-                    }
-                }
-                t.insert(k, toml_edit::value(inline));
-            }
-            other => {
-                t.insert(k, toml_edit::Item::Value(toml_value(other)?));
-            }
-        }
+        t.insert(k, toml_edit::Item::Value(toml_value(v)?));
     }
     Ok(t)
 }
@@ -178,12 +166,10 @@ fn toml_value(v: &Value) -> Result<toml_edit::Value> {
             }
             toml_edit::Value::Array(arr)
         }
-        Value::Object(_) => {
+        Value::Object(m) => {
             let mut inline = toml_edit::InlineTable::new();
-            for (k, x) in toml_table(v)?.iter() {
-                if let Some(val) = x.as_value() {
-                    inline.insert(k, val.clone());
-                }
+            for (k, x) in m {
+                inline.insert(k, toml_value(x)?);
             }
             toml_edit::Value::InlineTable(inline)
         }

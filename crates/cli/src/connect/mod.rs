@@ -71,7 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => "user".to_owned(),
         Some(p) => format!(
             "project-{}",
-            &hex(&Sha256::digest(p.display().to_string().as_bytes()))[..12]
+            &crate::common::hex(&Sha256::digest(p.display().to_string().as_bytes()))[..12]
         ),
     };
     let record = config
@@ -101,10 +101,6 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     } else {
         std::env::current_dir()?.join(p)
     })
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn connect(place: &Place, dry_run: bool) -> Result<Value> {
