@@ -9,13 +9,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-/// The checkout.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+pub use toolsearch_tests::repo as root;
 
 /// A fresh directory under the system's temporary one, removed on drop.
 pub struct Scratch(pub PathBuf);

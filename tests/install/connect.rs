@@ -17,16 +17,9 @@ use crate::common::{root, Scratch};
 
 const SECRET: &str = "sk-live-7f3a9c1e-do-not-print";
 
-/// The `toolsearch` binary of this build (`target/debug`).
+/// The `toolsearch` binary of this build, as connect records it (canonical).
 fn toolsearch() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().unwrap().parent().unwrap().join("toolsearch");
-    assert!(
-        bin.exists(),
-        "{} is missing: cargo build -p toolsearch-cli",
-        bin.display()
-    );
-    bin.canonicalize().unwrap()
+    toolsearch_tests::binary().canonicalize().unwrap()
 }
 
 /// The fixtures' npm binaries (`cargo xtask fixtures`).

@@ -13,25 +13,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The `toolsearch` binary next to this test's own directory (`target/debug`).
-pub fn binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().unwrap().parent().unwrap();
-    let bin = dir.join("toolsearch");
-    assert!(
-        bin.exists(),
-        "{} is missing: build it first (`cargo build -p toolsearch-cli`)",
-        bin.display()
-    );
-    bin
-}
+pub use toolsearch_tests::{binary, repo};
 
 pub fn node_module(path: &str) -> PathBuf {
     let p = repo().join("tests/fixtures/node_modules").join(path);
