@@ -76,6 +76,16 @@ pub struct CallContext {
     pub notify: Option<Notifier>,
 }
 
+/// How one call is run: cancellation and where its progress goes.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// Fires when the caller gives up (a client's `notifications/cancelled`): a
+    /// running snippet ends and its in-flight tool calls are cancelled.
+    pub cancel: tokio_util::sync::CancellationToken,
+    /// Receives progress and log messages of the tools the call runs.
+    pub notify: Option<Notifier>,
+}
+
 /// Why a tool call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

@@ -2,10 +2,14 @@
 //! `tool_search_code` snippet search, describe and call catalog tools.
 //!
 //!
-//! A request goes query → catalog → rank (`toolsearch-catalog`, fused by
-//! `semantic.rs` when the `semantic` feature is on) → `routing.rs` (the model's
-//! call by name) or `code.rs` + `bridge.rs` (a snippet's calls, `code` feature) →
-//! `host/` (`resolve.rs`, `gate.rs`, `call.rs`) → the [`Dispatcher`].
+//! A request goes from the [`ToolSearch`] facade (`facade/`) or a
+//! [`Conversation`] to `calls/` (the model's call by name: search, describe,
+//! call, code) or `render/` (the definitions, in the shape `plan/` chose, in
+//! each provider's format from `wire/`); a snippet's calls cross
+//! `code/bridge.rs`; all reach `host/` (`search.rs`, `resolve.rs`, `gate.rs`,
+//! `call.rs`) and then the [`Dispatcher`]. A conversation's state lives in
+//! `conversation/`. The layers, lowest first, are listed in
+//! `docs/architecture.md`; no module uses one above its own.
 //!
 //! ```
 //! use toolsearch::{Catalog, Mode, Scope, ToolSearch};
@@ -28,68 +32,55 @@
 //! engine.
 #![deny(missing_docs)]
 
-mod activation;
-#[cfg(feature = "code")]
-pub mod answer;
-#[cfg(feature = "code")]
-mod bridge;
+// The layers, lowest first (docs/architecture.md; `tests/all/layers.rs`).
+mod calls;
 mod code;
-#[cfg(feature = "code")]
-mod code_health;
-mod definitions;
-mod defs;
+mod conversation;
 mod dispatch;
 mod error;
 mod facade;
-pub mod gemini;
-mod hints;
 mod host;
-mod modes;
-pub mod native;
-pub mod outcome;
+mod output;
 mod plan;
 mod policy;
-mod repair;
-pub mod reveal;
-mod routing;
-#[cfg(feature = "semantic")]
-mod semantic;
-mod telemetry;
-mod validate;
+mod render;
+mod settings;
 mod vocab;
-pub mod windows;
+mod wire;
 
-pub use activation::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
-#[cfg(feature = "code")]
-pub use bridge::CatalogBridge;
-#[cfg(feature = "code")]
-pub use code_health::{REPROBE_FIRST, REPROBE_MAX};
-pub use definitions::Definitions;
-pub use defs::{definition, listing_text, provider_names, Provider, SearchLimits, MAX_NAME};
-pub use dispatch::echo_value;
-pub use dispatch::{
-    dispatcher_fn, AskError, AskFuture, CallContext, DispatchError, DispatchErrorKind,
-    DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
+// What a user meets first: the facade, built with settings, and its conversations.
+pub use conversation::Session;
+pub use facade::{Builder, Conversation, ToolSearch};
+pub use settings::modes::{Activation, Mode, DEFAULT_COUNT_THRESHOLD, DEFAULT_SHARE_THRESHOLD};
+pub use settings::{
+    BuildError, SearchLimits, Settings, DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS,
+    MAX_LISTING_BYTES, MIN_LISTING_BYTES,
 };
+pub use toolsearch_catalog::{load_path, load_str, Catalog, LoadOptions, Source, Tool};
+pub use vocab::{BridgeTool, Fallback, Provider, Shape, BRIDGE_TOOLS};
+
+// What it hands back: definitions, answers, records.
 pub use error::{ErrorCode, HostError};
-pub use facade::{
-    BuildError, Builder, CallOptions, Session, Settings, ToolOutput, ToolSearch,
-    DEFAULT_LISTING_BYTES, DEFAULT_MAX_SESSIONS, MAX_LISTING_BYTES, MIN_LISTING_BYTES,
+pub use host::record::{ActivationDecision, Captured, Refused, Selected, TurnRecord};
+pub use output::ToolOutput;
+pub use render::Definitions;
+
+// How tools run: the dispatcher, the call's context, approvals and hooks.
+pub use dispatch::{
+    dispatcher_fn, echo_value, AskError, AskFuture, CallContext, CallOptions, DispatchError,
+    DispatchErrorKind, DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage,
     Outages, Scope, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
 };
-pub use policy::{Glob, NarrowedPolicy, Policy};
-pub use repair::{repair, MAX_NOTES, REPAIR_STEPS};
-#[cfg(feature = "semantic")]
-pub use semantic::SemanticSearch;
-pub use telemetry::{ActivationDecision, Captured, Refused, Selected, TurnRecord};
-/// The catalog crate, for what the facade does not re-export by name.
-pub use toolsearch_catalog as catalog;
-pub use toolsearch_catalog::{load_path, load_str, Catalog, LoadOptions, Source, Tool};
-#[cfg(feature = "semantic")]
-pub use toolsearch_embed::Embedder;
+pub use policy::{Glob, Policy};
+
+// Code mode.
+#[cfg(feature = "code")]
+pub use code::bridge::CatalogBridge;
+#[cfg(feature = "code")]
+pub use code::health::{REPROBE_FIRST, REPROBE_MAX};
 /// The sandbox crate (pools, limits, isolation), for what the facade does not
 /// re-export by name.
 #[cfg(feature = "code")]
@@ -108,5 +99,48 @@ pub fn serve_if_worker() {
     #[cfg(feature = "code")]
     toolsearch_sandbox::serve_if_worker();
 }
-pub use validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};
-pub use vocab::{BridgeTool, Fallback, Shape, BRIDGE_TOOLS};
+
+// Search, semantic ranking and the checks the host runs on arguments.
+pub use host::repair::{repair, MAX_NOTES, REPAIR_STEPS};
+#[cfg(feature = "semantic")]
+pub use host::semantic::SemanticSearch;
+pub use host::validate::{check, validate, Checked, Violation, MAX_VIOLATIONS, VALIDATION_STEPS};
+/// The catalog crate, for what the facade does not re-export by name.
+pub use toolsearch_catalog as catalog;
+#[cfg(feature = "semantic")]
+pub use toolsearch_embed::Embedder;
+
+// Definitions by hand, for callers that build their own lists.
+pub use plan::names::{provider_names, MAX_NAME};
+pub use render::bridge_tools::listing_text;
+pub use wire::definition;
+
+// The modules of the deferral modes and the provider formats.
+#[cfg(feature = "code")]
+pub use code::answer;
+pub use host::outcome;
+pub use settings::windows;
+pub use wire::gemini;
+
+/// Native mode: the provider hosts tool search (see the module of each format).
+pub mod native {
+    pub use crate::settings::modes::{hosts_search as supported, NativeSearch, NativeSettings};
+    pub use crate::wire::anthropic::ANTHROPIC_BETA;
+    pub use crate::wire::openai::NAMESPACE_SIZE;
+}
+
+/// Progressive disclosure ([`Mode::Reveal`]): deferred tools go out as stubs (or,
+/// in the hidden form, as names only), `tool_search` returns the full schemas of
+/// its matches and records them as revealed for the conversation, and the model
+/// calls them by name (checked against the full schema). The list never changes
+/// under a conversation: stubs stay as they are; in the hidden form the revealed
+/// tools are appended in full, after everything else.
+pub mod reveal {
+    pub use crate::conversation::restore;
+    pub use crate::conversation::MAX_REVEALED;
+    pub use crate::render::reveal as stubs;
+    pub use crate::settings::modes::RevealSettings;
+}
+
+#[doc(hidden)]
+pub use plan::counts as plan_counts;

@@ -130,20 +130,20 @@ pub enum Fallback {
     /// Native asked for a provider that hosts no tool search: code mode instead.
     NoHostedSearch {
         /// The provider of the list.
-        provider: crate::Provider,
+        provider: Provider,
     },
     /// Native search answers for the settings' provider, not the list's: code mode.
     OtherProvider {
         /// The provider the settings name.
-        declared: crate::Provider,
+        declared: Provider,
         /// The provider of the list.
-        asked: crate::Provider,
+        asked: Provider,
     },
     /// Auto: the provider hosts search, but the settings name no provider, so
     /// `tool_search` could not answer in its format: code mode.
     Undeclared {
         /// The provider of the list.
-        provider: crate::Provider,
+        provider: Provider,
     },
     /// Code mode cannot run: the structured tools were sent (after `then`, the
     /// fallback that led to code mode, if any).
@@ -196,6 +196,52 @@ impl std::fmt::Display for Fallback {
                 write!(f, "code mode failed for this snippet ({reason})")
             }
         }
+    }
+}
+
+/// The wire shape of tool definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions: `{"type": "function", "function": {name, description, parameters}}`.
+    OpenAiChat,
+    /// OpenAI Responses: `{"type": "function", name, description, parameters, "strict": false}`.
+    OpenAiResponses,
+    /// Anthropic Messages: `{name, description, input_schema}`.
+    Anthropic,
+    /// MCP `tools/list`: `{name, description, inputSchema}`.
+    Mcp,
+    /// Gemini function declarations: `{name, description, parameters}` with the
+    /// parameters in Gemini's schema subset (see `crate::gemini`); the caller wraps
+    /// them in `{"functionDeclarations": [...]}`.
+    Gemini,
+}
+
+impl Provider {
+    /// Every provider shape.
+    pub const ALL: [Provider; 5] = [
+        Provider::OpenAiChat,
+        Provider::OpenAiResponses,
+        Provider::Anthropic,
+        Provider::Mcp,
+        Provider::Gemini,
+    ];
+
+    /// The provider's name as configured (`openai_chat`, `openai_responses`,
+    /// `anthropic`, `mcp`, `gemini`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::OpenAiChat => "openai_chat",
+            Provider::OpenAiResponses => "openai_responses",
+            Provider::Anthropic => "anthropic",
+            Provider::Mcp => "mcp",
+            Provider::Gemini => "gemini",
+        }
+    }
+
+    /// The provider named `name` (as [`Provider::name`] gives it; `-` accepted for `_`).
+    pub fn from_name(name: &str) -> Option<Provider> {
+        let n = name.replace('-', "_");
+        Provider::ALL.into_iter().find(|p| p.name() == n)
     }
 }
 

@@ -4,14 +4,14 @@
 use serde_json::Value;
 use toolsearch_catalog::Tool;
 
-use super::Peers;
+/// The JSON-RPC code of a request the client cannot answer.
+const METHOD_NOT_FOUND: i32 = -32601;
 
-/// `destructive = "elicit"`: asks the session's user, through MCP elicitation,
-/// before a tool annotated `destructiveHint` runs; denies when the client cannot
-/// ask or the user does not accept. Other tools pass.
-pub(super) struct Elicit {
-    pub(super) peers: Peers,
-}
+/// `destructive = "elicit"`: asks the session's user, through MCP elicitation
+/// on the call's own line to its client ([`toolsearch::CallContext::notify`]),
+/// before a tool annotated `destructiveHint` runs; denies when the client
+/// cannot ask or the user does not accept. Other tools pass.
+pub(super) struct Elicit;
 
 impl toolsearch::Approver for Elicit {
     fn approve(
@@ -23,47 +23,33 @@ impl toolsearch::Approver for Elicit {
         if !tool.is_destructive() {
             return Box::pin(async { Ok(()) });
         }
-        let peer = cx.session.as_deref().and_then(|s| {
-            self.peers
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get(s)
-                .cloned()
-        });
+        let client = cx.notify.clone();
         let args = crate::text::clean_for_log(&args.to_string(), 400);
         let id = tool.id.clone();
         Box::pin(async move {
-            let Some(peer) = peer else {
+            // The call's own line to its client: the request goes with it.
+            let Some(client) = client else {
                 return Err("no client to ask for approval".to_string());
             };
-            let can_ask = peer
-                .peer_info()
-                .is_some_and(|i| i.capabilities.elicitation.is_some());
-            if !can_ask {
-                return Err(
-                    "it is destructive and the client cannot be asked (no elicitation support)"
-                        .into(),
-                );
-            }
-            let params: rmcp::model::ElicitRequestParams =
-                serde_json::from_value(serde_json::json!({
-                    "mode": "form",
-                    "message": format!("Allow the destructive tool `{id}` to run with {args}?"),
-                    "requestedSchema": {
-                        "type": "object",
-                        "properties": {"confirm": {"type": "boolean", "title": "Run it"}},
-                        "required": ["confirm"]
-                    }
-                }))
-                .map_err(|e| format!("cannot ask: {e}"))?;
-            let answer = peer
-                .create_elicitation(params)
-                .await
-                .map_err(|e| format!("the approval request failed: {e}"))?;
-            let accepted = serde_json::to_value(&answer.action).ok()
-                == Some(Value::String("accept".into()))
-                && answer.content.as_ref().and_then(|c| c.get("confirm"))
-                    == Some(&Value::Bool(true));
+            let params = serde_json::json!({
+                "mode": "form",
+                "message": format!("Allow the destructive tool `{id}` to run with {args}?"),
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"confirm": {"type": "boolean", "title": "Run it"}},
+                    "required": ["confirm"]
+                }
+            });
+            let answer =
+                match client.0.ask("elicitation/create", params).await {
+                    Ok(answer) => answer,
+                    Err(e) if e.code == METHOD_NOT_FOUND => return Err(
+                        "it is destructive and the client cannot be asked (no elicitation support)"
+                            .into(),
+                    ),
+                    Err(e) => return Err(format!("the approval request failed: {}", e.message)),
+                };
+            let accepted = answer["action"] == "accept" && answer["content"]["confirm"] == true;
             if accepted {
                 Ok(())
             } else {

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use toolsearch::{Mode, Policy, Provider, Session, ToolSearch};
+use toolsearch::{Conversation, Mode, Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::Tool;
 
 use crate::config::{Config, Destructive, ModelFrom};
@@ -180,9 +180,7 @@ impl Gateway {
         }
         let peers: Peers = Arc::default();
         if cfg.destructive == Destructive::Elicit {
-            builder = builder.approver(Arc::new(approve::Elicit {
-                peers: peers.clone(),
-            }));
+            builder = builder.approver(Arc::new(approve::Elicit));
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
         let alone = fleet.one_client();
@@ -229,7 +227,7 @@ impl Gateway {
     /// schema is serialised for the size estimate) once per snapshot and
     /// availability of code mode, and shared by every session (they have one
     /// scope); in reveal mode each session's own.
-    async fn served(self: &Arc<Self>, session: &Session) -> Arc<Vec<rmcp::model::Tool>> {
+    async fn served(self: &Arc<Self>, conversation: &Conversation) -> Arc<Vec<rmcp::model::Tool>> {
         let per_session = self.ts.settings().mode == Mode::Reveal;
         let snapshot = self.snapshots.load(Ordering::SeqCst);
         let code_mode = *self.ts.code_mode_changes().borrow();
@@ -241,10 +239,12 @@ impl Gateway {
                 }
             }
         }
-        let (gw, session) = (self.clone(), session.clone());
+        let conversation = conversation.clone();
         let tools: Arc<Vec<rmcp::model::Tool>> = Arc::new(
             tokio::task::spawn_blocking(move || {
-                gw.tools_for(&session)
+                conversation
+                    .definitions(Provider::Mcp)
+                    .tools
                     .into_iter()
                     .filter_map(|t| serde_json::from_value(t).ok())
                     .collect()
@@ -285,7 +285,10 @@ impl Gateway {
         mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
         mut code_mode: tokio::sync::watch::Receiver<bool>,
     ) {
-        let probe = Session::new("list-changed-probe");
+        let probe = match gw.upgrade() {
+            Some(g) => g.ts.open(Session::new("list-changed-probe")),
+            None => return,
+        };
         let mut served = match gw.upgrade() {
             Some(g) => g.served(&probe).await,
             None => return,

@@ -15,7 +15,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
-use toolsearch::{BridgeTool, CallOptions, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput};
+use toolsearch::{
+    BridgeTool, CallOptions, Conversation, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput,
+};
 
 use super::notes::{flush, note_queue, ToClient};
 use super::Gateway;
@@ -60,18 +62,25 @@ impl Gateway {
         self.open.fetch_add(1, Ordering::Relaxed);
         GatewaySession {
             gw: self.clone(),
-            session: Session::new(format!("mcp-{n}")),
+            conversation: self.ts.open(Session::new(format!("mcp-{n}"))),
         }
     }
 }
 
-/// One MCP session of the gateway. It owns what the gateway keeps for it
-/// (its client, its reveals, its turn record): dropping it (the transport
-/// closed, the client sent DELETE, the idle TTL passed) releases them, and the
-/// calls it was running are cancelled by their transport.
+/// One MCP session of the gateway. It owns its conversation (its reveals,
+/// its turn record, its plan) and its entry in the gateway's list of clients
+/// told of list changes: dropping it (the transport closed, the client sent
+/// DELETE, the idle TTL passed) releases them, and the calls it was running
+/// are cancelled by their transport.
 pub struct GatewaySession {
     gw: Arc<Gateway>,
-    session: Session,
+    conversation: Conversation,
+}
+
+impl GatewaySession {
+    fn id(&self) -> &str {
+        &self.conversation.session().id
+    }
 }
 
 impl Drop for GatewaySession {
@@ -80,8 +89,7 @@ impl Drop for GatewaySession {
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.session.id);
-        self.gw.ts.end_session(&self.session);
+            .remove(self.id());
         self.gw.open.fetch_sub(1, Ordering::Relaxed);
     }
 }
@@ -106,10 +114,10 @@ impl GatewaySession {
     /// The turn line of one call: what it ran downstream, what was refused, how
     /// many searches and describes, whether it failed.
     fn log_turn(&self, name: &str, out: &ToolOutput, started: std::time::Instant) {
-        let record = self.gw.ts.take_record(&self.session);
+        let record = self.conversation.take_record();
         let f = turn_fields(&record);
         tracing::info!(
-            session = %self.session.id,
+            session = %self.id(),
             tool = %crate::text::clean_for_log(name, 80),
             downstream = ?f.downstream,
             calls = record.calls,
@@ -153,9 +161,7 @@ impl ServerHandler for GatewaySession {
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(
-                self.gw
-                    .ts
-                    .shape_now(&self.session, toolsearch::Provider::Mcp),
+                self.conversation.shape_now(toolsearch::Provider::Mcp),
             ))
     }
 
@@ -164,7 +170,7 @@ impl ServerHandler for GatewaySession {
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(self.session.id.clone(), cx.peer.clone());
+            .insert(self.id().to_string(), cx.peer.clone());
     }
 
     async fn set_level(
@@ -173,7 +179,7 @@ impl ServerHandler for GatewaySession {
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         // Downstream log messages are forwarded at every level; the client filters.
-        tracing::debug!(session = %self.session.id, level = ?request.level, "client log level");
+        tracing::debug!(session = %self.id(), level = ?request.level, "client log level");
         Ok(())
     }
 
@@ -182,7 +188,7 @@ impl ServerHandler for GatewaySession {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.gw.served(&self.session).await;
+        let tools = self.gw.served(&self.conversation).await;
         Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
@@ -204,14 +210,14 @@ impl ServerHandler for GatewaySession {
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .entry(self.session.id.clone())
+            .entry(self.id().to_string())
             .or_insert_with(|| cx.peer.clone());
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
             // A slot of the session's fair share, waiting briefly for one;
             // the wait ends with the client's cancel or the gateway's stop.
             let slot = tokio::select! {
-                slot = self.gw.snippets.acquire(&self.session.id) => slot,
+                slot = self.gw.snippets.acquire(self.id()) => slot,
                 () = cx.ct.cancelled() => Err("the client cancelled the call".to_string()),
                 () = self.gw.stopping.cancelled() => return Err(stopped()),
             };
@@ -236,7 +242,7 @@ impl ServerHandler for GatewaySession {
             notify: Some(Notifier(Arc::new(ToClient {
                 peer: cx.peer.clone(),
                 progress_token: cx.meta.get_progress_token(),
-                session: self.session.id.to_string(),
+                session: self.id().to_string(),
                 notes: notes.clone(),
                 origin: cx.id.clone(),
             }))),
@@ -245,30 +251,23 @@ impl ServerHandler for GatewaySession {
         // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
         // session's list, so this session's client is told.
         let reveal = self.gw.ts.settings().mode == Mode::Reveal;
-        let revealed = reveal.then(|| self.gw.ts.revealed(&self.session).len());
+        let revealed = reveal.then(|| self.conversation.revealed().len());
         let work = async {
             if bridge.is_some_and(BridgeTool::is_cpu_bound) {
                 // Search and describe are CPU work (a fused search embeds its query):
                 // a blocking thread runs them, never the runtime's.
-                let (ts, session, opts, name) = (
-                    self.gw.ts.clone(),
-                    self.session.clone(),
-                    opts.clone(),
-                    name.clone(),
-                );
+                let (conversation, opts, name) =
+                    (self.conversation.clone(), opts.clone(), name.clone());
                 let rt = tokio::runtime::Handle::current();
                 tokio::task::spawn_blocking(move || {
-                    rt.block_on(ts.handle_call_with(&session, &name, args, &opts))
+                    rt.block_on(conversation.handle_call_with(&name, args, &opts))
                 })
                 .await
                 .unwrap_or_else(|_| {
                     ToolOutput::error(ErrorCode::Internal, "the call failed inside the gateway")
                 })
             } else {
-                self.gw
-                    .ts
-                    .handle_call_with(&self.session, &name, args, &opts)
-                    .await
+                self.conversation.handle_call_with(&name, args, &opts).await
             }
         };
         tokio::pin!(work);
@@ -286,11 +285,10 @@ impl ServerHandler for GatewaySession {
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;
         if reveal
-            && Some(self.gw.ts.revealed(&self.session).len()) != revealed
+            && Some(self.conversation.revealed().len()) != revealed
             && self
-                .gw
-                .ts
-                .reveals_change_the_list(&self.session, toolsearch::Provider::Mcp)
+                .conversation
+                .reveals_change_the_list(toolsearch::Provider::Mcp)
         {
             let _ = cx.peer.notify_tool_list_changed().await;
         }

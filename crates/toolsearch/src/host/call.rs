@@ -39,8 +39,7 @@ impl Host {
             Err(e) => {
                 // A refused call (policy, arguments, approval) is part of the
                 // turn too: the record names the tool and why.
-                self.telemetry(cx.session.as_deref().unwrap_or(""))
-                    .refused(&tool, e.code);
+                scope.record(|t| t.refused(&tool, e.code));
                 return Err(e);
             }
         };
@@ -80,12 +79,7 @@ impl Host {
         for hook in &self.after {
             hook(&tool, &shown, &cx);
         }
-        self.telemetry(cx.session.as_deref().unwrap_or("")).called(
-            &tool,
-            &args,
-            &shown,
-            started.elapsed(),
-        );
+        scope.record(|t| t.called(&tool, &args, &shown, started.elapsed()));
         outcome.map(|v| (tool, v, notes))
     }
 }

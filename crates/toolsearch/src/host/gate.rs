@@ -6,11 +6,11 @@
 use serde_json::{json, Value};
 use toolsearch_catalog::Tool;
 
+use super::repair::repair;
+use super::validate::{check, Checked};
 use super::Host;
 use crate::dispatch::CallContext;
 use crate::error::{ErrorCode, HostError};
-use crate::repair::repair;
-use crate::validate::{check, Checked};
 
 /// Schemas up to this size are repeated in an invalid-arguments error.
 const MAX_SCHEMA_IN_ERROR: usize = 4096;

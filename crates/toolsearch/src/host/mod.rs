@@ -10,27 +10,35 @@
 
 mod call;
 mod gate;
+pub(crate) mod hints;
+pub mod outcome;
 mod overlay;
+pub(crate) mod record;
+pub(crate) mod repair;
 mod resolve;
 mod search;
+#[cfg(feature = "semantic")]
+pub(crate) mod semantic;
+pub(crate) mod validate;
 
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
 use toolsearch_catalog::{Catalog, Tool};
 
-use crate::defs::SearchLimits;
 use crate::dispatch::{CallContext, Dispatcher};
 use crate::policy::Policy;
-#[cfg(feature = "semantic")]
-use crate::semantic::SemanticSearch;
-use crate::telemetry::{RecordGuard, Records};
-use crate::validate::Compiled;
+use crate::settings::SearchLimits;
 use overlay::Overlays;
+use record::{Record, Telemetry};
+#[cfg(feature = "semantic")]
+use semantic::SemanticSearch;
+use validate::Compiled;
 
 /// Future of an approval decision: `Err(reason)` denies.
 pub type ApprovalFuture = Pin<Box<dyn Future<Output = Result<(), String>> + Send>>;
@@ -100,13 +108,16 @@ pub struct Scope {
     pub policy: Policy,
     /// Client tools for this run, if any.
     pub client: Option<ClientTools>,
-    /// The session whose turn record counts what this caller does.
-    pub session: Option<Arc<str>>,
+    /// The turn record that counts what this caller does (its conversation's).
+    pub(crate) record: Option<Arc<Record>>,
 }
 
 impl Scope {
-    fn session(&self) -> &str {
-        self.session.as_deref().unwrap_or("")
+    /// Writes to the caller's turn record, when it has one.
+    pub(crate) fn record(&self, f: impl FnOnce(&mut Telemetry)) {
+        if let Some(r) = &self.record {
+            r.with(f);
+        }
     }
 }
 
@@ -154,7 +165,11 @@ pub struct Host {
     after: Vec<AfterCall>,
     call_timeout: Duration,
     approval_timeout: Duration,
-    pub(crate) telemetry: Mutex<Records>,
+    /// Record arguments and results in turn records.
+    pub(crate) capture: bool,
+    /// Counts the snapshots swapped in: a plan made for one generation is
+    /// made again for the next.
+    generation: AtomicU64,
     #[cfg(feature = "semantic")]
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
@@ -229,7 +244,8 @@ impl Host {
             after: p.after,
             call_timeout: p.call_timeout,
             approval_timeout: p.approval_timeout,
-            telemetry: Mutex::new(Records::new(p.capture)),
+            capture: p.capture,
+            generation: AtomicU64::new(0),
             #[cfg(feature = "semantic")]
             semantic: p.semantic,
             availability: p.availability,
@@ -273,6 +289,7 @@ impl Host {
         );
         retired.retain(|id| !kept.contains(id.as_str()));
         *cur = next;
+        self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
     /// True unless the tool's backend says it cannot take calls now.
@@ -280,19 +297,9 @@ impl Host {
         self.availability.as_ref().is_none_or(|up| up(tool))
     }
 
-    /// The turn record of `session` ("" when the caller has none).
-    pub(crate) fn telemetry<'a>(&'a self, session: &'a str) -> RecordGuard<'a> {
-        let mut guard = self.telemetry.lock().unwrap_or_else(|p| p.into_inner());
-        guard.of(session);
-        RecordGuard { guard, session }
-    }
-
-    /// Takes the turn record of `session` (and starts a new one).
-    pub(crate) fn take_record(&self, session: &str) -> crate::telemetry::TurnRecord {
-        self.telemetry
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take(session)
+    /// How many snapshots were swapped in since the host was built.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 }
 

@@ -92,7 +92,7 @@ impl Host {
         let d = catalog
             .describe(&tool.id)
             .ok_or_else(|| HostError::unknown_tool(id))?;
-        self.telemetry(scope.session()).described(&tool);
+        scope.record(|t| t.described(&tool));
         let mut out = serde_json::to_value(&d)
             .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
         if !self.available(&tool) {

@@ -52,7 +52,7 @@ impl Host {
             }
         }?
         .map_err(invalid)?;
-        self.telemetry(scope.session()).searched(queries.len());
+        scope.record(|t| t.searched(queries.len()));
         let mut out = serde_json::to_value(&result)
             .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
         if let Some(note) = self.outage_note() {

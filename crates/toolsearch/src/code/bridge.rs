@@ -48,7 +48,7 @@ pub struct CatalogBridge {
     notes: Arc<std::sync::Mutex<Vec<Value>>>,
     /// The media items of the MCP results handed to the snippet (the only ones
     /// its answer promotes to content of their kind).
-    media: Arc<crate::answer::Media>,
+    media: Arc<super::answer::Media>,
 }
 
 /// Most search notes one snippet's answer carries (a snippet makes at most a few
@@ -135,8 +135,12 @@ impl CatalogBridge {
     /// [`crate::answer`]): what the code returned and logged, media a tool
     /// returned as content of their kind; on failure the error, with where and
     /// a hint, and each call's status. `code` is the snippet's text.
-    pub fn answer(&self, result: &toolsearch_sandbox::ExecResult, code: &str) -> crate::ToolOutput {
-        crate::answer::answer(result, code, self.search_notes(), &self.media)
+    pub fn answer(
+        &self,
+        result: &toolsearch_sandbox::ExecResult,
+        code: &str,
+    ) -> crate::output::ToolOutput {
+        super::answer::answer(result, code, self.search_notes(), &self.media)
     }
 }
 
@@ -176,7 +180,7 @@ impl Bridge for CatalogBridge {
             Ok(match tool.source {
                 toolsearch_catalog::Source::Mcp => {
                     media.record(&v["content"]);
-                    crate::outcome::snippet_value(v)
+                    crate::host::outcome::snippet_value(v)
                 }
                 _ => v,
             })

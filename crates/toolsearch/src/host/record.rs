@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use toolsearch_catalog::lru::Lru;
 use toolsearch_catalog::Tool;
 
 /// Why deferral was on or off for a set of definitions.
@@ -65,10 +64,11 @@ pub struct Refused {
     /// The tool's id.
     pub id: String,
     /// Why (an error code such as `APPROVAL_DENIED`).
-    pub code: crate::ErrorCode,
+    pub code: crate::error::ErrorCode,
 }
 
-/// The record of one turn (since the last [`crate::ToolSearch::take_record`]).
+/// The record of one turn (since the last [`crate::ToolSearch::take_record`] or
+/// [`crate::Conversation::take_record`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TurnRecord {
     /// The last activation decision.
@@ -139,7 +139,7 @@ impl Telemetry {
         tracing::debug!(tool = %tool.id, "tool describe");
     }
 
-    pub(crate) fn refused(&mut self, tool: &Tool, code: crate::ErrorCode) {
+    pub(crate) fn refused(&mut self, tool: &Tool, code: crate::error::ErrorCode) {
         self.select(tool);
         self.turn.refused.push(Refused {
             id: tool.id.to_string(),
@@ -184,59 +184,24 @@ fn push_once(list: &mut Vec<Selected>, tool: &Tool) {
     }
 }
 
-/// Most sessions whose turn records are kept (least recently used evicted).
-pub const MAX_RECORDED_SESSIONS: usize = 1024;
-
-/// One turn record per session, so concurrent sessions never mix their counts.
+/// One conversation's turn record, shared by the calls it makes (its owner is
+/// the conversation; the host's steps write to it through the caller's
+/// [`Scope`](crate::host::Scope)).
 #[derive(Debug)]
-pub(crate) struct Records {
-    capture: bool,
-    by_session: Lru<String, Telemetry>,
-}
+pub(crate) struct Record(std::sync::Mutex<Telemetry>);
 
-impl Records {
+impl Record {
     pub(crate) fn new(capture: bool) -> Self {
-        Records {
-            capture,
-            by_session: Lru::new(MAX_RECORDED_SESSIONS),
-        }
+        Record(std::sync::Mutex::new(Telemetry::new(capture)))
     }
 
-    /// The record of `session` ("" for calls made without one), created on first use.
-    pub(crate) fn of(&mut self, session: &str) -> &mut Telemetry {
-        let capture = self.capture;
-        self.by_session
-            .get_or_insert_with(session.to_string(), || Telemetry::new(capture))
+    /// Runs `f` on the record.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut Telemetry) -> R) -> R {
+        f(&mut self.0.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Takes the record of `session` (and starts a new one).
-    pub(crate) fn take(&mut self, session: &str) -> TurnRecord {
-        self.by_session
-            .remove(session)
-            .map(|mut t| t.take())
-            .unwrap_or_default()
-    }
-}
-
-/// A lock on one session's record.
-pub(crate) struct RecordGuard<'a> {
-    pub(crate) guard: std::sync::MutexGuard<'a, Records>,
-    pub(crate) session: &'a str,
-}
-
-impl std::ops::Deref for RecordGuard<'_> {
-    type Target = Telemetry;
-    fn deref(&self) -> &Telemetry {
-        self.guard
-            .by_session
-            .peek(self.session)
-            .expect("made when the guard was taken")
-    }
-}
-
-impl std::ops::DerefMut for RecordGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Telemetry {
-        let session = self.session;
-        self.guard.of(session)
+    /// Takes the record of the turn so far (and starts a new one).
+    pub(crate) fn take(&self) -> TurnRecord {
+        self.with(Telemetry::take)
     }
 }

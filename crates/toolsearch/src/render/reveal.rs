@@ -6,10 +6,37 @@
 use serde_json::{json, Value};
 use toolsearch_catalog::{truncate_at_boundary, Tool};
 
-use super::RevealSettings;
-use crate::defs::{self, Provider, SearchLimits};
 use crate::plan::Plan;
-use crate::vocab::BridgeTool;
+use crate::settings::modes::RevealSettings;
+use crate::settings::SearchLimits;
+use crate::vocab::{BridgeTool, Provider};
+use crate::wire;
+
+/// True when reveal mode's list for `provider` is in the hidden form (set, or
+/// chosen because the stubs were over budget) with deferral on: only then does a
+/// reveal change the list (it appends the revealed tool; stubs stay as they are).
+pub(crate) fn hidden_form(plan: &Plan, provider: Provider, settings: &RevealSettings) -> bool {
+    plan.active && stubs(plan, plan.all_names(), &plan.deferred(), provider, settings).is_none()
+}
+
+/// The reminder text of the hidden form, if any: none outside it, and none where
+/// the names go in `tool_search`'s description instead (over MCP by default).
+pub(crate) fn reminder(
+    plan: &Plan,
+    provider: Provider,
+    settings: &RevealSettings,
+) -> Option<String> {
+    if listing_in_search(settings, provider) || !hidden_form(plan, provider, settings) {
+        return None;
+    }
+    let names = plan.all_names();
+    let listed: Vec<&str> = plan
+        .deferred()
+        .into_iter()
+        .map(|i| names[i].as_str())
+        .collect();
+    (!listed.is_empty()).then(|| reminder_text(&listed, settings.reminder_bytes))
+}
 
 /// Marks the reminder block, so inserting it again replaces it (idempotent).
 pub const REMINDER_TAG: &str = "available-deferred-tools";
@@ -64,12 +91,12 @@ pub(crate) fn stubs(
     let mut out = Vec::with_capacity(deferred.len());
     for &i in deferred {
         let (summary, schema) = stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
-        let mut d = defs::definition(provider, &names[i], &summary, &schema);
+        let mut d = wire::definition(provider, &names[i], &summary, &schema);
         if provider == Provider::Mcp {
             // The hints a client asks for confirmation by travel with the stub
             // (a call by its name runs the tool); its output schema waits for
             // the full definition.
-            defs::mcp_metadata(&mut d, &plan.visible[i], false);
+            wire::mcp_metadata(&mut d, &plan.visible[i], false);
         }
         bytes += d.to_string().len();
         if bytes > settings.max_stub_bytes {
@@ -103,8 +130,8 @@ pub(crate) fn reveal_list(
 ) -> RevealList {
     let names = plan.all_names();
     let deferred = plan.deferred();
-    let mut tools = plan.full(provider, &names, &plan.direct);
-    let stubs = stubs(plan, &names, &deferred, provider, settings);
+    let mut tools = super::full(plan, provider, names, &plan.direct);
+    let stubs = stubs(plan, names, &deferred, provider, settings);
     let hidden = stubs.is_none();
     let in_search = hidden && listing_in_search(settings, provider);
     let (mut description, schema) = reveal_search_tool(limits);
@@ -116,7 +143,7 @@ pub(crate) fn reveal_list(
         description.push(' ');
         description.push_str(&search_listing(&listed, settings.reminder_bytes));
     }
-    tools.push(defs::definition(
+    tools.push(wire::definition(
         provider,
         BridgeTool::Search.name(),
         &description,
@@ -146,7 +173,7 @@ pub(crate) fn reveal_list(
             .filter_map(|id| plan.visible.iter().position(|t| &t.id == id))
             .filter(|&i| is_deferred(i))
             .collect();
-        tools.extend(plan.full(provider, &names, &shown));
+        tools.extend(super::full(plan, provider, names, &shown));
         full += shown.len();
     }
     RevealList { tools, full, notes }

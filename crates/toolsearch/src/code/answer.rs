@@ -29,8 +29,8 @@ use std::sync::Mutex;
 use serde_json::{json, Map, Value};
 use toolsearch_sandbox::{CallStatus, ErrorKind, ExecResult, LogLevel};
 
-use crate::facade::ToolOutput;
-use crate::hints;
+use crate::host::hints;
+use crate::output::ToolOutput;
 
 /// Most media items one answer carries as content of their kind; more stay in
 /// the value as a stand-in saying they were left out. Their size is bounded by

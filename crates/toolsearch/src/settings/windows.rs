@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::defs::Provider;
+use crate::vocab::Provider;
 
 /// Model-name prefixes and their context windows, in tokens. Longest prefix wins
 /// (`gpt-5-chat` before `gpt-5`, `claude-opus-4-6` before `claude-opus-4`).

@@ -1,33 +1,52 @@
-//! Code mode: the sandbox pool, the engine probe, and `tool_search_code` runs.
-//! Built with the `code` feature (on by default); without it the engine probe
-//! answers "unavailable" and deferral uses the structured tools.
+//! Code mode: the sandbox pool, the engine probe, and `tool_search_code` runs
+//! (`bridge.rs` is what a snippet's `openclaw.tools` reach, `answer.rs` what the
+//! model gets back, `health.rs` whether the engine can run). Built with the
+//! `code` feature (on by default); without it the engine probe answers
+//! "unavailable" and deferral uses the structured tools.
+
+#[cfg(feature = "code")]
+pub mod answer;
+#[cfg(feature = "code")]
+pub(crate) mod bridge;
+#[cfg(feature = "code")]
+pub(crate) mod health;
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::facade::{CallOptions, Session, ToolOutput, ToolSearch};
-
-impl ToolSearch {
-    /// Probes code mode now when the mode may use it (a trivial snippet on the
-    /// pool: up to seconds on a cold machine), so that no `definitions` call
-    /// waits for the first probe. Whether code mode can run (`Ok` too when the
-    /// mode never uses it). Blocks: call it at start, outside async code (the
-    /// gateway does, on a blocking thread).
-    pub fn probe_code_mode(&self) -> Result<(), String> {
-        match self.settings.mode {
-            crate::Mode::Code | crate::Mode::Auto => self.engine_ok(),
-            _ => Ok(()),
-        }
-    }
-}
+use crate::dispatch::CallContext;
+use crate::error::ErrorCode;
+use crate::host::{Host, Scope};
+use crate::output::ToolOutput;
 #[cfg(feature = "code")]
 use {
-    crate::bridge::CatalogBridge,
-    std::sync::Arc,
+    bridge::CatalogBridge,
+    std::sync::Mutex,
     toolsearch_sandbox::{ErrorKind, Pool, PoolConfig},
 };
 
+/// Code mode's engine: the sandbox pool (made on first use) and whether it can
+/// run snippets.
+#[derive(Default)]
+pub(crate) struct CodeMode {
+    #[cfg(feature = "code")]
+    pool: Mutex<Option<Pool>>,
+    /// Whether code mode can run (probes and their answers).
+    #[cfg(feature = "code")]
+    health: Arc<health::CodeHealth>,
+}
+
 #[cfg(feature = "code")]
-impl ToolSearch {
+impl CodeMode {
+    /// Code mode on `pool` (`None`: one made on first use).
+    pub(crate) fn new(pool: Option<Pool>) -> Self {
+        CodeMode {
+            pool: Mutex::new(pool),
+            health: Arc::default(),
+        }
+    }
+
     /// Whether the JS engine can run code mode: probed before the first code
     /// tool is sent, then re-probed in the background while it cannot (see
     /// `code_health.rs`).
@@ -57,7 +76,7 @@ impl ToolSearch {
     /// changes only when the pool itself stops or starts working again, never
     /// because of one snippet; a gateway tells its clients
     /// `tools/list_changed` then.
-    pub fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
+    pub(crate) fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
         self.health.subscribe()
     }
 
@@ -67,7 +86,7 @@ impl ToolSearch {
     /// [`Pool::shutdown`](toolsearch_sandbox::Pool::shutdown)). Snippets
     /// running or sent later get an error. True when nothing was left running
     /// (or no sandbox was started). Blocks: call it outside async code.
-    pub fn shutdown_sandbox(&self, within: std::time::Duration) -> bool {
+    pub(crate) fn shutdown_sandbox(&self, within: std::time::Duration) -> bool {
         let pool = self.pool.lock().unwrap_or_else(|p| p.into_inner()).clone();
         pool.is_none_or(|p| p.shutdown(within))
     }
@@ -97,15 +116,18 @@ impl ToolSearch {
         Ok(pool.clone().expect("set above"))
     }
 
-    pub(crate) async fn run_code(
+    /// Runs one `tool_search_code` call for `scope` (its record counts the
+    /// run) with `cx` (its session, cancellation and progress sink).
+    pub(crate) async fn run(
         &self,
-        session: &Session,
+        host: &Arc<Host>,
+        scope: Scope,
+        cx: CallContext,
         args: Value,
-        opts: &CallOptions,
     ) -> ToolOutput {
         let Some(code) = args["code"].as_str() else {
             return ToolOutput::error(
-                crate::ErrorCode::InvalidArgs,
+                ErrorCode::InvalidArgs,
                 "tool_search_code needs `code`: the body of an async function",
             );
         };
@@ -113,22 +135,18 @@ impl ToolSearch {
             Ok(p) => p,
             Err(e) => {
                 return ToolOutput::error(
-                    crate::ErrorCode::Unavailable,
+                    ErrorCode::Unavailable,
                     format!("code mode is unavailable: {e}"),
                 )
             }
         };
-        let bridge = Arc::new(CatalogBridge::from_host(
-            self.host.clone(),
-            Arc::new(Self::scope(session)),
-            self.context(session, opts),
-        ));
+        let scope = Arc::new(scope);
+        let bridge = Arc::new(CatalogBridge::from_host(host.clone(), scope.clone(), cx));
         let result = pool.execute(code, bridge.clone()).await;
-        {
-            let mut t = self.host.telemetry(&session.id);
+        scope.record(|t| {
             t.turn.isolate_start_us.push(result.stats.startup_us);
             t.turn.snippet_run_us.push(result.stats.run_us);
-        }
+        });
         if let Some(e) = result
             .error
             .as_ref()
@@ -139,11 +157,11 @@ impl ToolSearch {
             // request's path. One job's own failure (`crashed`, `memory`, ...)
             // never gets here.
             let reason = e.message.clone();
-            self.host
-                .telemetry(&session.id)
-                .turn
-                .fallbacks
-                .push(crate::Fallback::CodeFailed { reason }.to_string());
+            scope.record(|t| {
+                t.turn
+                    .fallbacks
+                    .push(crate::vocab::Fallback::CodeFailed { reason }.to_string())
+            });
             self.verify_engine(pool.clone());
         }
         bridge.answer(&result, code)
@@ -178,7 +196,7 @@ impl ToolSearch {
 
     /// Marks the engine unusable for good (for tests and for hosts that know
     /// better); never re-probed.
-    pub fn disable_code_mode(&self, reason: &str) {
+    pub(crate) fn disable_code_mode(&self, reason: &str) {
         self.health.pin_down(reason);
     }
 }
@@ -192,37 +210,38 @@ fn probe(pool: &Pool) -> Result<(), String> {
 /// While code mode is down (and not turned off by the host), re-probes `pool`
 /// in the background until it works again.
 #[cfg(feature = "code")]
-fn keep_probing(health: &Arc<crate::code_health::CodeHealth>, pool: Pool) {
+fn keep_probing(health: &Arc<health::CodeHealth>, pool: Pool) {
     if health.down_and_reprobable() {
         health.reprobe(move || probe(&pool));
     }
 }
 
 #[cfg(not(feature = "code"))]
-impl ToolSearch {
+impl CodeMode {
     /// Code mode is not built in: deferral uses the structured tools.
     pub(crate) fn engine_ok(&self) -> Result<(), String> {
         Err("toolsearch was built without the `code` feature".into())
     }
 
-    pub(crate) async fn run_code(
+    pub(crate) async fn run(
         &self,
-        _session: &Session,
+        _host: &Arc<Host>,
+        _scope: Scope,
+        _cx: CallContext,
         _args: Value,
-        _opts: &CallOptions,
     ) -> ToolOutput {
         ToolOutput::error(
-            crate::ErrorCode::Unavailable,
+            ErrorCode::Unavailable,
             "code mode is not built in (the `code` feature is off); use tool_search, \
              tool_describe and tool_call",
         )
     }
 
     /// Code mode is never available in this build; kept so callers compile alike.
-    pub fn disable_code_mode(&self, _reason: &str) {}
+    pub(crate) fn disable_code_mode(&self, _reason: &str) {}
 
     /// Always `false` in this build (no code mode), and never changes.
-    pub fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
+    pub(crate) fn code_mode_changes(&self) -> tokio::sync::watch::Receiver<bool> {
         tokio::sync::watch::channel(false).1
     }
 }

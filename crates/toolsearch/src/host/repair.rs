@@ -7,7 +7,7 @@ use serde_json::Value;
 use toolsearch_catalog::clean::clean_inline;
 use toolsearch_catalog::schema::{json_preview, resolve, Budget, MAX_WALK_DEPTH};
 
-use crate::validate::is_type;
+use super::validate::is_type;
 
 /// Values one repair may visit.
 pub const REPAIR_STEPS: u64 = 200_000;
@@ -182,7 +182,7 @@ fn coerce(v: &Value, wanted: &[&str]) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::validate;
+    use crate::host::validate::validate;
     use serde_json::json;
 
     fn schema() -> Value {
