@@ -18,7 +18,8 @@ pub type BridgeFuture =
 /// `UNAVAILABLE`.
 pub trait Bridge: Send + Sync + 'static {
     /// Searches the catalog. `limit` was validated as a positive integer on
-    /// the JS side; the bridge clamps it (default 8, max 20).
+    /// the JS side; the bridge clamps it (to the host's search limits: by
+    /// default 8 when none is given, at most 20).
     ///
     /// # Errors
     /// Any [`BridgeError`]; it is thrown into JS as an `Error` with `code`.
@@ -30,6 +31,22 @@ pub trait Bridge: Send + Sync + 'static {
     /// # Errors
     /// Any [`BridgeError`]; it is thrown into JS as an `Error` with `code`.
     fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError>;
+
+    /// A search's answer already encoded for the snippet by another host (the
+    /// worker's proxy hands on what the pool's host encoded), or `None` (the
+    /// default): the sandbox calls [`Bridge::search`] and encodes its value
+    /// once. Override it only to pass encoded text on unparsed.
+    #[doc(hidden)]
+    fn search_encoded(&self, _query: &str, _limit: Option<u32>) -> Option<String> {
+        None
+    }
+
+    /// [`Bridge::describe`]'s answer already encoded (see
+    /// [`Bridge::search_encoded`]), or `None` (the default).
+    #[doc(hidden)]
+    fn describe_encoded(&self, _id: &str) -> Option<String> {
+        None
+    }
 
     /// Policy check and dispatch of one tool call. `cancel` fires when the
     /// snippet times out, returns without awaiting the call, or is abandoned;

@@ -268,6 +268,7 @@ fn lookup(
     state: &OpState,
     arg: &str,
     is_search: bool,
+    encoded: impl FnOnce(&dyn Bridge) -> Option<String>,
     f: impl FnOnce(&dyn Bridge) -> Result<serde_json::Value, BridgeError>,
 ) -> String {
     let Some((bridge, limits, journal)) = ctx_parts(state) else {
@@ -292,13 +293,22 @@ fn lookup(
         }
         j.stats.bytes_out += arg.len() as u64;
     }
-    let out = std::panic::catch_unwind(AssertUnwindSafe(|| f(&*bridge)));
-    let what = if is_search {
-        "the search result"
-    } else {
-        "the description"
+    // A worker's proxy hands on the text its host encoded (one encode, on the
+    // host; one parse, in JS); a bridge on this side is asked for a value and
+    // encoded here, once.
+    let s = match std::panic::catch_unwind(AssertUnwindSafe(|| encoded(&*bridge))) {
+        Ok(Some(text)) => text,
+        Ok(None) => {
+            let out = std::panic::catch_unwind(AssertUnwindSafe(|| f(&*bridge)));
+            let what = if is_search {
+                "the search result"
+            } else {
+                "the description"
+            };
+            encode_lookup(out, limits.tool_result_bytes, what)
+        }
+        Err(_) => encode_err(BridgeErrorCode::Unavailable, "the tool catalog failed"),
     };
-    let s = encode_lookup(out, limits.tool_result_bytes, what);
     lock(&journal).stats.bytes_in += s.len() as u64;
     s
 }
@@ -319,7 +329,13 @@ fn op_ts_search(state: &mut OpState, #[string] query: String, limit: i32) -> Str
         );
     }
     let limit = u32::try_from(limit).ok().filter(|&l| l > 0);
-    lookup(state, &query, true, |b| b.search(&query, limit))
+    lookup(
+        state,
+        &query,
+        true,
+        |b| b.search_encoded(&query, limit),
+        |b| b.search(&query, limit),
+    )
 }
 
 #[op2]
@@ -331,7 +347,13 @@ fn op_ts_describe(state: &mut OpState, #[string] id: String) -> String {
             None => e,
         };
     }
-    lookup(state, &id, false, |b| b.describe(&id))
+    lookup(
+        state,
+        &id,
+        false,
+        |b| b.describe_encoded(&id),
+        |b| b.describe(&id),
+    )
 }
 
 #[op2(fast)]

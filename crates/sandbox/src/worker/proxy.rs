@@ -109,30 +109,40 @@ impl ProxyBridge {
         req
     }
 
-    fn lookup(&self, op: BridgeOp) -> Result<serde_json::Value, BridgeError> {
+    /// The host's answer to a search or describe, as it encoded it (a result
+    /// as `"1" + JSON`, or an encoded error): handed to the snippet unparsed.
+    fn lookup(&self, op: BridgeOp) -> String {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(op, Waiter::Sync(tx));
         let wait = self.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
-        match rx.recv_timeout(wait) {
-            Ok(payload) => decode(&payload),
-            Err(_) => Err(BridgeError::new(
-                BridgeErrorCode::Unavailable,
-                "the host did not answer",
-            )),
-        }
+        rx.recv_timeout(wait).unwrap_or_else(|_| {
+            crate::isolate::ops::encode_err(BridgeErrorCode::Unavailable, "the host did not answer")
+        })
     }
 }
 
 impl Bridge for ProxyBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<serde_json::Value, BridgeError> {
-        self.lookup(BridgeOp::Search {
+        decode(&self.lookup(BridgeOp::Search {
             query: query.to_owned(),
             limit,
-        })
+        }))
     }
 
     fn describe(&self, id: &str) -> Result<serde_json::Value, BridgeError> {
-        self.lookup(BridgeOp::Describe { id: id.to_owned() })
+        decode(&self.lookup(BridgeOp::Describe { id: id.to_owned() }))
+    }
+
+    /// The host's text, unparsed: encoded once there, parsed once in JS.
+    fn search_encoded(&self, query: &str, limit: Option<u32>) -> Option<String> {
+        Some(self.lookup(BridgeOp::Search {
+            query: query.to_owned(),
+            limit,
+        }))
+    }
+
+    fn describe_encoded(&self, id: &str) -> Option<String> {
+        Some(self.lookup(BridgeOp::Describe { id: id.to_owned() }))
     }
 
     fn call(&self, id: &str, args: serde_json::Value, cancel: CancellationToken) -> BridgeFuture {
@@ -199,5 +209,98 @@ mod tests {
             (BridgeErrorCode::ToolError, "m")
         );
         assert_eq!(e.detail.unwrap()["content"], serde_json::json!([1]));
+    }
+
+    /// A host's bridge whose search answers with a value; what the pool's host
+    /// side does with it is what `pool/requests.rs` does.
+    struct Host;
+
+    impl Bridge for Host {
+        fn search(&self, _: &str, _: Option<u32>) -> Result<serde_json::Value, BridgeError> {
+            Ok(serde_json::json!({"hits": [{"id": "mcp:a:b", "description": "x\"y"}], "total": 1}))
+        }
+        fn describe(&self, _: &str) -> Result<serde_json::Value, BridgeError> {
+            unreachable!()
+        }
+        fn call(&self, _: &str, _: serde_json::Value, _: CancellationToken) -> BridgeFuture {
+            unreachable!()
+        }
+    }
+
+    #[test]
+    fn a_search_answer_crosses_the_pipe_encoded_once_and_reaches_the_snippet_unparsed() {
+        let out: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let waiters: Waiters = Arc::default();
+        let proxy = ProxyBridge {
+            job: 1,
+            out: out.clone(),
+            waiters: waiters.clone(),
+            next_req: Arc::default(),
+            deadline: Instant::now() + Duration::from_secs(30),
+        };
+        let asking = std::thread::spawn(move || proxy.search_encoded("q", Some(3)));
+        // The worker's request, as the host reads it.
+        let line = loop {
+            let buf = out.lock().unwrap().clone();
+            if buf.ends_with(b"\n") {
+                break buf;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let mut input = std::io::BufReader::new(&line[..]);
+        let Some(ToHost::Request {
+            req,
+            op: BridgeOp::Search { query, limit },
+            ..
+        }) = ipc::recv(&mut input, ipc::MIN_LINE_CAP).unwrap()
+        else {
+            panic!("not a search request")
+        };
+        assert_eq!((query.as_str(), limit), ("q", Some(3)));
+        // The host encodes the bridge's value once (the pool's `handle_request`).
+        assert_eq!(Host.search_encoded(&query, limit), None);
+        let value = Host.search(&query, limit).unwrap();
+        let encoded = crate::isolate::ops::encode_lookup(Ok(Ok(value.clone())), 1 << 20, "x");
+        assert_eq!(encoded, format!("1{value}"));
+        // Over the pipe: the result is part of the line, not a string inside it.
+        let mut wire = Vec::new();
+        let reply = ipc::ToChild::Reply {
+            req,
+            answer: ipc::Answer::from_encoded(encoded.clone()),
+        };
+        ipc::send(&mut wire, &reply).unwrap();
+        let mut input = std::io::BufReader::new(&wire[..]);
+        let Some(ipc::ToChild::Reply { req, answer }) =
+            ipc::recv(&mut input, ipc::MIN_LINE_CAP).unwrap()
+        else {
+            panic!("not a reply")
+        };
+        deliver(&waiters, req, answer.into_encoded());
+        // The snippet's op gets the host's text byte for byte: no value was
+        // made of it in the worker and nothing encoded it again (JS parses it once).
+        let got = asking.join().unwrap().expect("the proxy hands the text on");
+        assert_eq!(got, encoded);
+    }
+
+    #[test]
+    fn text_that_is_not_canonical_json_passes_the_proxy_unchanged() {
+        // A re-encode would reorder keys and drop the spaces.
+        let text = "1{\"z\": 1,  \"a\": [ 1 ]}";
+        let out: Arc<Mutex<Vec<u8>>> = Arc::default();
+        let waiters: Waiters = Arc::default();
+        let proxy = ProxyBridge {
+            job: 1,
+            out: out.clone(),
+            waiters: waiters.clone(),
+            next_req: Arc::default(),
+            deadline: Instant::now() + Duration::from_secs(30),
+        };
+        let asking = std::thread::spawn(move || proxy.describe_encoded("mcp:a:b"));
+        while waiters.lock().unwrap().is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let req = *waiters.lock().unwrap().keys().next().unwrap();
+        deliver(&waiters, req, text.to_string());
+        assert_eq!(asking.join().unwrap().as_deref(), Some(text));
     }
 }

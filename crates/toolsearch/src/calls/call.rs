@@ -50,7 +50,7 @@ impl Turn<'_> {
         };
         let mut out = self.call(&id, arguments, opts).await;
         if out.is_error && out.content["error"]["code"] == ErrorCode::InvalidArgs.as_str() {
-            if let Some(hint) = hints::arguments_at_top_level(&args) {
+            if let Some(hint) = hints::arguments_at_top_level(args) {
                 out.content["error"]["hint"] = Value::String(hint);
             }
         }
