@@ -27,6 +27,7 @@ mod keeper;
 mod lifecycle;
 mod liveness;
 mod metadata;
+mod plans;
 mod progress;
 mod protocol;
 mod routing;

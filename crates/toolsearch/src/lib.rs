@@ -143,4 +143,4 @@ pub mod reveal {
 }
 
 #[doc(hidden)]
-pub use plan::counts as plan_counts;
+pub use host::PlanCounts;

@@ -1,4 +1,7 @@
-//! Which tools a caller may see and call: allow / deny globs over tool ids and names.
+//! Which tools a caller may see and call: allow / deny globs over tool ids and
+//! names (the host's policy, narrowed by a caller's scope), and the rule that
+//! puts destructive tools behind an approval. Every "may it run" is here; the
+//! host's `gate.rs` applies them in order.
 //!
 //! Fail closed: a tool is visible only when no deny pattern matches it and, if any
 //! allow pattern is given, at least one does. Hidden tools are indistinguishable from
@@ -88,29 +91,14 @@ impl Policy {
         }
         self.allow.is_empty() || self.allow.iter().any(|g| g.matches_tool(tool))
     }
-
-    /// This policy further restricted by `other` (a sub-agent's or a turn's policy):
-    /// a tool must pass both.
-    pub fn narrowed(&self, other: &Policy) -> NarrowedPolicy<'_> {
-        NarrowedPolicy {
-            outer: self,
-            inner: other.clone(),
-        }
-    }
 }
 
-/// A policy restricted by another; see [`Policy::narrowed`].
-#[derive(Debug, Clone)]
-pub struct NarrowedPolicy<'a> {
-    outer: &'a Policy,
-    inner: Policy,
-}
-
-impl NarrowedPolicy<'_> {
-    /// True when both policies allow the tool.
-    pub fn allows(&self, tool: &Tool) -> bool {
-        self.outer.allows(tool) && self.inner.allows(tool)
-    }
+/// The destructive-tools rule: with `approve_destructive` on, a tool annotated
+/// `destructiveHint` runs only once an approver allowed it (and is refused
+/// without one). A hint from a possibly hostile server: `readOnlyHint` beside
+/// it never lifts the rule.
+pub(crate) fn needs_approval(tool: &Tool, approve_destructive: bool) -> bool {
+    approve_destructive && tool.is_destructive()
 }
 
 #[cfg(test)]
@@ -153,9 +141,11 @@ mod tests {
         assert!(p.allows(&gh));
         assert!(!p.allows(&slack));
         assert!(Policy::default().allows(&slack));
+        // A caller's scope narrows the host's: a tool must pass both.
         let sub = Policy::from_patterns::<&str, &str>(&["slack"], &[]);
-        assert!(!Policy::default().narrowed(&sub).allows(&gh));
-        assert!(Policy::default().narrowed(&sub).allows(&slack));
-        assert!(!p.narrowed(&sub).allows(&slack));
+        let both = |outer: &Policy, t: &Tool| outer.allows(t) && sub.allows(t);
+        assert!(!both(&Policy::default(), &gh));
+        assert!(both(&Policy::default(), &slack));
+        assert!(!both(&p, &slack));
     }
 }

@@ -21,7 +21,7 @@ use crate::code::CodeMode;
 use crate::conversation::{Registry, Session, State};
 use crate::dispatch::CallOptions;
 use crate::host::record::TurnRecord;
-use crate::host::Host;
+use crate::host::{Host, PlanCounts};
 use crate::output::ToolOutput;
 use crate::render::{reveal, Definitions};
 use crate::settings::modes::Mode;
@@ -63,6 +63,13 @@ impl ToolSearch {
     /// The shared core (search, describe, call).
     pub fn host(&self) -> &Arc<Host> {
         &self.host
+    }
+
+    /// How many plans this facade's conversations built and how many times
+    /// every visible tool's provider names were made (for tests and benchmarks).
+    #[doc(hidden)]
+    pub fn plan_counts(&self) -> &PlanCounts {
+        &self.host.plan_counts
     }
 
     /// Replaces the catalog (tools added or removed mid-session); ids that disappear

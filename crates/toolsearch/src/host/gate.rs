@@ -85,7 +85,7 @@ impl Host {
                     ))
                 }
             }
-        } else if self.approve_destructive && tool.is_destructive() {
+        } else if crate::policy::needs_approval(tool, self.approve_destructive) {
             return Err(HostError::new(
                 ErrorCode::ApprovalDenied,
                 format!(

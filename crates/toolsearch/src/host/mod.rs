@@ -152,6 +152,26 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// is idle): see `toolsearch_sandbox::pause_for_a_person`.
 pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How many plans a host's conversations built, and how many times every
+/// visible tool's provider names were made (for tests and benchmarks: a
+/// conversation makes each once per catalog generation).
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct PlanCounts {
+    pub(crate) plans: AtomicU64,
+    pub(crate) names: AtomicU64,
+}
+
+impl PlanCounts {
+    /// `(plans built, provider names made)` so far.
+    pub fn get(&self) -> (u64, u64) {
+        (
+            self.plans.load(Ordering::Relaxed),
+            self.names.load(Ordering::Relaxed),
+        )
+    }
+}
+
 /// The shared core. Cheap to share behind an `Arc`.
 pub struct Host {
     catalog: RwLock<Catalog>,
@@ -170,6 +190,8 @@ pub struct Host {
     /// Counts the snapshots swapped in: a plan made for one generation is
     /// made again for the next.
     generation: AtomicU64,
+    /// Plans and provider names made for this host's conversations.
+    pub(crate) plan_counts: Arc<PlanCounts>,
     #[cfg(feature = "semantic")]
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
@@ -246,6 +268,7 @@ impl Host {
             approval_timeout: p.approval_timeout,
             capture: p.capture,
             generation: AtomicU64::new(0),
+            plan_counts: Arc::default(),
             #[cfg(feature = "semantic")]
             semantic: p.semantic,
             availability: p.availability,

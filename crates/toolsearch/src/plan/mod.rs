@@ -7,12 +7,12 @@
 pub(crate) mod activation;
 pub mod names;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, OnceLock};
 
 use toolsearch_catalog::{Deferrable, Tool};
 
-use crate::host::{Host, Scope};
+use crate::host::{Host, PlanCounts, Scope};
 use crate::settings::modes::{Activation, Mode};
 use crate::settings::Settings;
 use crate::vocab::{Fallback, Provider, Shape};
@@ -33,6 +33,8 @@ pub(crate) struct Plan {
     pub(crate) share: Option<f64>,
     /// Provider names of every visible tool, made on first use.
     all_names: OnceLock<Vec<String>>,
+    /// The host's counts of plans and names made.
+    counts: Arc<PlanCounts>,
     /// Bytes of every visible tool's full definition, per provider, made on
     /// first use (what direct exposure would send).
     direct_bytes: std::sync::Mutex<Vec<(Provider, usize)>>,
@@ -52,7 +54,7 @@ impl Plan {
     /// Made once per plan.
     pub(crate) fn all_names(&self) -> &[String] {
         self.all_names.get_or_init(|| {
-            COUNTS.names.fetch_add(1, Ordering::Relaxed);
+            self.counts.names.fetch_add(1, Ordering::Relaxed);
             let refs: Vec<&Tool> = self.visible.iter().collect();
             names::provider_names(&refs)
         })
@@ -81,29 +83,6 @@ impl Plan {
     }
 }
 
-/// How many plans were built and how many times every visible tool's provider
-/// names were made, since the process started (for tests and benchmarks).
-#[doc(hidden)]
-#[derive(Debug, Default)]
-pub struct Counts {
-    plans: AtomicU64,
-    names: AtomicU64,
-}
-
-static COUNTS: Counts = Counts {
-    plans: AtomicU64::new(0),
-    names: AtomicU64::new(0),
-};
-
-/// `(plans built, provider names made)` so far, in this process.
-#[doc(hidden)]
-pub fn counts() -> (u64, u64) {
-    (
-        COUNTS.plans.load(Ordering::Relaxed),
-        COUNTS.names.load(Ordering::Relaxed),
-    )
-}
-
 /// True when `tool` is always sent in full: its own policy says never, a
 /// `never_defer` entry names it, or it is built in and built-ins are not deferred
 /// (unless the tool itself says `Deferrable::Always`).
@@ -124,7 +103,7 @@ pub(crate) fn never_deferred(settings: &Settings, tool: &Tool) -> bool {
 /// built once per catalog generation and conversation, and the definitions
 /// report it.
 pub(crate) fn build(host: &Host, settings: &Settings, scope: &Scope) -> Plan {
-    COUNTS.plans.fetch_add(1, Ordering::Relaxed);
+    host.plan_counts.plans.fetch_add(1, Ordering::Relaxed);
     let visible = host.visible_tools(scope);
     let deferrable: Vec<usize> = (0..visible.len())
         .filter(|&i| !never_deferred(settings, &visible[i]))
@@ -177,6 +156,7 @@ pub(crate) fn build(host: &Host, settings: &Settings, scope: &Scope) -> Plan {
         tokens,
         share,
         all_names: OnceLock::new(),
+        counts: host.plan_counts.clone(),
         direct_bytes: std::sync::Mutex::default(),
     }
 }

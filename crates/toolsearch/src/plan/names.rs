@@ -1,6 +1,7 @@
 //! Provider names: the names tools are sent under, valid for every provider,
 //! at most [`MAX_NAME`] bytes and unique among the tools of one list.
 
+use toolsearch_catalog::clean::short_hash;
 use toolsearch_catalog::Tool;
 
 use crate::vocab::BRIDGE_TOOLS;
@@ -30,16 +31,6 @@ fn sanitize(name: &str) -> String {
     } else {
         s
     }
-}
-
-/// A short stable hash (FNV-1a) for disambiguating names.
-fn short_hash(s: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{:08x}", h as u32)
 }
 
 /// Provider names for `tools`, in order: valid characters only, at most 64 long, and

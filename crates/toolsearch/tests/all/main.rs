@@ -6,6 +6,7 @@ mod facade;
 mod golden;
 mod hostile_defs;
 mod hostile_props;
+mod layers;
 mod modes;
 mod seen;
 mod semantic;
