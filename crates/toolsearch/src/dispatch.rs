@@ -5,6 +5,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
+
+pub use crate::error::{AskError, DispatchError, DispatchErrorKind};
 use tokio_util::sync::CancellationToken;
 use toolsearch_catalog::Tool;
 
@@ -13,15 +15,6 @@ pub type DispatchFuture = Pin<Box<dyn Future<Output = Result<Value, DispatchErro
 
 /// Future returned by [`Notify::ask`].
 pub type AskFuture = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send>>;
-
-/// Why a request to the caller's client got no answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AskError {
-    /// A JSON-RPC error code (`-32601` when the client cannot answer the method).
-    pub code: i32,
-    /// What went wrong.
-    pub message: String,
-}
 
 /// Receives what a running call reports before it answers: progress and log
 /// messages of the tool's server, and the requests that server makes of the
@@ -84,51 +77,6 @@ pub struct CallOptions {
     pub cancel: tokio_util::sync::CancellationToken,
     /// Receives progress and log messages of the tools the call runs.
     pub notify: Option<Notifier>,
-}
-
-/// Why a tool call failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DispatchErrorKind {
-    /// The tool ran and reported a failure.
-    Tool,
-    /// The tool's backend (MCP server, client) is not reachable.
-    Unavailable,
-    /// The tool did not answer in time.
-    Timeout,
-    /// The tool rejected its arguments.
-    InvalidArgs,
-}
-
-/// A failed tool call, with a message for the model.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct DispatchError {
-    /// Class of failure.
-    pub kind: DispatchErrorKind,
-    /// What happened; keep it short.
-    pub message: String,
-    /// What the failed call produced, when it produced something: for an MCP tool
-    /// result with `isError`, its `content` and `structuredContent`. It reaches the
-    /// caller intact (a snippet reads `err.content`; a gateway returns it as is).
-    pub detail: Option<serde_json::Map<String, Value>>,
-}
-
-impl DispatchError {
-    /// An error of `kind`.
-    pub fn new(kind: DispatchErrorKind, message: impl Into<String>) -> Self {
-        DispatchError {
-            kind,
-            message: message.into(),
-            detail: None,
-        }
-    }
-
-    /// The same error carrying what the failed call produced (see [`DispatchError::detail`]).
-    pub fn with_detail(mut self, detail: serde_json::Map<String, Value>) -> Self {
-        self.detail = Some(detail);
-        self
-    }
 }
 
 /// Runs the real tools behind the catalog. Called only after the policy check.

@@ -1,4 +1,7 @@
-//! Errors of the host's steps, as values. The JS bridge maps them to the
+//! The crate's errors, one per boundary, as values: a request's step
+//! ([`HostError`], with the dispatcher's error as its source), a dispatcher's
+//! ([`DispatchError`]), the caller's client's ([`AskError`]) and a setting's
+//! ([`BuildError`](crate::BuildError), in `settings/`). The JS bridge maps them to the
 //! sandbox's `BridgeError` (in `bridge.rs`, the only place that knows both); the
 //! structured tools hand them to the model as `{"error": {"code", "message"}}`.
 
@@ -66,6 +69,7 @@ impl ErrorCode {
 /// A failed step of a request: a code, a short message for the model, and what the
 /// failed call produced when it produced something (an MCP result with `isError`).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct HostError {
     /// Machine-readable code.
     pub code: ErrorCode,
@@ -76,6 +80,8 @@ pub struct HostError {
     /// For arguments that do not fit: the tool's parameters, when small enough
     /// to repeat (the answer carries them once, next to the message).
     pub input_schema: Option<Box<Value>>,
+    /// The dispatcher's error this one reports, when a tool's call failed.
+    pub source: Option<Box<DispatchError>>,
 }
 
 impl HostError {
@@ -86,6 +92,7 @@ impl HostError {
             message: message.into(),
             detail: None,
             input_schema: None,
+            source: None,
         }
     }
 
@@ -105,10 +112,90 @@ impl std::fmt::Display for HostError {
     }
 }
 
-impl std::error::Error for HostError {}
+impl std::error::Error for HostError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl serde::Serialize for ErrorCode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
+
+/// Why a tool call failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DispatchErrorKind {
+    /// The tool ran and reported a failure.
+    Tool,
+    /// The tool's backend (MCP server, client) is not reachable.
+    Unavailable,
+    /// The tool did not answer in time.
+    Timeout,
+    /// The tool rejected its arguments.
+    InvalidArgs,
+}
+
+/// A failed tool call, with a message for the model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+#[non_exhaustive]
+pub struct DispatchError {
+    /// Class of failure.
+    pub kind: DispatchErrorKind,
+    /// What happened; keep it short.
+    pub message: String,
+    /// What the failed call produced, when it produced something: for an MCP tool
+    /// result with `isError`, its `content` and `structuredContent`. It reaches the
+    /// caller intact (a snippet reads `err.content`; a gateway returns it as is).
+    pub detail: Option<serde_json::Map<String, Value>>,
+}
+
+impl DispatchError {
+    /// An error of `kind`.
+    pub fn new(kind: DispatchErrorKind, message: impl Into<String>) -> Self {
+        DispatchError {
+            kind,
+            message: message.into(),
+            detail: None,
+        }
+    }
+
+    /// The same error carrying what the failed call produced (see [`DispatchError::detail`]).
+    pub fn with_detail(mut self, detail: serde_json::Map<String, Value>) -> Self {
+        self.detail = Some(detail);
+        self
+    }
+}
+
+/// Why a request to the caller's client got no answer.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct AskError {
+    /// A JSON-RPC error code (`-32601` when the client cannot answer the method).
+    pub code: i32,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl AskError {
+    /// An error with a JSON-RPC `code` and a message.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        AskError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for AskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for AskError {}

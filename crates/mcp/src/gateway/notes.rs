@@ -277,10 +277,7 @@ fn client_meta(params: &mut Value) {
 }
 
 fn ask_error(code: i32, message: impl Into<String>) -> AskError {
-    AskError {
-        code,
-        message: message.into(),
-    }
+    AskError::new(code, message)
 }
 
 fn service_error(e: rmcp::service::ServiceError) -> AskError {

@@ -59,7 +59,8 @@ impl Host {
                     _ => ErrorCode::ToolError,
                 };
                 HostError {
-                    detail: e.detail,
+                    detail: e.detail.clone(),
+                    source: Some(Box::new(e.clone())),
                     ..HostError::new(code, e.message)
                 }
             }),

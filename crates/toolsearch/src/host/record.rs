@@ -18,7 +18,7 @@ pub struct ActivationDecision {
     /// Deferral is on.
     pub active: bool,
     /// `auto`, `always` or `never`.
-    pub activation: &'static str,
+    pub activation: crate::settings::modes::Activation,
     /// Deferrable tools visible to the session.
     pub deferrable_tools: usize,
     /// The count threshold (`auto`).
@@ -31,11 +31,17 @@ pub struct ActivationDecision {
     /// The context window the share is of, in tokens.
     pub context_window: usize,
     /// Where it came from: `configured`, the model table, the provider's default.
-    pub window_from: String,
+    #[serde(serialize_with = "as_text")]
+    pub window_from: crate::settings::windows::WindowSource,
     /// The share threshold (`auto`, with a context window).
     pub share_threshold: f64,
     /// Why, in words.
     pub reason: String,
+}
+
+/// A value as its text (`Display`), for the record's JSON.
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 /// One tool the model selected (described or called).

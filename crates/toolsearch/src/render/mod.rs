@@ -165,13 +165,13 @@ pub(crate) fn definitions(inputs: Inputs<'_>, provider: Provider) -> Definitions
     let decision = ActivationDecision {
         shape,
         active: plan.active,
-        activation: s.activation.name(),
+        activation: s.activation,
         deferrable_tools: plan.deferrable,
         count_threshold: s.count_threshold,
         deferrable_tokens: plan.tokens,
         context_share: plan.share,
         context_window: window,
-        window_from: window_from.to_string(),
+        window_from,
         share_threshold: s.share_threshold,
         reason: plan.reason.clone(),
     };

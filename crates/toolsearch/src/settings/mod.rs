@@ -178,6 +178,7 @@ pub const MAX_LISTING_BYTES: usize = 64 * 1024;
 
 /// A setting [`Builder::build`] refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BuildError {
     /// The setting, as the builder and the config file name it.
     pub setting: &'static str,

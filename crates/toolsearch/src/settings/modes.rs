@@ -58,6 +58,12 @@ pub enum Activation {
     Never,
 }
 
+impl serde::Serialize for Activation {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// Default count threshold of [`Activation::Auto`].
 pub const DEFAULT_COUNT_THRESHOLD: usize = 15;
 /// Default context-window share threshold of [`Activation::Auto`].
