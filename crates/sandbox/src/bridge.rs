@@ -18,8 +18,9 @@ pub type BridgeFuture =
 /// `UNAVAILABLE`.
 pub trait Bridge: Send + Sync + 'static {
     /// Searches the catalog. `limit` was validated as a positive integer on
-    /// the JS side; the bridge clamps it (to the host's search limits: by
-    /// default 8 when none is given, at most 20).
+    /// the JS side; the bridge clamps it to the host's search limits (the
+    /// facade's: 8 when none is given and at most 20 by default, configurable
+    /// up to 50).
     ///
     /// # Errors
     /// Any [`BridgeError`]; it is thrown into JS as an `Error` with `code`.

@@ -227,8 +227,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_search_answer_crosses_the_pipe_encoded_once_and_reaches_the_snippet_unparsed() {
+    /// A proxy of job 1 writing to a buffer, with its waiters.
+    fn proxy() -> (ProxyBridge, Arc<Mutex<Vec<u8>>>, Waiters) {
         let out: Arc<Mutex<Vec<u8>>> = Arc::default();
         let waiters: Waiters = Arc::default();
         let proxy = ProxyBridge {
@@ -238,6 +238,12 @@ mod tests {
             next_req: Arc::default(),
             deadline: Instant::now() + Duration::from_secs(30),
         };
+        (proxy, out, waiters)
+    }
+
+    #[test]
+    fn a_search_answer_crosses_the_pipe_encoded_once_and_reaches_the_snippet_unparsed() {
+        let (proxy, out, waiters) = proxy();
         let asking = std::thread::spawn(move || proxy.search_encoded("q", Some(3)));
         // The worker's request, as the host reads it.
         let line = loop {
@@ -286,15 +292,7 @@ mod tests {
     fn text_that_is_not_canonical_json_passes_the_proxy_unchanged() {
         // A re-encode would reorder keys and drop the spaces.
         let text = "1{\"z\": 1,  \"a\": [ 1 ]}";
-        let out: Arc<Mutex<Vec<u8>>> = Arc::default();
-        let waiters: Waiters = Arc::default();
-        let proxy = ProxyBridge {
-            job: 1,
-            out: out.clone(),
-            waiters: waiters.clone(),
-            next_req: Arc::default(),
-            deadline: Instant::now() + Duration::from_secs(30),
-        };
+        let (proxy, _out, waiters) = proxy();
         let asking = std::thread::spawn(move || proxy.describe_encoded("mcp:a:b"));
         while waiters.lock().unwrap().is_empty() {
             std::thread::sleep(Duration::from_millis(5));
