@@ -2,7 +2,7 @@
 //! ([`HostError`], with the dispatcher's error as its source), a dispatcher's
 //! ([`DispatchError`]), the caller's client's ([`AskError`]) and a setting's
 //! ([`BuildError`](crate::BuildError), in `settings/`). The JS bridge maps them to the
-//! sandbox's `BridgeError` (in `bridge.rs`, the only place that knows both); the
+//! sandbox's `BridgeError` (in `code/bridge.rs`, the only place that knows both); the
 //! structured tools hand them to the model as `{"error": {"code", "message"}}`.
 
 use serde_json::{Map, Value};

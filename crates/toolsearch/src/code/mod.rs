@@ -49,7 +49,7 @@ impl CodeMode {
 
     /// Whether the JS engine can run code mode: probed before the first code
     /// tool is sent, then re-probed in the background while it cannot (see
-    /// `code_health.rs`).
+    /// `health.rs`).
     /// Called for every set of definitions: when code mode is up, or down with
     /// its re-probe running, this is one lock and no I/O.
     pub(crate) fn engine_ok(&self) -> Result<(), String> {

@@ -16,6 +16,7 @@ use crate::plan::{self, Plan};
 use crate::settings::Settings;
 use crate::vocab::{BridgeTool, Fallback, Provider, Shape};
 use crate::wire;
+
 /// Definitions to send to the model.
 #[derive(Debug, Clone)]
 pub struct Definitions {
