@@ -151,7 +151,7 @@ impl std::fmt::Display for BridgeErrorCode {
 }
 
 /// An error returned by a [`Bridge`] method and thrown into JS.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("{code}: {message}")]
 pub struct BridgeError {
     /// Machine-readable code (`err.code` in JS).

@@ -71,6 +71,7 @@
 // side) → ipc (the host ↔ worker protocol). `sys.rs` holds every `unsafe` call.
 mod bridge;
 mod clock;
+mod encode;
 mod ipc;
 mod isolate;
 mod limits;

@@ -5,8 +5,8 @@
 //!
 //! A bridge result travels as raw JSON inside the line ([`Answer::Ok`]), not as
 //! a JSON string holding JSON: no escaping on the way, one parse at the end.
-//! Errors keep the encoded form the ops hand to JS (`"0" + CODE + "\n" +
-//! message`), so the child decodes them as an in-process bridge would.
+//! An error travels as a typed [`BridgeError`] ([`Answer::Err`]); the child
+//! hands the ops its encoded form (`encode.rs`), as an in-process bridge's.
 //!
 //! **The framing rule.** Every value a line carries (a return value, call
 //! arguments, a tool result, an error's detail) was checked where it was
@@ -23,6 +23,8 @@ use std::io::{BufRead, Read, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::bridge::{BridgeError, BridgeErrorCode};
+use crate::encode::{decode_err, encode_bridge_err};
 use crate::limits::Limits;
 use crate::result::ExecResult;
 
@@ -57,14 +59,14 @@ pub(crate) enum ToChild {
     Shutdown,
 }
 
-/// A bridge answer: the result as raw JSON, or an encoded error.
+/// A bridge answer: the result as raw JSON, or the error.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Answer {
     /// The JSON the bridge returned (already capped by the host).
     Ok(Box<RawValue>),
-    /// `"0" + CODE + "\n" + message` (or `"2"…` with detail), as the ops encode it.
-    Err(String),
+    /// The bridge's error (its detail already capped by the host).
+    Err(BridgeError),
 }
 
 impl Answer {
@@ -73,9 +75,12 @@ impl Answer {
         match payload.strip_prefix('1') {
             Some(json) => match RawValue::from_string(json.to_owned()) {
                 Ok(raw) => Answer::Ok(raw),
-                Err(e) => Answer::Err(format!("0UNAVAILABLE\nthe bridge answer is not JSON: {e}")),
+                Err(e) => Answer::Err(BridgeError::new(
+                    BridgeErrorCode::Unavailable,
+                    format!("the bridge answer is not JSON: {e}"),
+                )),
             },
-            None => Answer::Err(payload),
+            None => Answer::Err(decode_err(&payload)),
         }
     }
 
@@ -89,7 +94,8 @@ impl Answer {
                 s.push_str(json);
                 s
             }
-            Answer::Err(e) => e,
+            // The host capped its detail already.
+            Answer::Err(e) => encode_bridge_err(&e, usize::MAX),
         }
     }
 }
@@ -284,6 +290,19 @@ mod tests {
         }
         let err = "0UNKNOWN_TOOL\nno such tool".to_string();
         assert_eq!(Answer::from_encoded(err.clone()).into_encoded(), err);
+        // An error crosses typed, its detail as JSON (not text holding JSON).
+        let detailed = r#"2TOOL_ERROR
+{"message":"it failed","detail":{"content":[{"text":"boom","type":"text"}]}}"#;
+        let mut buf = Vec::new();
+        let answer = Answer::from_encoded(detailed.to_string());
+        send(&mut buf, &ToChild::Reply { req: 8, answer }).unwrap();
+        let line = String::from_utf8(buf.clone()).unwrap();
+        assert!(line.contains(r#""err":{"code":"TOOL_ERROR","message":"it failed","detail":{"content":[{"text":"boom""#), "{line}");
+        let mut input = std::io::BufReader::new(&buf[..]);
+        match recv::<ToChild>(&mut input, MIN_LINE_CAP).unwrap() {
+            Some(ToChild::Reply { req: 8, answer }) => assert_eq!(answer.into_encoded(), detailed),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -8,7 +8,6 @@
 
 use std::cell::RefCell;
 
-use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
@@ -20,6 +19,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeError, BridgeErrorCode};
+pub(crate) use crate::encode::{encode_bridge_err, encode_err, encode_ok};
 use crate::isolate::journal::{lock, Journal};
 use crate::limits::{Limits, MAX_ID_BYTES, MAX_JSON_DEPTH, PENDING_ARG_BYTES};
 use crate::result::{CallRecord, CallStatus, LogLevel, LogLine};
@@ -90,82 +90,6 @@ fn disable_unlisted_ops(op: OpDecl) -> OpDecl {
         op
     } else {
         op.disable()
-    }
-}
-
-pub(crate) fn encode_err(code: BridgeErrorCode, message: &str) -> String {
-    let mut s = String::with_capacity(message.len() + 16);
-    s.push('0');
-    s.push_str(code.as_str());
-    s.push('\n');
-    s.push_str(message);
-    s
-}
-
-/// Encodes an error: `"0" + CODE + "\n" + message`, or with its detail
-/// `"2" + CODE + "\n" + {"message", "detail"}` when that fits in `cap` bytes.
-pub(crate) fn encode_bridge_err(e: &BridgeError, cap: usize) -> String {
-    let msg = crate::util::truncate(&e.message, 2000);
-    let Some(detail) = &e.detail else {
-        return encode_err(e.code, msg);
-    };
-    let body = serde_json::json!({"message": msg, "detail": detail});
-    match encode_ok(&body, cap, "the error detail") {
-        Ok(json) => {
-            let mut s = String::with_capacity(json.len() + 16);
-            s.push('2');
-            s.push_str(e.code.as_str());
-            s.push('\n');
-            s.push_str(&json[1..]);
-            s
-        }
-        Err(_) => encode_err(
-            e.code,
-            &format!("{msg} (the tool's error content is larger than {cap} bytes and was dropped)"),
-        ),
-    }
-}
-
-/// A `Write` that fails once more than `cap` bytes were written.
-struct CappedWriter {
-    buf: Vec<u8>,
-    cap: usize,
-}
-
-impl Write for CappedWriter {
-    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if self.buf.len() + data.len() > self.cap {
-            return Err(std::io::Error::other("too large"));
-        }
-        self.buf.extend_from_slice(data);
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Serializes a bridge result as `"1" + JSON`, refusing results larger than
-/// `cap` bytes without building them in full.
-pub(crate) fn encode_ok(v: &serde_json::Value, cap: usize, what: &str) -> Result<String, String> {
-    let mut w = CappedWriter {
-        buf: Vec::with_capacity(256),
-        cap: cap.saturating_add(1),
-    };
-    w.buf.push(b'1');
-    match serde_json::to_writer(&mut w, v) {
-        Ok(()) if crate::util::json_deeper_than(&w.buf, MAX_JSON_DEPTH) => Err(encode_err(
-            BridgeErrorCode::Limit,
-            &format!(
-                "{what} nests arrays and objects more than {MAX_JSON_DEPTH} levels deep and was dropped"
-            ),
-        )),
-        Ok(()) => String::from_utf8(w.buf)
-            .map_err(|_| encode_err(BridgeErrorCode::ToolError, "invalid UTF-8")),
-        Err(_) => Err(encode_err(
-            BridgeErrorCode::Limit,
-            &format!("{what} is larger than {cap} bytes of JSON and was dropped; ask for less"),
-        )),
     }
 }
 

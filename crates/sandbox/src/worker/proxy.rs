@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{Bridge, BridgeError, BridgeErrorCode, BridgeFuture};
+use crate::encode::{decode, encode_err};
 use crate::ipc::{self, BridgeOp, ToHost};
 
 /// Where the answer to one bridge request goes.
@@ -52,35 +53,6 @@ pub(crate) fn deliver(waiters: &Waiters, req: u64, payload: String) {
     }
 }
 
-/// Turns an encoded bridge answer back into what a [`Bridge`] returns.
-fn decode(payload: &str) -> Result<serde_json::Value, BridgeError> {
-    if let Some(json) = payload.strip_prefix('1') {
-        return serde_json::from_str(json).map_err(|e| {
-            BridgeError::new(
-                BridgeErrorCode::Unavailable,
-                format!("bad answer from the host: {e}"),
-            )
-        });
-    }
-    let with_detail = payload.starts_with('2');
-    let body = payload
-        .strip_prefix('0')
-        .or_else(|| payload.strip_prefix('2'))
-        .unwrap_or(payload);
-    let (code, message) = body.split_once('\n').unwrap_or(("UNAVAILABLE", body));
-    let code = BridgeErrorCode::from_str(code).unwrap_or(BridgeErrorCode::Unavailable);
-    if with_detail {
-        // `{"message", "detail"}`, as `ops::encode_bridge_err` wrote it.
-        let parsed: serde_json::Value = serde_json::from_str(message).unwrap_or_default();
-        let mut e = BridgeError::new(code, parsed["message"].as_str().unwrap_or(message));
-        if let Some(detail) = parsed.get("detail").and_then(|d| d.as_object()) {
-            e = e.with_detail(detail.clone());
-        }
-        return Err(e);
-    }
-    Err(BridgeError::new(code, message))
-}
-
 /// A bridge that asks the host.
 pub(crate) struct ProxyBridge {
     pub job: u64,
@@ -115,9 +87,8 @@ impl ProxyBridge {
         let (tx, rx) = mpsc::sync_channel(1);
         self.request(op, Waiter::Sync(tx));
         let wait = self.deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
-        rx.recv_timeout(wait).unwrap_or_else(|_| {
-            crate::isolate::ops::encode_err(BridgeErrorCode::Unavailable, "the host did not answer")
-        })
+        rx.recv_timeout(wait)
+            .unwrap_or_else(|_| encode_err(BridgeErrorCode::Unavailable, "the host did not answer"))
     }
 }
 
