@@ -1,8 +1,9 @@
-//! Work per request: a conversation makes its plan (which tools it sees,
-//! which are deferred, their provider names) once per catalog generation, so a
-//! reveal-mode search through the gateway, with the re-list it causes, builds
-//! one plan and computes every tool's provider names once. On the in-process
-//! harness.
+//! Work per request: a plan (which tools a scope sees, which are deferred,
+//! their provider names) is made once per catalog generation and policy and
+//! shared by the conversations that see the same tools, so a reveal-mode
+//! search through the gateway, with the re-list it causes, builds at most one
+//! plan and computes every tool's provider names at most once. On the
+//! in-process harness.
 
 use rmcp::model::CallToolRequestParams;
 use serde_json::{json, Value};
@@ -20,7 +21,7 @@ fn tools() -> Vec<Value> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reveal_mode_search_and_its_re_list_build_one_plan_and_name_the_tools_once() {
+async fn a_reveal_mode_search_and_its_re_list_build_at_most_one_plan_and_name_the_tools_once() {
     let gw = gateway_with(
         "mode = \"reveal\"\nactivation = \"always\"\nsemantic = false\n[reveal]\nhidden = true\n",
         vec![("s", Reach::Stream(Script::with_tools(tools())))],
@@ -52,17 +53,23 @@ async fn a_reveal_mode_search_and_its_re_list_build_one_plan_and_name_the_tools_
             .map(|t| t.name.to_string())
             .collect::<Vec<_>>()
     );
-    let after = counts();
+    // The gateway's own plan of this generation serves the new session too.
     assert_eq!(
-        (after.0 - before.0, after.1 - before.1),
-        (1, 1),
+        counts(),
+        before,
         "plans built and provider names made for initialize, one search and the re-list"
     );
-    // A second search and list in the same generation build nothing.
+    // A new catalog generation: its first search builds the plan, and the
+    // re-list it causes reads the same one.
+    let ts = gw.toolsearch();
+    ts.set_catalog(ts.host().catalog());
     let mut again = CallToolRequestParams::new("tool_search");
     again.arguments = json!({"query": "tool_9"}).as_object().cloned();
-    c.service.peer().call_tool(again).await.unwrap();
-    c.service.peer().list_all_tools().await.unwrap();
-    assert_eq!(counts(), after);
+    let found = c.service.peer().call_tool(again).await.unwrap();
+    assert_ne!(found.is_error, Some(true), "{found:?}");
+    let listed = c.service.peer().list_all_tools().await.unwrap();
+    assert!(listed.iter().any(|t| t.name.ends_with("tool_9")));
+    let after = counts();
+    assert_eq!((after.0 - before.0, after.1 - before.1), (1, 1));
     gw.shutdown().await;
 }

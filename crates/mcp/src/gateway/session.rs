@@ -68,7 +68,7 @@ impl Gateway {
 }
 
 /// One MCP session of the gateway. It owns its conversation (its reveals,
-/// its turn record, its plan) and its entry in the gateway's list of clients
+/// its turn record) and its entry in the gateway's list of clients
 /// told of list changes: dropping it (the transport closed, the client sent
 /// DELETE, the idle TTL passed) releases them, and the calls it was running
 /// are cancelled by their transport.

@@ -22,6 +22,7 @@ pub(crate) struct Turn<'a> {
     pub(crate) host: &'a Arc<Host>,
     pub(crate) settings: &'a Settings,
     pub(crate) code: &'a CodeMode,
+    pub(crate) plans: &'a plan::Cache,
     pub(crate) session: &'a Session,
     pub(crate) state: &'a State,
 }
@@ -32,9 +33,9 @@ impl Turn<'_> {
         self.state.scope(self.session)
     }
 
-    /// The conversation's plan for this catalog generation.
+    /// The plan for this catalog generation and the conversation's scope.
     pub(crate) fn plan(&self, scope: &Scope) -> Arc<Plan> {
-        self.state.plan(self.host, self.settings, scope)
+        self.plans.plan(self.host, self.settings, scope)
     }
 
     /// The shape of deferral for definitions built for `provider` (see [`plan::shape`]).

@@ -1,5 +1,7 @@
 //! A conversation's state, owned in one place: the tools it revealed (reveal
-//! mode), the record of its turn, and its plan, kept per catalog generation.
+//! mode) and the record of its turn. (Its plan is kept by the facade per
+//! catalog generation and policy, shared by the conversations that see the
+//! same tools: `plan::Cache`.)
 //! A [`State`] is held by whoever owns the conversation: a
 //! [`Conversation`](crate::Conversation) (an MCP session of the gateway, an
 //! agent loop), or, for callers that name a session by its id on each call,
@@ -15,10 +17,8 @@ use std::sync::{Arc, Mutex};
 use toolsearch_catalog::lru::Lru;
 
 use crate::host::record::Record;
-use crate::host::{ClientTools, Host, Scope};
-use crate::plan::{self, Plan};
+use crate::host::{ClientTools, Scope};
 use crate::policy::Policy;
-use crate::settings::Settings;
 
 /// Who is asking: a session (conversation) with its principal and its own scope
 /// over the shared catalog (a sub-agent restricted to some servers).
@@ -49,19 +49,11 @@ impl Session {
 /// nothing more is appended to the list: a reveal never rewrites it.
 pub const MAX_REVEALED: usize = 256;
 
-/// The plan a conversation keeps, and what it was made for.
-struct Kept {
-    generation: u64,
-    policy: Policy,
-    plan: Arc<Plan>,
-}
-
 /// What one conversation owns.
 pub(crate) struct State {
     /// Tool ids in the order they were first revealed, at most [`MAX_REVEALED`].
     reveals: Mutex<Vec<String>>,
     record: Arc<Record>,
-    plan: Mutex<Option<Kept>>,
 }
 
 impl State {
@@ -69,7 +61,6 @@ impl State {
         State {
             reveals: Mutex::default(),
             record: Arc::new(Record::new(capture)),
-            plan: Mutex::default(),
         }
     }
 
@@ -85,29 +76,6 @@ impl State {
     /// The turn record.
     pub(crate) fn record(&self) -> &Record {
         &self.record
-    }
-
-    /// The plan for `scope`: the one kept when it was made for this catalog
-    /// generation and policy, else a new one (kept in turn). A scope with
-    /// client tools (an overlay for one run) gets a new plan each time.
-    pub(crate) fn plan(&self, host: &Host, settings: &Settings, scope: &Scope) -> Arc<Plan> {
-        if scope.client.is_some() {
-            return Arc::new(plan::build(host, settings, scope));
-        }
-        let generation = host.generation();
-        let mut kept = self.plan.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(k) = kept.as_ref() {
-            if k.generation == generation && k.policy == scope.policy {
-                return k.plan.clone();
-            }
-        }
-        let plan = Arc::new(plan::build(host, settings, scope));
-        *kept = Some(Kept {
-            generation,
-            policy: scope.policy.clone(),
-            plan: plan.clone(),
-        });
-        plan
     }
 
     /// Adds `ids` to the reveals (new ones at the end, up to [`MAX_REVEALED`]).

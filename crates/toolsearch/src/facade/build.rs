@@ -174,6 +174,7 @@ impl Builder {
             host,
             settings: self.settings,
             code,
+            plans: Default::default(),
             conversations,
         })
     }

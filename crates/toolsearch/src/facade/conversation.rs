@@ -1,5 +1,5 @@
 //! A conversation opened from a [`ToolSearch`]: it owns its state (the tools
-//! it revealed, the record of its turn, its plan) and answers for one session.
+//! it revealed, the record of its turn) and answers for one session.
 
 use std::sync::Arc;
 

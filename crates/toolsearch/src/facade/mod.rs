@@ -23,6 +23,7 @@ use crate::dispatch::CallOptions;
 use crate::host::record::TurnRecord;
 use crate::host::{Host, PlanCounts};
 use crate::output::ToolOutput;
+use crate::plan;
 use crate::render::{reveal, Definitions};
 use crate::settings::modes::Mode;
 use crate::settings::Settings;
@@ -42,14 +43,16 @@ use toolsearch_catalog::Catalog;
 /// assert!(names.contains(&"tool_search") && names.contains(&"read_file"));
 /// ```
 ///
-/// The methods that take a [`Session`] keep its state (reveals, turn record,
-/// plan) under its id, for at most `max_sessions` sessions; a caller that
+/// The methods that take a [`Session`] keep its state (reveals, turn record)
+/// under its id, for at most `max_sessions` sessions; a caller that
 /// holds a conversation for its whole life opens a [`Conversation`] instead
 /// ([`ToolSearch::open`]), which owns its state and drops it with itself.
 pub struct ToolSearch {
     pub(crate) host: Arc<Host>,
     pub(crate) settings: Settings,
     pub(crate) code: CodeMode,
+    /// The plans of this catalog generation, one per policy.
+    plans: plan::Cache,
     /// The state of sessions named by id.
     conversations: Registry,
 }
@@ -79,7 +82,7 @@ impl ToolSearch {
     }
 
     /// Opens a conversation for `session` that owns its state (reveals, turn
-    /// record, plan): the state lives as long as the [`Conversation`], and is
+    /// record): the state lives as long as the [`Conversation`], and is
     /// never evicted or shared with another conversation of the same id.
     pub fn open(self: &Arc<Self>, session: Session) -> Conversation {
         let state = Arc::new(State::new(self.host.capture));
@@ -108,6 +111,7 @@ impl ToolSearch {
             host: &self.host,
             settings: &self.settings,
             code: &self.code,
+            plans: &self.plans,
             session,
             state,
         }

@@ -1,18 +1,20 @@
 //! The plan of one turn for one scope: which tools the scope sees, which are
 //! sent in full and under which provider names, whether deferral is on
-//! (`activation.rs`) and in which shape ([`shape`]). A conversation keeps its
-//! plan per catalog generation (see `conversation/`); every list and every
-//! call of the model reads that one plan.
+//! (`activation.rs`) and in which shape ([`shape`]). Plans are kept per catalog
+//! generation and policy ([`Cache`]), shared by the conversations that see the
+//! same tools; every list and every call of the model reads that one plan.
 
 pub(crate) mod activation;
 pub mod names;
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use toolsearch_catalog::{Deferrable, Tool};
 
 use crate::host::{Host, PlanCounts, Scope};
+use crate::policy::Policy;
 use crate::settings::modes::{Activation, Mode};
 use crate::settings::Settings;
 use crate::vocab::{Fallback, Provider, Shape};
@@ -80,6 +82,67 @@ impl Plan {
     /// The index in `visible` of the tool with id `id`.
     pub(crate) fn position(&self, id: &str) -> Option<usize> {
         self.visible.iter().position(|t| t.id == id)
+    }
+}
+
+/// Most plans kept at once (distinct policies of the current generation, and
+/// the generation before while conversations move on).
+pub(crate) const PLANS_KEPT: usize = 8;
+
+/// The plans made for this catalog generation, one per policy (a caller's
+/// scope): a plan holds every tool its scope sees, so conversations that see
+/// the same tools share one instead of each keeping a copy. Bounded
+/// ([`PLANS_KEPT`], oldest first out).
+#[derive(Default)]
+pub(crate) struct Cache {
+    kept: Mutex<VecDeque<Kept>>,
+}
+
+/// A kept plan and what it was made for.
+struct Kept {
+    generation: u64,
+    policy: Policy,
+    plan: Arc<Plan>,
+}
+
+impl Cache {
+    /// The plan for `scope`: the one kept for this catalog generation and
+    /// policy, else a new one (kept in turn). A scope with client tools (an
+    /// overlay for one run) gets a new plan each time.
+    pub(crate) fn plan(&self, host: &Host, settings: &Settings, scope: &Scope) -> Arc<Plan> {
+        if scope.client.is_some() {
+            return Arc::new(build(host, settings, scope));
+        }
+        let generation = host.generation();
+        let kept_plan = |kept: &VecDeque<Kept>| {
+            kept.iter()
+                .find(|k| k.generation == generation && k.policy == scope.policy)
+                .map(|k| k.plan.clone())
+        };
+        if let Some(plan) = kept_plan(&self.lock()) {
+            return plan;
+        }
+        // Built outside the lock (it serialises every schema once); two
+        // conversations asking at once may both build it, and one is kept.
+        let plan = Arc::new(build(host, settings, scope));
+        let mut kept = self.lock();
+        if let Some(plan) = kept_plan(&kept) {
+            return plan;
+        }
+        kept.retain(|k| k.generation + 1 >= generation);
+        if kept.len() >= PLANS_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back(Kept {
+            generation,
+            policy: scope.policy.clone(),
+            plan: plan.clone(),
+        });
+        plan
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Kept>> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
