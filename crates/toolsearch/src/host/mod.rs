@@ -153,8 +153,8 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How many plans a host's conversations built, and how many times every
-/// visible tool's provider names were made (for tests and benchmarks: a
-/// conversation makes each once per catalog generation).
+/// visible tool's provider names were made (for tests and benchmarks: each is
+/// made once per catalog generation and policy, and shared).
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct PlanCounts {
