@@ -35,12 +35,7 @@ pub trait Notify: Send + Sync + 'static {
     /// answered.
     fn ask(&self, method: &str, _params: Value) -> AskFuture {
         let message = format!("the caller's client cannot answer `{method}`");
-        Box::pin(async move {
-            Err(AskError {
-                code: -32601,
-                message,
-            })
-        })
+        Box::pin(async move { Err(AskError::new(AskError::METHOD_NOT_FOUND, message)) })
     }
 }
 

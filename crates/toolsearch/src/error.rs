@@ -176,13 +176,17 @@ impl DispatchError {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct AskError {
-    /// A JSON-RPC error code (`-32601` when the client cannot answer the method).
+    /// A JSON-RPC error code ([`AskError::METHOD_NOT_FOUND`] when the client
+    /// cannot answer the method).
     pub code: i32,
     /// What went wrong.
     pub message: String,
 }
 
 impl AskError {
+    /// The JSON-RPC code of a request the client cannot answer (`-32601`).
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+
     /// An error with a JSON-RPC `code` and a message.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         AskError {

@@ -4,9 +4,6 @@
 use serde_json::Value;
 use toolsearch_catalog::Tool;
 
-/// The JSON-RPC code of a request the client cannot answer.
-const METHOD_NOT_FOUND: i32 = -32601;
-
 /// `destructive = "elicit"`: asks the session's user, through MCP elicitation
 /// on the call's own line to its client ([`toolsearch::CallContext::notify`]),
 /// before a tool annotated `destructiveHint` runs; denies when the client
@@ -43,7 +40,7 @@ impl toolsearch::Approver for Elicit {
             let answer =
                 match client.0.ask("elicitation/create", params).await {
                     Ok(answer) => answer,
-                    Err(e) if e.code == METHOD_NOT_FOUND => return Err(
+                    Err(e) if e.code == toolsearch::AskError::METHOD_NOT_FOUND => return Err(
                         "it is destructive and the client cannot be asked (no elicitation support)"
                             .into(),
                     ),

@@ -322,7 +322,7 @@ impl Notify for ToClient {
         let asking = tokio::spawn(async move {
             let unsupported = || {
                 ask_error(
-                    -32601,
+                    AskError::METHOD_NOT_FOUND,
                     format!("the gateway's client does not support `{method}`"),
                 )
             };

@@ -156,6 +156,14 @@ impl Turn<'_> {
         reveal::reminder(&plan, provider, &self.settings.reveal)
     }
 
+    /// Places the reminder for `provider` in `messages` (replacing or removing
+    /// an earlier one); whether one is there now.
+    pub(crate) fn insert_reminder(&self, provider: Provider, messages: &mut Vec<Value>) -> bool {
+        let text = self.reminder(provider);
+        reveal::place_reminder(messages, text.as_deref());
+        text.is_some()
+    }
+
     /// Whether a reveal changes what the definitions send for `provider`.
     pub(crate) fn reveals_change_the_list(&self, provider: Provider) -> bool {
         self.hidden_form(provider).is_some()

@@ -106,11 +106,6 @@ impl State {
         }
         e.clone()
     }
-
-    /// How many tools are revealed.
-    pub(crate) fn revealed_count(&self) -> usize {
-        self.reveals.lock().unwrap_or_else(|p| p.into_inner()).len()
-    }
 }
 
 /// The states of conversations named by id on each call, least recently used

@@ -11,7 +11,7 @@ use crate::conversation::{Session, State};
 use crate::dispatch::CallOptions;
 use crate::host::record::TurnRecord;
 use crate::output::ToolOutput;
-use crate::render::{reveal, Definitions};
+use crate::render::Definitions;
 use crate::vocab::{Provider, Shape};
 
 /// One conversation: an MCP session of a gateway, an agent loop's run, or an
@@ -100,11 +100,6 @@ impl Conversation {
         self.turn().revealed()
     }
 
-    /// How many tools are revealed (without checking the catalog).
-    pub fn revealed_count(&self) -> usize {
-        self.state.revealed_count()
-    }
-
     /// Rebuilds the reveals from the conversation's messages (see
     /// [`ToolSearch::restore_reveals`]).
     pub fn restore_reveals(&self, messages: &[Value]) -> usize {
@@ -113,9 +108,7 @@ impl Conversation {
 
     /// Places reveal mode's reminder in `messages` (see [`ToolSearch::insert_reminder`]).
     pub fn insert_reminder(&self, provider: Provider, messages: &mut Vec<Value>) -> bool {
-        let text = self.reminder(provider);
-        reveal::place_reminder(messages, text.as_deref());
-        text.is_some()
+        self.turn().insert_reminder(provider, messages)
     }
 
     /// The reminder text of reveal mode's hidden form, if any.

@@ -196,9 +196,7 @@ impl ToolSearch {
         provider: Provider,
         messages: &mut Vec<Value>,
     ) -> bool {
-        let text = self.reminder(session, provider);
-        reveal::place_reminder(messages, text.as_deref());
-        text.is_some()
+        self.with(session, |t| t.insert_reminder(provider, messages))
     }
 
     /// The reminder text [`ToolSearch::insert_reminder`] places, if any: none
