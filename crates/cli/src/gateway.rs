@@ -62,8 +62,10 @@ pub enum ConfigCommand {
         /// The configuration file (default: the gateway's, see `gateway --config`).
         file: Option<PathBuf>,
         /// Also start the servers (waiting at most the startup timeout for each),
-        /// and print each one's state: up or why not, its tools, and what is
-        /// wrong with any of them; then stop them.
+        /// and print each one's state: up or why not, its tools, what is wrong
+        /// with any of them, and a lazy one's manifest (its age, or why it is not
+        /// used); then stop them. A lazy server with a manifest is not started
+        /// (its state is `stopped`); one without is, and its manifest written.
         #[arg(long)]
         servers: bool,
     },
@@ -86,6 +88,10 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
             bare.semantic = Some(false);
             let status = rt.block_on(async {
                 let gw = Gateway::start(&bare, None).await?;
+                // Lazy servers with no manifest start in the background.
+                gw.fleet()
+                    .settled(bare.startup_timeout() + std::time::Duration::from_secs(1))
+                    .await;
                 let status = gw.fleet().status();
                 gw.shutdown().await;
                 anyhow::Ok(status)

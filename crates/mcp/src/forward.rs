@@ -39,6 +39,24 @@ fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
     )
 }
 
+/// A call to a tool its (lazy) server no longer lists: its list was refreshed
+/// from the server, and clients were told the tools changed.
+fn vanished(server: &str, name: &str, started_now: bool) -> DispatchError {
+    let when = if started_now {
+        "it was started for this call and its fresh list"
+    } else {
+        "its list, refreshed since the search that found it,"
+    };
+    DispatchError::new(
+        DispatchErrorKind::UnknownTool,
+        format!(
+            "server `{server}` no longer has a tool `{}`: {when} lacks it (the tools served \
+             changed); search again",
+            crate::text::clean_for_log(name, 120)
+        ),
+    )
+}
+
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
@@ -48,8 +66,17 @@ impl Dispatcher for Forward {
             let Some(upstream) = upstream else {
                 return Err(unavailable(&server, "it is not configured"));
             };
-            let peer = upstream.peer().map_err(|why| unavailable(&server, why))?;
-            call(&upstream, peer, name, args, cx).await
+            // A stopped lazy server is started here, the call waiting for it.
+            let lease = upstream
+                .acquire(&cx.cancel)
+                .await
+                .map_err(|why| unavailable(&server, why))?;
+            if upstream.is_lazy() && !upstream.lists(&name) {
+                return Err(vanished(&server, &name, lease.started()));
+            }
+            let answer = call(&upstream, lease.peer().clone(), name, args, cx).await;
+            drop(lease);
+            answer
         })
     }
 }

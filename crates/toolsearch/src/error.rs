@@ -138,6 +138,9 @@ pub enum DispatchErrorKind {
     Timeout,
     /// The tool rejected its arguments.
     InvalidArgs,
+    /// The backend no longer has the tool: its list changed since the catalog
+    /// the call was resolved in (answered as an unknown tool).
+    UnknownTool,
 }
 
 /// A failed tool call, with a message for the model.

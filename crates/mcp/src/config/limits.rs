@@ -17,7 +17,8 @@ pub struct Limits {
     #[serde(default = "default_call_timeout_ms")]
     pub call_timeout_ms: Spanned<u64>,
     /// How long a server may take to start and list its tools (100 to 600,000 ms).
-    /// Default 30,000; a slower server is marked down and retried in the background.
+    /// Default 30,000; a slower server is marked down and retried in the background
+    /// (a lazy one: by the next call, which waits at most this long for it).
     #[serde(default = "default_startup_timeout_ms")]
     pub startup_timeout_ms: Spanned<u64>,
     /// Longest wait for one approval (`destructive = "elicit"`) before the call
@@ -25,6 +26,11 @@ pub struct Limits {
     /// an approval is paused: the wait does not count against `timeout_ms`.
     #[serde(default = "default_approval_timeout_ms")]
     pub approval_timeout_ms: Spanned<u64>,
+    /// A lazy server (`lazy = true`) with no call for this long is stopped, and
+    /// started again by the next call (0 to 86,400,000 ms; 0 never stops one).
+    /// Default 600,000 (ten minutes).
+    #[serde(default = "default_idle_stop_ms")]
+    pub idle_stop_ms: Spanned<u64>,
 }
 
 fn default_timeout_ms() -> Spanned<u64> {
@@ -39,6 +45,9 @@ fn default_startup_timeout_ms() -> Spanned<u64> {
 fn default_approval_timeout_ms() -> Spanned<u64> {
     Spanned::new(0..0, 120_000)
 }
+fn default_idle_stop_ms() -> Spanned<u64> {
+    Spanned::new(0..0, 600_000)
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -47,6 +56,7 @@ impl Default for Limits {
             call_timeout_ms: default_call_timeout_ms(),
             startup_timeout_ms: default_startup_timeout_ms(),
             approval_timeout_ms: default_approval_timeout_ms(),
+            idle_stop_ms: default_idle_stop_ms(),
         }
     }
 }
@@ -93,6 +103,13 @@ impl Limits {
             1_000,
             3_600_000,
         )?;
+        range(
+            text,
+            "limits.idle_stop_ms",
+            &Some(self.idle_stop_ms.clone()),
+            0,
+            super::servers::MAX_IDLE_STOP_MS,
+        )?;
         Ok(())
     }
 
@@ -102,6 +119,7 @@ impl Limits {
             "call_timeout_ms": *self.call_timeout_ms.get_ref(),
             "startup_timeout_ms": *self.startup_timeout_ms.get_ref(),
             "approval_timeout_ms": *self.approval_timeout_ms.get_ref(),
+            "idle_stop_ms": *self.idle_stop_ms.get_ref(),
         })
     }
 }

@@ -170,6 +170,13 @@ pub struct Config {
     pub embed_model: Option<PathBuf>,
     /// `false`: lexical search only, even where a model is installed. Default true.
     pub semantic: Option<bool>,
+    /// Every server is lazy unless it says otherwise (see `servers[].lazy`):
+    /// started by its first call, its tools served from its manifest until
+    /// then. Default false.
+    pub lazy: Option<bool>,
+    /// Where lazy servers' manifests (their last tool lists) are kept. Default
+    /// `$XDG_STATE_HOME/toolsearch/servers`, else `~/.local/state/toolsearch/servers`.
+    pub manifest_dir: Option<PathBuf>,
 }
 
 /// The largest configuration file the gateway reads: 4 MiB.
@@ -198,6 +205,7 @@ impl Config {
             }
         };
         rebase(&mut cfg.embed_model);
+        rebase(&mut cfg.manifest_dir);
         rebase(&mut cfg.http.tls_cert);
         rebase(&mut cfg.http.tls_key);
         for s in &mut cfg.servers {
@@ -384,6 +392,28 @@ impl Config {
         Duration::from_millis(*self.limits.startup_timeout_ms.get_ref())
     }
 
+    /// Whether `server` starts only when a call needs it.
+    pub fn is_lazy(&self, server: &ServerConfig) -> bool {
+        server.lazy.or(self.lazy).unwrap_or(false)
+    }
+
+    /// How long a lazy `server` may sit with no call before it is stopped
+    /// (`None`: never).
+    pub fn idle_stop(&self, server: &ServerConfig) -> Option<Duration> {
+        let ms = server
+            .idle_stop_ms
+            .as_ref()
+            .map_or(*self.limits.idle_stop_ms.get_ref(), |v| *v.get_ref());
+        (ms > 0).then(|| Duration::from_millis(ms))
+    }
+
+    /// Where manifests are kept (`None`: no state directory is known).
+    pub fn manifest_dir(&self) -> Option<PathBuf> {
+        self.manifest_dir
+            .clone()
+            .or_else(default_manifest_dir)
+    }
+
     /// The effective configuration as JSON, every default filled in and every secret
     /// (env values, header values) redacted: what `toolsearch config check` prints.
     pub fn effective(&self) -> serde_json::Value {
@@ -420,9 +450,26 @@ impl Config {
                 "hidden": settings.reveal.hidden,
                 "max_stub_bytes": settings.reveal.max_stub_bytes,
             },
+            "lazy": self.lazy.unwrap_or(false),
+            "manifest_dir": self.manifest_dir().map(|p| p.display().to_string()),
             "servers": servers,
         })
     }
+}
+
+/// `$XDG_STATE_HOME/toolsearch/servers`, else `~/.local/state/toolsearch/servers`
+/// (`None` when neither is known).
+pub fn default_manifest_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".local").join("state"))
+        })
+        .map(|base| base.join("toolsearch").join("servers"))
 }
 
 /// Checks that a number in the file is within `lo..=hi`; the error names the

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::{error, line_of, ConfigError};
+use super::{error, line_of, range, ConfigError};
 
 /// One `[[servers]]` entry: a stdio server (`command`) or a streamable HTTP one (`url`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -43,6 +43,12 @@ pub struct ServerConfig {
     /// Deny globs for this server's tools.
     #[serde(default)]
     pub deny: Vec<String>,
+    /// Start this server only when a call needs it, serving its tools from its
+    /// manifest until then. Default: the top-level `lazy` (false).
+    pub lazy: Option<bool>,
+    /// A lazy server with no call for this long is stopped (0 to 86,400,000 ms;
+    /// 0 never stops it). Default: `limits.idle_stop_ms`.
+    pub idle_stop_ms: Option<Spanned<u64>>,
 }
 
 impl ServerConfig {
@@ -74,6 +80,8 @@ impl ServerConfig {
             "ca_file": s.ca_file,
             "allow": s.allow,
             "deny": s.deny,
+            "lazy": s.lazy,
+            "idle_stop_ms": s.idle_stop_ms.as_ref().map(|v| *v.get_ref()),
         })
     }
 }
@@ -133,6 +141,13 @@ pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigEr
                 )));
             }
         }
+        range(
+            text,
+            &format!("servers[{i}].idle_stop_ms"),
+            &s.idle_stop_ms,
+            0,
+            MAX_IDLE_STOP_MS,
+        )?;
         if s.url.is_some() && (!s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some()) {
             return Err(error(format!(
                 "{at}: `args`, `env` and `cwd` are for `command` servers"
@@ -141,6 +156,9 @@ pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigEr
     }
     Ok(())
 }
+
+/// The longest `idle_stop_ms`: a day.
+pub(super) const MAX_IDLE_STOP_MS: u64 = 86_400_000;
 
 /// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
 fn is_loopback_url(url: &str) -> bool {

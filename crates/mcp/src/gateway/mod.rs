@@ -53,6 +53,9 @@ pub struct Gateway {
     calls: AtomicU64,
     /// Snapshots built since start, after the first.
     snapshots: AtomicU64,
+    /// Changes of the served tool list since start (each is a prompt-cache
+    /// write for every conversation).
+    served_changes: AtomicU64,
     /// The tools served, for the snapshot and code mode's availability they
     /// were made for (see [`Gateway::served`]).
     served: Mutex<Option<Served>>,
@@ -194,6 +197,7 @@ impl Gateway {
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
+            served_changes: AtomicU64::new(0),
             served: Mutex::new(None),
             stopping: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::default(),
@@ -208,7 +212,7 @@ impl Gateway {
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
         for s in gw.fleet.status() {
-            tracing::info!(server = %s.name, up = s.up, tools = s.tools, error = ?s.error, problems = ?s.problems, "server status");
+            tracing::info!(server = %s.name, state = ?s.state, tools = s.tools, manifest_age_s = ?s.manifest_age_s, error = ?s.error, problems = ?s.problems, "server status");
         }
         Ok(gw)
     }
@@ -268,6 +272,14 @@ impl Gateway {
         self.snapshots.load(Ordering::Relaxed)
     }
 
+    /// How many times the tool list served to clients changed since start
+    /// (servers' refreshes, code mode's availability): each one is a
+    /// `list_changed` to every client and a prompt-cache write for every
+    /// conversation.
+    pub fn served_list_changes(&self) -> u64 {
+        self.served_changes.load(Ordering::Relaxed)
+    }
+
     /// The tools this gateway serves a session now, in MCP's shape.
     pub fn tools_for(&self, session: &Session) -> Vec<Value> {
         self.ts.definitions(session, Provider::Mcp).tools
@@ -322,6 +334,8 @@ impl Gateway {
                     let now = g.served(&probe).await;
                     if now != served {
                         served = now;
+                        let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+                        tracing::info!(server = %server, served_list_changes = n, "the tools served changed: clients are told (a prompt-cache write for every conversation)");
                         g.notify_list_changed().await;
                     }
                 }
@@ -344,6 +358,7 @@ impl Gateway {
                     if now != served {
                         served = now;
                         announced.sent(up, std::time::Instant::now());
+                        g.served_changes.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(code_mode = up, "the tools served changed with code mode's availability");
                         g.notify_list_changed().await;
                     }

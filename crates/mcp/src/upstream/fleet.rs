@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use toolsearch::{Availability, Glob};
 use toolsearch_catalog::{Catalog, LoadOptions, Tool};
 
-use super::server::{Event, Link, Upstream};
+use super::server::{Event, Lifecycle, Link, Phase, Upstream};
 use crate::config::Config;
 
 /// The longest a fleet's stop waits for its servers.
@@ -58,6 +58,17 @@ pub struct ServerStatus {
     pub connections: u64,
     /// Calls running on it now.
     pub calls_in_flight: usize,
+    /// Where it is in its life.
+    pub state: Phase,
+    /// Started by its first call (see `lazy`).
+    pub lazy: bool,
+    /// Seconds since its manifest was written (`None`: it has none).
+    pub manifest_age_s: Option<u64>,
+    /// Why its manifest was not used or written, when it was not.
+    pub manifest_note: Option<String>,
+    /// Lists it gave that differed from the one before (its manifest's
+    /// included): each changed the tools every client sees.
+    pub list_changes: u64,
     /// What is wrong with its tools (each names its tool; at most
     /// [`MAX_SHOWN_PROBLEMS`], then how many more), as of the last snapshot.
     pub problems: Vec<String>,
@@ -83,7 +94,12 @@ impl Fleet {
             .map(|s| {
                 Upstream::new(
                     s.clone(),
-                    cfg.startup_timeout(),
+                    Lifecycle {
+                        startup_timeout: cfg.startup_timeout(),
+                        lazy: cfg.is_lazy(s),
+                        idle_stop: cfg.idle_stop(s),
+                        manifest_dir: cfg.manifest_dir(),
+                    },
                     tx.clone(),
                     one_client.clone(),
                     links.get(s.name()).cloned(),
@@ -131,9 +147,11 @@ impl Fleet {
         self.one_client.store(true, Ordering::Relaxed);
     }
 
-    /// Starts every server and waits until each has connected or failed once (at
-    /// most the startup timeout: a dead server never blocks startup). Returns the
-    /// receiver of later changes.
+    /// Starts every eager server and waits until each has connected or failed
+    /// once (at most the startup timeout: a dead server never blocks startup).
+    /// A lazy server with a manifest waits for its first call; one without is
+    /// started, and not waited for (its tools come when it answers). Returns
+    /// the receiver of later changes.
     pub async fn start(self: &Arc<Self>) -> mpsc::UnboundedReceiver<Event> {
         let mut rx = self
             .events
@@ -141,14 +159,25 @@ impl Fleet {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .expect("a fleet starts once");
+        let lazy: Vec<Arc<Upstream>> = self.servers.iter().filter(|s| s.is_lazy()).cloned().collect();
+        if !lazy.is_empty() {
+            let read = tokio::task::spawn_blocking(move || lazy.iter().for_each(|s| s.load_manifest()));
+            if let Err(e) = read.await {
+                tracing::warn!(error = %e, "reading the manifests failed; lazy servers start now");
+            }
+        }
         {
             let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
             for s in &self.servers {
                 tasks.push(tokio::spawn(s.clone().run(self.shutdown.clone())));
             }
         }
-        let mut pending: std::collections::HashSet<String> =
-            self.servers.iter().map(|s| s.name().to_string()).collect();
+        let mut pending: std::collections::HashSet<String> = self
+            .servers
+            .iter()
+            .filter(|s| !s.is_lazy())
+            .map(|s| s.name().to_string())
+            .collect();
         let deadline = tokio::time::Instant::now() + self.startup_timeout + Duration::from_secs(1);
         while !pending.is_empty() {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
@@ -159,6 +188,17 @@ impl Fleet {
             }
         }
         rx
+    }
+
+    /// Waits until no server is starting, at most `limit` (for a report on every
+    /// server: `config check --servers`).
+    pub async fn settled(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.servers.iter().any(|s| s.phase() == Phase::Starting)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// The servers.
@@ -182,6 +222,11 @@ impl Fleet {
                 error: s.last_error(),
                 connections: s.connections(),
                 calls_in_flight: s.calls().len(),
+                state: s.phase(),
+                lazy: s.is_lazy(),
+                manifest_age_s: s.manifest_age().map(|d| d.as_secs()),
+                manifest_note: s.manifest_note(),
+                list_changes: s.list_changes(),
                 problems: self
                     .problems
                     .lock()
@@ -205,7 +250,7 @@ impl Fleet {
                 ..Default::default()
             };
             let loaded = match toolsearch_catalog::load::load_definitions(
-                Value::Array(listed),
+                Value::Array((*listed).clone()),
                 &opts,
             ) {
                 Ok(l) => l,
@@ -268,7 +313,8 @@ impl Fleet {
         }
     }
 
-    /// Tells the host which tools' servers are down.
+    /// Tells the host which tools' servers are down (a stopped lazy server is
+    /// not: a call starts it).
     pub fn availability(self: &Arc<Self>) -> Availability {
         let fleet = Arc::downgrade(self);
         Arc::new(move |tool: &Tool| {
@@ -277,14 +323,15 @@ impl Fleet {
             };
             match (tool.source, tool.server.as_deref()) {
                 (toolsearch_catalog::Source::Mcp, Some(server)) => {
-                    fleet.by_name.get(server).is_none_or(|s| s.is_up())
+                    fleet.by_name.get(server).is_none_or(|s| s.available())
                 }
                 _ => true,
             }
         })
     }
 
-    /// Tells the host which servers are down now, and why.
+    /// Tells the host which servers are down now, and why, and which are still
+    /// starting with no tools to show yet.
     pub fn outages(self: &Arc<Self>) -> toolsearch::Outages {
         let fleet = Arc::downgrade(self);
         Arc::new(move || {
@@ -294,12 +341,21 @@ impl Fleet {
             fleet
                 .servers
                 .iter()
-                .filter(|s| !s.is_up())
-                .map(|s| toolsearch::Outage {
-                    server: s.name().to_string(),
-                    reason: s
-                        .last_error()
-                        .unwrap_or_else(|| "not connected yet".to_string()),
+                .filter(|s| !(s.is_up() || s.available() && s.phase() != Phase::Down))
+                .map(|s| {
+                    let starting = s.phase() == Phase::Starting && s.tools().is_none();
+                    toolsearch::Outage {
+                        server: s.name().to_string(),
+                        reason: match s.last_error() {
+                            Some(e) if s.is_lazy() && s.tools().is_some() => {
+                                format!("{e}; the next call starts it again")
+                            }
+                            Some(e) => e,
+                            None if starting => "starting; its tools are listed when it answers".into(),
+                            None => "not connected yet".into(),
+                        },
+                        starting,
+                    }
                 })
                 .collect()
         })

@@ -10,9 +10,10 @@ mod handler;
 pub mod http_client;
 pub mod keeper;
 mod listing;
+pub mod manifest;
 pub mod pipe;
 mod server;
 
 pub use fleet::{Fleet, ServerStatus};
 pub use listing::{MAX_LISTED_BYTES, MAX_LISTED_TOOLS, MAX_LIST_PAGES};
-pub use server::{Event, Link, Upstream, MAX_BACKOFF, MIN_BACKOFF};
+pub use server::{Event, Lease, Lifecycle, Link, Phase, Upstream, MAX_BACKOFF, MIN_BACKOFF};

@@ -3,10 +3,15 @@
 //! they changed, and keep it connected: a server that fails to start or dies is
 //! marked down and retried with backoff, and the rest of the gateway never
 //! waits on it.
+//!
+//! A lazy server is started by the first call that needs it (see
+//! [`Upstream::acquire`]); until then its tools come from its manifest (see
+//! `manifest`), and after `idle_stop` with no call it is stopped again.
 
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::service::{Peer, RoleClient, RunningService};
 use rmcp::ServiceExt;
@@ -18,6 +23,7 @@ use super::calls::Calls;
 use super::child::ServerProcess;
 use super::handler::{client_info, Handler};
 use super::listing::list_tools;
+use super::manifest;
 use crate::config::ServerConfig;
 
 /// First retry delay after a failure; doubled up to [`MAX_BACKOFF`].
@@ -45,16 +51,74 @@ pub enum Event {
     Changed(String),
 }
 
+/// Where a server is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Being started (or waiting to be retried, before its first list).
+    Starting,
+    /// Connected.
+    Running,
+    /// Stopped on purpose (a lazy server before its first call, or idle):
+    /// its tools come from its last list and the next call starts it.
+    Stopped,
+    /// Failed to start or died; see its error.
+    Down,
+}
+
+/// How a server is started and stopped.
+#[derive(Debug, Clone)]
+pub struct Lifecycle {
+    /// How long a start (connecting and the first list) may take.
+    pub startup_timeout: Duration,
+    /// Started by the first call that needs it, not with the gateway.
+    pub lazy: bool,
+    /// A lazy server with no call for this long is stopped (`None`: never).
+    pub idle_stop: Option<Duration>,
+    /// Where its manifest is kept (lazy servers only; `None`: nowhere).
+    pub manifest_dir: Option<PathBuf>,
+}
+
+impl Lifecycle {
+    /// Started with the gateway and kept running.
+    pub fn eager(startup_timeout: Duration) -> Lifecycle {
+        Lifecycle {
+            startup_timeout,
+            lazy: false,
+            idle_stop: None,
+            manifest_dir: None,
+        }
+    }
+}
+
 /// What is known about the server now.
-#[derive(Default)]
 struct State {
     peer: Option<Peer<RoleClient>>,
-    /// Its tools as it last listed them (kept while it is down).
-    tools: Option<Vec<Value>>,
+    /// Its tools as it last listed them (kept while it is down or stopped).
+    tools: Option<Arc<Vec<Value>>>,
     /// Why it is down, when it is.
     error: Option<String>,
     /// How many times it came up.
     connections: u64,
+    phase: Phase,
+    /// Starts that failed (a waiting call learns its start failed by this).
+    failed_starts: u64,
+    /// Calls holding a [`Lease`] now.
+    busy: usize,
+    /// When a call last began or ended (or the server came up).
+    last_used: Instant,
+    /// The fleet is stopping: no call waits for a start any more.
+    closed: bool,
+    /// Lists taken so far (the manifest writes the latest).
+    lists: u64,
+    /// Lists that differed from the one before (each changes what clients see).
+    list_changes: u64,
+    /// The protocol revision it spoke when it last listed.
+    protocol: Option<String>,
+    /// When its manifest was last written (or read, when written before).
+    manifest_at: Option<SystemTime>,
+    /// Why its manifest was not used, when it was not.
+    manifest_note: Option<String>,
 }
 
 /// One configured server and its connection.
@@ -66,6 +130,49 @@ pub struct Upstream {
     events: mpsc::UnboundedSender<Event>,
     startup_timeout: Duration,
     link: Option<Link>,
+    lazy: bool,
+    idle_stop: Option<Duration>,
+    manifest: Option<Arc<manifest::Store>>,
+    /// Wakes a stopped lazy server: a call waits for it.
+    wanted: tokio::sync::Notify,
+    /// Pinged at each change of state a waiting call may care about.
+    pings: tokio::sync::watch::Sender<()>,
+}
+
+/// A call's hold on a connection: while any is held the server is not stopped
+/// for idleness.
+pub struct Lease {
+    upstream: Arc<Upstream>,
+    peer: Peer<RoleClient>,
+    started: bool,
+}
+
+impl Lease {
+    /// The connection to call through.
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// True when the server was started (or restarted) while this call waited.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut st = self.upstream.state();
+        st.busy = st.busy.saturating_sub(1);
+        st.last_used = Instant::now();
+    }
+}
+
+/// How a connection ended.
+enum Ended {
+    /// Stopped for idleness (on purpose: not an outage).
+    Idle,
+    /// Anything else, said in a few words.
+    Gone(String),
 }
 
 impl std::fmt::Debug for Upstream {
@@ -90,18 +197,113 @@ impl Upstream {
     /// whole life (see `route`).
     pub fn new(
         cfg: ServerConfig,
-        startup_timeout: Duration,
+        life: Lifecycle,
         events: mpsc::UnboundedSender<Event>,
         one_client: Arc<AtomicBool>,
         link: Option<Link>,
     ) -> Arc<Self> {
+        let manifest = life
+            .manifest_dir
+            .filter(|_| life.lazy)
+            .map(|dir| Arc::new(manifest::Store::new(&dir, &cfg)));
         Arc::new(Upstream {
             cfg,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                peer: None,
+                tools: None,
+                error: None,
+                connections: 0,
+                phase: Phase::Starting,
+                failed_starts: 0,
+                busy: 0,
+                last_used: Instant::now(),
+                closed: false,
+                lists: 0,
+                list_changes: 0,
+                protocol: None,
+                manifest_at: None,
+                manifest_note: None,
+            }),
             calls: Arc::new(Calls::new(one_client)),
             events,
-            startup_timeout,
+            startup_timeout: life.startup_timeout,
             link,
+            lazy: life.lazy,
+            idle_stop: life.idle_stop.filter(|_| life.lazy),
+            manifest,
+            wanted: tokio::sync::Notify::new(),
+            pings: tokio::sync::watch::Sender::new(()),
+        })
+    }
+
+    /// Reads its manifest (blocking; lazy servers only): its tools are served
+    /// from it and the server waits for its first call. A manifest that cannot
+    /// be trusted is ignored with one warning, and the server starts at once.
+    pub fn load_manifest(&self) {
+        let Some(store) = &self.manifest else { return };
+        match store.read() {
+            Ok(Some(m)) => {
+                let mut st = self.state();
+                st.tools = Some(Arc::new(m.tools));
+                st.protocol = Some(m.protocol);
+                st.manifest_at = Some(m.written_at);
+                st.phase = Phase::Stopped;
+            }
+            Ok(None) => {}
+            Err(why) => {
+                tracing::warn!(
+                    server = self.name(),
+                    path = %store.path().display(),
+                    reason = %why,
+                    "manifest ignored; the server starts now"
+                );
+                self.state().manifest_note = Some(format!("ignored: {why}"));
+            }
+        }
+    }
+
+    /// Started by its first call rather than with the gateway.
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
+    }
+
+    /// Where it is in its life.
+    pub fn phase(&self) -> Phase {
+        self.state().phase
+    }
+
+    /// Whether a call can reach it now or by starting it: connected, or lazy
+    /// with a list of tools to call from.
+    pub fn available(&self) -> bool {
+        if self.is_up() {
+            return true;
+        }
+        let st = self.state();
+        self.lazy && st.tools.is_some() && !st.closed
+    }
+
+    /// How long ago its manifest was written (`None`: it has none).
+    pub fn manifest_age(&self) -> Option<Duration> {
+        let at = self.state().manifest_at?;
+        Some(SystemTime::now().duration_since(at).unwrap_or_default())
+    }
+
+    /// Why its manifest was not used, when it was not.
+    pub fn manifest_note(&self) -> Option<String> {
+        self.state().manifest_note.clone()
+    }
+
+    /// Lists it gave that differed from the one before (the manifest's
+    /// included): each changed what clients see.
+    pub fn list_changes(&self) -> u64 {
+        self.state().list_changes
+    }
+
+    /// Whether its last list has a tool of this name.
+    pub fn lists(&self, name: &str) -> bool {
+        self.state().tools.as_ref().is_some_and(|t| {
+            t.iter()
+                .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
         })
     }
 
@@ -128,7 +330,7 @@ impl Upstream {
     }
 
     /// The tools it last listed (`None` before it first listed them).
-    pub fn tools(&self) -> Option<Vec<Value>> {
+    pub fn tools(&self) -> Option<Arc<Vec<Value>>> {
         self.state().tools.clone()
     }
 
@@ -163,27 +365,162 @@ impl Upstream {
         let _ = self.events.send(Event::Changed(self.name().to_string()));
     }
 
-    fn set_down(&self, why: String) {
+    fn ping(&self) {
+        self.pings.send_replace(());
+    }
+
+    fn set_down(&self, why: String, failed_start: bool) {
         // The status and the log carry no secret a server's URL holds.
         let why = crate::text::redact_urls(&why).into_owned();
         let was_up = {
             let mut st = self.state();
             let was_up = st.peer.take().is_some();
             st.error = Some(why.clone());
+            st.phase = Phase::Down;
+            st.failed_starts += u64::from(failed_start);
             was_up
         };
+        self.ping();
         tracing::warn!(server = self.name(), reason = %why, "server unavailable");
         if was_up {
             self.changed();
         }
     }
 
+    /// The connection for one call: at once when connected. A lazy server that
+    /// is stopped (or died) is started, and the call waits for that start (at
+    /// most the startup timeout, as any start), racing `cancel` and the
+    /// fleet's stop. Errors say why there is no connection.
+    pub async fn acquire(
+        self: &Arc<Self>,
+        cancel: &CancellationToken,
+    ) -> Result<Lease, String> {
+        let mut pings = self.pings.subscribe();
+        // The failed starts counted when this call asked for a start.
+        let mut asked: Option<u64> = None;
+        loop {
+            {
+                let mut st = self.state();
+                if let Some(peer) = st.peer.clone().filter(|p| !p.is_transport_closed()) {
+                    st.busy += 1;
+                    st.last_used = Instant::now();
+                    return Ok(Lease {
+                        upstream: self.clone(),
+                        peer,
+                        started: asked.is_some(),
+                    });
+                }
+                if st.closed {
+                    return Err("the gateway is stopping".into());
+                }
+                let why = || st.error.clone().unwrap_or_else(|| "not connected yet".into());
+                if !self.lazy {
+                    return Err(why());
+                }
+                match asked {
+                    Some(n) if st.failed_starts > n => return Err(why()),
+                    Some(_) => {}
+                    None => {
+                        asked = Some(st.failed_starts);
+                        // A start under way is waited for; otherwise one is asked for
+                        // (one permit, however many calls ask).
+                        if st.phase != Phase::Starting {
+                            self.wanted.notify_one();
+                        }
+                    }
+                }
+            }
+            tokio::select! {
+                r = pings.changed() => if r.is_err() {
+                    return Err("the gateway is stopping".into());
+                },
+                () = cancel.cancelled() => {
+                    return Err("the call was cancelled while the server started".into());
+                }
+            }
+        }
+    }
+
+    /// Keeps a new list: counts it as a change when it differs from the one
+    /// before, and writes it to the manifest (off the runtime; a failed write
+    /// is logged once and changes nothing else).
+    fn keep_list(self: &Arc<Self>, tools: Vec<Value>, protocol: Option<String>) {
+        let (seq, tools, protocol) = {
+            let mut st = self.state();
+            if st.tools.as_ref().is_some_and(|old| **old != tools) {
+                st.list_changes += 1;
+            }
+            let tools = Arc::new(tools);
+            st.tools = Some(tools.clone());
+            if protocol.is_some() {
+                st.protocol = protocol;
+            }
+            st.lists += 1;
+            (st.lists, tools, st.protocol.clone().unwrap_or_default())
+        };
+        let Some(store) = self.manifest.clone() else { return };
+        let me = Arc::downgrade(self);
+        tokio::task::spawn_blocking(move || match store.write(seq, &protocol, &tools) {
+            Ok(Some(at)) => {
+                if let Some(me) = me.upgrade() {
+                    let mut st = me.state();
+                    st.manifest_at = Some(at);
+                    st.manifest_note = None;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                if let Some(me) = me.upgrade() {
+                    let mut st = me.state();
+                    if st.manifest_note.is_none() {
+                        tracing::warn!(server = me.name(), path = %store.path().display(), error = %e, "cannot write the server's manifest; it will start again at the next gateway start");
+                    }
+                    st.manifest_note = Some(format!("not written: {e}"));
+                }
+            }
+        });
+    }
+
+    /// Stops the connection if no call has used it for `idle_stop`; true if so.
+    fn stop_if_idle(&self, idle: Duration) -> bool {
+        let mut st = self.state();
+        if st.busy > 0 || st.last_used.elapsed() < idle {
+            return false;
+        }
+        st.peer = None;
+        st.phase = Phase::Stopped;
+        true
+    }
+
+    /// When the server may next be stopped for idleness.
+    fn idle_deadline(&self, idle: Duration) -> tokio::time::Instant {
+        let since = self.state().last_used.elapsed();
+        tokio::time::Instant::now() + idle.saturating_sub(since)
+    }
+
     /// Keeps the server connected until `shutdown` fires: connect, serve, and on
-    /// failure wait (backoff doubling from 250 ms to 30 s) and try again.
+    /// failure wait (backoff doubling from 250 ms to 30 s) and try again. A lazy
+    /// server with a list to serve instead waits for a call to want it, before
+    /// each start.
     pub async fn run(self: Arc<Self>, shutdown: CancellationToken) {
         let mut backoff = MIN_BACKOFF;
         let mut first = true;
         while !shutdown.is_cancelled() {
+            if self.lazy && self.state().tools.is_some() {
+                {
+                    let mut st = self.state();
+                    if st.phase != Phase::Down {
+                        st.phase = Phase::Stopped;
+                    }
+                }
+                self.ping();
+                tokio::select! {
+                    () = self.wanted.notified() => {}
+                    () = shutdown.cancelled() => break,
+                }
+            }
+            self.state().phase = Phase::Starting;
+            self.ping();
             let attempt = tokio::time::timeout(self.startup_timeout, self.connect());
             let outcome = tokio::select! {
                 r = attempt => r,
@@ -192,33 +529,57 @@ impl Upstream {
             match outcome {
                 Ok(Ok(conn)) => {
                     backoff = MIN_BACKOFF;
-                    let healthy = self.serve(conn, &shutdown).await;
+                    let ended = self.serve(conn, &shutdown).await;
                     if shutdown.is_cancelled() {
                         break;
                     }
-                    self.set_down(format!("server `{}` disconnected ({healthy})", self.name()));
+                    match ended {
+                        Ended::Idle => {
+                            tracing::info!(server = self.name(), "server stopped after it sat idle; the next call starts it");
+                            self.ping();
+                            continue;
+                        }
+                        Ended::Gone(how) => self.set_down(
+                            format!("server `{}` disconnected ({how})", self.name()),
+                            false,
+                        ),
+                    }
                 }
-                Ok(Err(e)) => {
-                    self.set_down(format!("server `{}` failed to start: {e:#}", self.name()))
-                }
-                Err(_) => self.set_down(format!(
-                    "server `{}` did not start within {} ms",
-                    self.name(),
-                    self.startup_timeout.as_millis()
-                )),
+                Ok(Err(e)) => self.set_down(
+                    format!("server `{}` failed to start: {e:#}", self.name()),
+                    true,
+                ),
+                Err(_) => self.set_down(
+                    format!(
+                        "server `{}` did not start within {} ms",
+                        self.name(),
+                        self.startup_timeout.as_millis()
+                    ),
+                    true,
+                ),
             }
             if first {
                 first = false;
-                // The fleet waits for each server's first attempt.
+                // The fleet waits for each eager server's first attempt.
                 self.changed();
+            }
+            if self.lazy && self.state().tools.is_some() {
+                // Started again by the next call that needs it.
+                continue;
             }
             tokio::select! {
                 () = tokio::time::sleep(backoff) => {}
+                () = self.wanted.notified(), if self.lazy => {}
                 () = shutdown.cancelled() => break,
             }
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
-        self.state().peer = None;
+        {
+            let mut st = self.state();
+            st.peer = None;
+            st.closed = true;
+        }
+        self.ping();
     }
 
     async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
@@ -247,13 +608,20 @@ impl Upstream {
             (handler.serve(transport).await?, None)
         };
         let tools = list_tools(running.peer()).await?;
+        let protocol = running
+            .peer()
+            .peer_info()
+            .map(|i| i.protocol_version.to_string());
+        self.keep_list(tools, protocol);
         {
             let mut st = self.state();
-            st.tools = Some(tools);
             st.peer = Some(running.peer().clone());
             st.error = None;
             st.connections += 1;
+            st.phase = Phase::Running;
+            st.last_used = Instant::now();
         }
+        self.ping();
         tracing::info!(server = self.name(), "server connected");
         self.changed();
         Ok(Connection {
@@ -275,7 +643,7 @@ impl Upstream {
     /// A `tools/list_changed` re-lists the tools: at most one listing runs at a
     /// time and any number of notifications during it make one more (a storm
     /// costs two listings), each bounded like the first (see [`list_tools`]).
-    async fn serve(&self, conn: Connection, shutdown: &CancellationToken) -> String {
+    async fn serve(self: &Arc<Self>, conn: Connection, shutdown: &CancellationToken) -> Ended {
         let Connection {
             running,
             relist,
@@ -287,8 +655,10 @@ impl Upstream {
         let mut listing: Option<futures::future::BoxFuture<'static, anyhow::Result<Vec<Value>>>> =
             None;
         let ended = loop {
+            let idle = self.idle_stop;
+            let idle_at = idle.map(|d| self.idle_deadline(d));
             tokio::select! {
-                r = &mut waiting => break format!("{:?}", r.map(|q| format!("{q:?}")).unwrap_or_else(|e| e.to_string())),
+                r = &mut waiting => break Ended::Gone(format!("{:?}", r.map(|q| format!("{q:?}")).unwrap_or_else(|e| e.to_string()))),
                 // Any process the gateway started for the server (its keeper)
                 // ending ends the connection at once: its calls in flight are
                 // answered (UNAVAILABLE) now, not at their timeout, and the
@@ -297,7 +667,7 @@ impl Upstream {
                     ct.cancel();
                     let _ = tokio::time::timeout(SERVICE_STOP, &mut waiting).await;
                     tracing::warn!(server = self.name(), %status, "the server's process ended");
-                    break format!("its process ended: {status}");
+                    break Ended::Gone(format!("its process ended: {status}"));
                 }
                 () = relist.notified(), if listing.is_none() => {
                     let (peer, limit) = (peer.clone(), self.startup_timeout);
@@ -311,11 +681,8 @@ impl Upstream {
                     listing = None;
                     match listed {
                         Ok(tools) => {
-                            {
-                                let mut st = self.state();
-                                st.tools = Some(tools);
-                                st.error = None;
-                            }
+                            self.keep_list(tools, None);
+                            self.state().error = None;
                             tracing::info!(server = self.name(), "tool list changed");
                             self.changed();
                         }
@@ -327,10 +694,17 @@ impl Upstream {
                         }
                     }
                 }
+                () = tokio::time::sleep_until(idle_at.unwrap_or_else(tokio::time::Instant::now)), if idle_at.is_some() => {
+                    if idle.is_some_and(|d| self.stop_if_idle(d)) {
+                        ct.cancel();
+                        let _ = tokio::time::timeout(SERVICE_STOP, &mut waiting).await;
+                        break Ended::Idle;
+                    }
+                }
                 () = shutdown.cancelled() => {
                     ct.cancel();
                     let _ = tokio::time::timeout(SERVICE_STOP, &mut waiting).await;
-                    break "shut down".to_string();
+                    break Ended::Gone("shut down".to_string());
                 }
             }
         };

@@ -56,6 +56,7 @@ impl Host {
                     DispatchErrorKind::Unavailable => ErrorCode::Unavailable,
                     DispatchErrorKind::Timeout => ErrorCode::Timeout,
                     DispatchErrorKind::InvalidArgs => ErrorCode::InvalidArgs,
+                    DispatchErrorKind::UnknownTool => ErrorCode::UnknownTool,
                     _ => ErrorCode::ToolError,
                 };
                 HostError {

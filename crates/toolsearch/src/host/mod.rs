@@ -133,6 +133,8 @@ pub struct Outage {
     pub server: String,
     /// Why, in a few words (the gateway's last error for it).
     pub reason: String,
+    /// It is starting for the first time: not down, its tools not listed yet.
+    pub starting: bool,
 }
 
 /// Lists the configured backends that are down now (see [`Outage`]): search
@@ -335,20 +337,26 @@ impl Host {
     /// What a search answer says of the backends down now, in a few bytes
     /// (`github: exited (status 1); jira: not connected yet`), or `None`.
     pub(crate) fn outage_note(&self) -> Option<String> {
-        let down = self.outages();
-        if down.is_empty() {
-            return None;
-        }
-        let parts: Vec<String> = down
-            .iter()
-            .map(|o| {
-                let reason = toolsearch_catalog::truncate_at_boundary(&o.reason, MAX_OUTAGE_REASON);
-                format!("{}: {reason}", o.server)
-            })
-            .collect();
-        Some(format!(
-            "servers down now (their tools are missing or fail): {}",
-            parts.join("; ")
-        ))
+        let (starting, down): (Vec<Outage>, Vec<Outage>) =
+            self.outages().into_iter().partition(|o| o.starting);
+        let line = |list: &[Outage], what: &str| {
+            let parts: Vec<String> = list
+                .iter()
+                .map(|o| {
+                    let reason =
+                        toolsearch_catalog::truncate_at_boundary(&o.reason, MAX_OUTAGE_REASON);
+                    format!("{}: {reason}", o.server)
+                })
+                .collect();
+            (!list.is_empty()).then(|| format!("{what}: {}", parts.join("; ")))
+        };
+        let notes: Vec<String> = [
+            line(&down, "servers down now (their tools are missing or fail)"),
+            line(&starting, "servers still starting (their tools are not listed yet)"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!notes.is_empty()).then(|| notes.join(". "))
     }
 }

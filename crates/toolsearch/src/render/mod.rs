@@ -86,11 +86,18 @@ pub(crate) fn definitions(inputs: Inputs<'_>, provider: Provider) -> Definitions
         let mut text = bridge_tools::listing_text(&catalog, s.listing_bytes, &|t| {
             host.visible(t, scope) && !plan::never_deferred(s, t)
         });
-        let down: Vec<String> = host.outages().into_iter().map(|o| o.server).collect();
+        let (starting, down): (Vec<_>, Vec<_>) =
+            host.outages().into_iter().partition(|o| o.starting);
+        let names = |l: Vec<crate::host::Outage>| {
+            l.into_iter().map(|o| o.server).collect::<Vec<_>>().join(", ")
+        };
         if !down.is_empty() {
+            text.push_str(&format!(" Down now: {} (searches say why).", names(down)));
+        }
+        if !starting.is_empty() {
             text.push_str(&format!(
-                " Down now: {} (searches say why).",
-                down.join(", ")
+                " Still starting: {} (their tools are listed when they answer).",
+                names(starting)
             ));
         }
         text
