@@ -24,6 +24,7 @@ mod harness;
 mod health;
 mod hostile;
 mod keeper;
+mod lazy;
 mod lifecycle;
 mod liveness;
 mod metadata;

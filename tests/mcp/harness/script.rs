@@ -59,6 +59,10 @@ pub struct Script {
     pub fixed: Option<Vec<Value>>,
     /// Tools `more_0`, `more_1`, ... listed beside the others.
     pub more: AtomicUsize,
+    /// Milliseconds it waits before answering `initialize` (a slow start).
+    pub init_delay_ms: std::sync::atomic::AtomicU64,
+    /// `initialize` requests received (starts).
+    pub starts: AtomicUsize,
 }
 
 fn notification(method: &str, params: Value) -> Value {
@@ -206,11 +210,16 @@ impl Script {
         let id = msg.get("id")?.clone();
         let params = msg.get("params").cloned().unwrap_or(json!({}));
         let result = match method {
-            "initialize" => json!({
+            "initialize" => {
+                self.starts.fetch_add(1, Ordering::SeqCst);
+                let delay = self.init_delay_ms.load(Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(delay)).await;
+                json!({
                 "protocolVersion": params["protocolVersion"].as_str().unwrap_or("2025-11-25"),
                 "capabilities": {"tools": {"listChanged": true}, "logging": {}},
                 "serverInfo": {"name": "script", "version": "0"}
-            }),
+                })
+            }
             "tools/list" => {
                 self.lists.fetch_add(1, Ordering::SeqCst);
                 self.tools_page(params["cursor"].as_str())
