@@ -305,3 +305,57 @@ async fn sigterm_over_http_answers_calls_in_flight_with_an_error() {
     let _ = child.wait();
     assert!(exited, "the gateway still runs after {STOP_BOUND:?}");
 }
+
+#[test]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
+    for how in ["eof", "TERM"] {
+        let pids = temp_path("pids");
+        let dir = temp_path("manifests");
+        let cfg = temp_path("gateway.toml");
+        let toml = format!(
+            "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\nlazy = true\nmanifest_dir = {:?}\n\n{}",
+            dir.display().to_string(),
+            server("slow", &["--slow-start", "3000", "--helper"], &pids),
+        );
+        std::fs::write(&cfg, toml).unwrap();
+        // The manifest an earlier run wrote.
+        let parsed = toolsearch_mcp::Config::load(&cfg).unwrap();
+        toolsearch_mcp::upstream::manifest::Store::new(&dir, &parsed.servers[0])
+            .write(1, "2025-11-25", &[json!({"name": "echo", "inputSchema": {"type": "object"}})])
+            .unwrap();
+        let mut gw = Raw::start(&cfg);
+        let servers = descendants(gw.child.id())
+            .into_iter()
+            .filter(|d| d.1.contains("misbehaving"))
+            .count();
+        assert_eq!(servers, 0, "{how}: a lazy server started before any call");
+        gw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "tool_call", "arguments": {"id": "mcp:slow:echo", "arguments": {}}}}));
+        // The call started it; it is still starting (3 s) when the stop comes.
+        let t0 = Instant::now();
+        while noted_pids(&pids).len() < 3 && t0.elapsed() < HANG_GUARD {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut started: Vec<u32> = descendants(gw.child.id()).iter().map(|d| d.0).collect();
+        started.extend(noted_pids(&pids));
+        assert!(started.len() >= 5, "{how}: {started:?}");
+        let t0 = Instant::now();
+        if how == "eof" {
+            gw.stdin = None;
+        } else {
+            let _ = Command::new("kill")
+                .args([&format!("-{how}"), &gw.child.id().to_string()])
+                .status();
+            let answer = gw
+                .answer(2, STOP_BOUND)
+                .expect("the call waiting for the start was answered");
+            assert_eq!(answer["error"]["code"], json!(-32001), "{how}: {answer}");
+        }
+        assert!(gw.exited(STOP_BOUND), "{how}: the gateway still runs");
+        let left = outlived(&started, STOP_BOUND.saturating_sub(t0.elapsed()));
+        for p in &left {
+            let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
+        }
+        assert!(left.is_empty(), "{how}: alive after the stop: {left:?} of {started:?}");
+    }
+}
