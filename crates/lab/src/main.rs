@@ -1,7 +1,8 @@
 //! `toolsearch-lab`: the lab, kept out of the product (`toolsearch`). It scores a
 //! catalog's search against labelled queries (`eval`), measures search and sandbox
 //! speed against plain baselines and writes `docs/benchmarks.md` (`bench`), and
-//! measures the latency the gateway adds (`bench-gateway`). Where it runs the
+//! measures the latency the gateway adds (`bench-gateway`) and what lazy servers
+//! save (`bench-lazy`). Where it runs the
 //! product's own processes (sandbox workers, the gateway), it runs the `toolsearch`
 //! binary next to its own executable.
 
@@ -9,11 +10,13 @@ mod bench;
 mod bench_docs;
 mod bench_fused;
 mod bench_gateway;
+mod bench_lazy;
 mod bench_node;
 mod bench_os;
 mod bench_sandbox;
 mod eval;
 mod semantic;
+mod slow_server;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -42,6 +45,12 @@ enum Command {
     Bench(bench::Args),
     /// The latency the gateway adds to a direct call of a downstream tool.
     BenchGateway(bench_gateway::Args),
+    /// Start time, first call and footprint of a gateway over many slow servers,
+    /// `lazy = false` against `lazy = true`.
+    BenchLazy(bench_lazy::Args),
+    /// A stdio MCP server slow to start (what `bench-lazy` runs behind the gateway).
+    #[command(hide = true)]
+    SlowServer(slow_server::Args),
 }
 
 /// The product's binary, `toolsearch`, next to this one (both are built into the
@@ -64,6 +73,8 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchGateway(args) => bench_gateway::run(args),
+        Command::BenchLazy(args) => bench_lazy::run(args),
+        Command::SlowServer(args) => slow_server::run(args),
     };
     toolsearch_cli::common::exit_code("toolsearch-lab", result)
 }
