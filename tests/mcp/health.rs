@@ -58,3 +58,50 @@ fn config_check_with_servers_names_the_bad_tool() {
         assert_eq!(v["config"]["limits"]["startup_timeout_ms"], 20000, "{v}");
     }
 }
+
+#[test]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+fn config_check_with_servers_shows_a_lazy_servers_manifest_and_state() {
+    let script = repo().join("tests/fixtures/misbehaving_server.py");
+    let cfg = temp_path("gateway.toml");
+    let pids = temp_path("pids");
+    let dir = temp_path("manifests");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mode = \"tools\"\nsemantic = false\nlazy = true\nmanifest_dir = {:?}\n\n[[servers]]\nname = \"s\"\ncommand = \"python3\"\nargs = [{:?}, \"--helper\"]\nenv = {{ PIDFILE = {:?} }}\n",
+            dir.display().to_string(),
+            script.display().to_string(),
+            pids.display().to_string()
+        ),
+    )
+    .unwrap();
+    let check = || {
+        let out = Command::new(binary())
+            .args(["config", "check", "--servers"])
+            .arg(&cfg)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["servers"][0].clone()
+    };
+    // No manifest yet: the server is started, listed, and its manifest written.
+    let first = check();
+    assert_eq!(first["state"], "running", "{first}");
+    assert_eq!(first["lazy"], true, "{first}");
+    assert_eq!(first["tools"], 3, "{first}");
+    assert!(first["manifest_age_s"].is_u64(), "{first}");
+    let started = std::fs::read_to_string(&pids).unwrap_or_default().lines().count();
+    assert_eq!(started, 3, "its helpers");
+    // Then: served from the manifest, not started.
+    let second = check();
+    assert_eq!(second["state"], "stopped", "{second}");
+    assert_eq!(second["tools"], 3, "{second}");
+    assert!(second["manifest_age_s"].as_u64().is_some_and(|s| s < 600), "{second}");
+    let started = std::fs::read_to_string(&pids).unwrap_or_default().lines().count();
+    assert_eq!(started, 3, "started again for a check");
+    for p in std::fs::read_to_string(&pids).unwrap_or_default().lines() {
+        let _ = Command::new("kill").args(["-9", p.trim()]).status();
+    }
+}

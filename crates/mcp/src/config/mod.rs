@@ -641,6 +641,38 @@ deny = ["*delete*"]
     }
 
     #[test]
+    fn lazy_and_idle_stop_are_global_defaults_a_server_overrides() {
+        let cfg = Config::parse(
+            "lazy = true\nmanifest_dir = \"/m\"\n[limits]\nidle_stop_ms = 5000\n\
+             [[servers]]\nname = \"a\"\ncommand = \"x\"\n\
+             [[servers]]\nname = \"b\"\ncommand = \"x\"\nlazy = false\n\
+             [[servers]]\nname = \"c\"\ncommand = \"x\"\nidle_stop_ms = 0\n",
+        )
+        .unwrap();
+        let [a, b, c] = [&cfg.servers[0], &cfg.servers[1], &cfg.servers[2]];
+        assert!(cfg.is_lazy(a) && !cfg.is_lazy(b) && cfg.is_lazy(c));
+        assert_eq!(cfg.idle_stop(a), Some(Duration::from_secs(5)));
+        assert_eq!(cfg.idle_stop(c), None, "0 never stops it");
+        assert_eq!(cfg.manifest_dir(), Some(PathBuf::from("/m")));
+        let e = cfg.effective();
+        assert_eq!(e["lazy"], true);
+        assert_eq!(e["limits"]["idle_stop_ms"], 5000);
+        assert_eq!(e["servers"][1]["lazy"], false);
+        // Off unless asked for.
+        let plain = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\n").unwrap();
+        assert!(!plain.is_lazy(&plain.servers[0]));
+        let e = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\nidle_stop_ms = 99999999999\n")
+            .unwrap_err();
+        assert!(
+            e.message.contains("line 4") && e.message.contains("servers[0].idle_stop_ms"),
+            "{}",
+            e.message
+        );
+        let e = Config::parse("lazy = \"yes\"\n").unwrap_err();
+        assert!(e.message.contains("line 1"), "{}", e.message);
+    }
+
+    #[test]
     fn tool_search_false_is_never() {
         let cfg = Config::parse("tool_search = false\n").unwrap();
         assert_eq!(cfg.activation(), ActivationName::Never);

@@ -190,11 +190,15 @@ impl Fleet {
         rx
     }
 
-    /// Waits until no server is starting, at most `limit` (for a report on every
-    /// server: `config check --servers`).
+    /// Waits until no server is starting and every list taken is in its
+    /// manifest, at most `limit` (for a report on every server: `config check
+    /// --servers`).
     pub async fn settled(&self, limit: Duration) {
         let deadline = tokio::time::Instant::now() + limit;
-        while self.servers.iter().any(|s| s.phase() == Phase::Starting)
+        while self
+            .servers
+            .iter()
+            .any(|s| s.phase() == Phase::Starting || s.manifest_pending())
             && tokio::time::Instant::now() < deadline
         {
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -288,6 +288,16 @@ impl Upstream {
         Some(SystemTime::now().duration_since(at).unwrap_or_default())
     }
 
+    /// True while a list it gave is not yet in its manifest (nor known to
+    /// have failed to be written).
+    pub fn manifest_pending(&self) -> bool {
+        let st = self.state();
+        self.manifest.is_some()
+            && st.lists > 0
+            && st.manifest_at.is_none()
+            && st.manifest_note.is_none()
+    }
+
     /// Why its manifest was not used, when it was not.
     pub fn manifest_note(&self) -> Option<String> {
         self.state().manifest_note.clone()
