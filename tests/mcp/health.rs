@@ -82,7 +82,11 @@ fn config_check_with_servers_shows_a_lazy_servers_manifest_and_state() {
             .arg(&cfg)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         v["servers"][0].clone()
     };
@@ -92,14 +96,23 @@ fn config_check_with_servers_shows_a_lazy_servers_manifest_and_state() {
     assert_eq!(first["lazy"], true, "{first}");
     assert_eq!(first["tools"], 3, "{first}");
     assert!(first["manifest_age_s"].is_u64(), "{first}");
-    let started = std::fs::read_to_string(&pids).unwrap_or_default().lines().count();
+    let started = std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .lines()
+        .count();
     assert_eq!(started, 3, "its helpers");
     // Then: served from the manifest, not started.
     let second = check();
     assert_eq!(second["state"], "stopped", "{second}");
     assert_eq!(second["tools"], 3, "{second}");
-    assert!(second["manifest_age_s"].as_u64().is_some_and(|s| s < 600), "{second}");
-    let started = std::fs::read_to_string(&pids).unwrap_or_default().lines().count();
+    assert!(
+        second["manifest_age_s"].as_u64().is_some_and(|s| s < 600),
+        "{second}"
+    );
+    let started = std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .lines()
+        .count();
     assert_eq!(started, 3, "started again for a check");
     for p in std::fs::read_to_string(&pids).unwrap_or_default().lines() {
         let _ = Command::new("kill").args(["-9", p.trim()]).status();

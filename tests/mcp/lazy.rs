@@ -27,7 +27,12 @@ fn manifest_dir(tag: &str) -> PathBuf {
 }
 
 /// A lazy gateway (tools mode) over one in-process server `s` run with `args`.
-async fn lazy_gateway(dir: &Path, args: &[&str], idle_ms: u64, script: Arc<Script>) -> Arc<Gateway> {
+async fn lazy_gateway(
+    dir: &Path,
+    args: &[&str],
+    idle_ms: u64,
+    script: Arc<Script>,
+) -> Arc<Gateway> {
     let toml = format!(
         "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\nlazy = true\n\
          manifest_dir = {:?}\n[limits]\nidle_stop_ms = {idle_ms}\n\n\
@@ -79,7 +84,8 @@ async fn search(c: &Client, query: &str) -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and_stopped_when_idle() {
+async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and_stopped_when_idle()
+{
     let dir = manifest_dir("life");
     write_manifest(&dir, &[], vec![tool("alpha"), tool("beta")]).await;
 
@@ -94,7 +100,11 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     assert!(found.to_string().contains("mcp:s:beta"), "{found}");
     // Stopped is not down: no outage is reported for it.
     assert!(!found.to_string().contains("servers down"), "{found}");
-    assert_eq!(script.starts.load(Ordering::SeqCst), 0, "started before any call");
+    assert_eq!(
+        script.starts.load(Ordering::SeqCst),
+        0,
+        "started before any call"
+    );
 
     // The first call starts it and is answered.
     let r = c.call("s", "beta", json!({})).await;
@@ -102,7 +112,11 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     assert_eq!(script.starts.load(Ordering::SeqCst), 1);
     assert_eq!(status(&gw).state, Phase::Running);
     // Idle for 300 ms: stopped again; the next call starts it again.
-    assert!(until(|| status(&gw).state == Phase::Stopped).await, "{:?}", status(&gw));
+    assert!(
+        until(|| status(&gw).state == Phase::Stopped).await,
+        "{:?}",
+        status(&gw)
+    );
     let r = c.call("s", "alpha", json!({})).await;
     assert_ne!(r.is_error, Some(true), "{r:?}");
     assert_eq!(script.starts.load(Ordering::SeqCst), 2);
@@ -171,7 +185,8 @@ async fn a_changed_command_line_or_a_corrupt_manifest_never_serves_an_old_list()
     let found = search(&c, "old tool").await;
     assert!(!found.to_string().contains("mcp:s:old"), "{found}");
     assert!(
-        found.to_string().contains("servers still starting") && found.to_string().contains("s: starting"),
+        found.to_string().contains("servers still starting")
+            && found.to_string().contains("s: starting"),
         "{found}"
     );
     assert!(until(|| status(&gw).state == Phase::Running).await);
@@ -194,11 +209,16 @@ async fn a_changed_command_line_or_a_corrupt_manifest_never_serves_an_old_list()
     let gw = lazy_gateway(&dir, &["--v2"], 60_000, script.clone()).await;
     let st = status(&gw);
     assert!(
-        st.manifest_note.as_deref().is_some_and(|n| n.starts_with("ignored: it is not a manifest")),
+        st.manifest_note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("ignored: it is not a manifest")),
         "{st:?}"
     );
     assert!(until(|| script.starts.load(Ordering::SeqCst) == 1).await);
-    assert!(until(|| status(&gw).manifest_note.is_none()).await, "rewritten");
+    assert!(
+        until(|| status(&gw).manifest_note.is_none()).await,
+        "rewritten"
+    );
     gw.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -322,7 +322,11 @@ fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
         // The manifest an earlier run wrote.
         let parsed = toolsearch_mcp::Config::load(&cfg).unwrap();
         toolsearch_mcp::upstream::manifest::Store::new(&dir, &parsed.servers[0])
-            .write(1, "2025-11-25", &[json!({"name": "echo", "inputSchema": {"type": "object"}})])
+            .write(
+                1,
+                "2025-11-25",
+                &[json!({"name": "echo", "inputSchema": {"type": "object"}})],
+            )
             .unwrap();
         let mut gw = Raw::start(&cfg);
         let servers = descendants(gw.child.id())
@@ -356,6 +360,9 @@ fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
         for p in &left {
             let _ = Command::new("kill").args(["-9", &p.to_string()]).status();
         }
-        assert!(left.is_empty(), "{how}: alive after the stop: {left:?} of {started:?}");
+        assert!(
+            left.is_empty(),
+            "{how}: alive after the stop: {left:?} of {started:?}"
+        );
     }
 }

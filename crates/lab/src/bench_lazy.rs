@@ -72,7 +72,11 @@ fn tagged(tag: &str) -> usize {
         return 0;
     };
     dir.flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(|s| s.parse::<u32>().is_ok()))
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|s| s.parse::<u32>().is_ok())
+        })
         .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
         .filter(|c| String::from_utf8_lossy(c).contains(tag))
         .count()
@@ -136,7 +140,11 @@ async fn one(a: &Args, cfg: &Path, lazy: bool, tag: &str) -> Result<Run> {
         }
     };
     let found = gw.peer().call_tool(search(&last)).await?;
-    let entry = if code { "tool_search_code" } else { "tool_search" };
+    let entry = if code {
+        "tool_search_code"
+    } else {
+        "tool_search"
+    };
     let tools_listed = listed.iter().any(|t| t.name == entry)
         && serde_json::to_string(&found.content)?.contains(&last);
     // Without manifests, the servers' tools come when they answer.
@@ -156,7 +164,10 @@ async fn one(a: &Args, cfg: &Path, lazy: bool, tag: &str) -> Result<Run> {
                 json!({"code": format!("return await openclaw.tools.call({id:?}, {{message: \"hi\"}})")}),
             )
         } else {
-            request("tool_call", json!({"id": id, "arguments": {"message": "hi"}}))
+            request(
+                "tool_call",
+                json!({"id": id, "arguments": {"message": "hi"}}),
+            )
         }
     };
     let t1 = Instant::now();

@@ -51,10 +51,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
                 "description": format!("Tool {i} of the {} server: answers with its arguments.", a.prefix),
                 "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}
             })).collect::<Vec<_>>()}),
-            "tools/call" => json!({"content": [{"type": "text", "text": msg["params"]["arguments"].to_string()}]}),
+            "tools/call" => {
+                json!({"content": [{"type": "text", "text": msg["params"]["arguments"].to_string()}]})
+            }
             _ => json!({}),
         };
-        writeln!(out, "{}", json!({"jsonrpc": "2.0", "id": id, "result": result}))?;
+        writeln!(
+            out,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "result": result})
+        )?;
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)

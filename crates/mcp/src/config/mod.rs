@@ -409,9 +409,7 @@ impl Config {
 
     /// Where manifests are kept (`None`: no state directory is known).
     pub fn manifest_dir(&self) -> Option<PathBuf> {
-        self.manifest_dir
-            .clone()
-            .or_else(default_manifest_dir)
+        self.manifest_dir.clone().or_else(default_manifest_dir)
     }
 
     /// The effective configuration as JSON, every default filled in and every secret
@@ -661,8 +659,10 @@ deny = ["*delete*"]
         // Off unless asked for.
         let plain = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\n").unwrap();
         assert!(!plain.is_lazy(&plain.servers[0]));
-        let e = Config::parse("[[servers]]\nname = \"a\"\ncommand = \"x\"\nidle_stop_ms = 99999999999\n")
-            .unwrap_err();
+        let e = Config::parse(
+            "[[servers]]\nname = \"a\"\ncommand = \"x\"\nidle_stop_ms = 99999999999\n",
+        )
+        .unwrap_err();
         assert!(
             e.message.contains("line 4") && e.message.contains("servers[0].idle_stop_ms"),
             "{}",

@@ -159,9 +159,15 @@ impl Fleet {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .expect("a fleet starts once");
-        let lazy: Vec<Arc<Upstream>> = self.servers.iter().filter(|s| s.is_lazy()).cloned().collect();
+        let lazy: Vec<Arc<Upstream>> = self
+            .servers
+            .iter()
+            .filter(|s| s.is_lazy())
+            .cloned()
+            .collect();
         if !lazy.is_empty() {
-            let read = tokio::task::spawn_blocking(move || lazy.iter().for_each(|s| s.load_manifest()));
+            let read =
+                tokio::task::spawn_blocking(move || lazy.iter().for_each(|s| s.load_manifest()));
             if let Err(e) = read.await {
                 tracing::warn!(error = %e, "reading the manifests failed; lazy servers start now");
             }
@@ -355,7 +361,9 @@ impl Fleet {
                                 format!("{e}; the next call starts it again")
                             }
                             Some(e) => e,
-                            None if starting => "starting; its tools are listed when it answers".into(),
+                            None if starting => {
+                                "starting; its tools are listed when it answers".into()
+                            }
                             None => "not connected yet".into(),
                         },
                         starting,

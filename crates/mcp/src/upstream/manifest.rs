@@ -128,8 +128,8 @@ impl Store {
         };
         let bytes = toolsearch_catalog::read_at_most(f, MAX_MANIFEST_BYTES, "the file")
             .map_err(|e| format!("cannot read it: {e}"))?;
-        let file: File = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("it is not a manifest ({e})"))?;
+        let file: File =
+            serde_json::from_slice(&bytes).map_err(|e| format!("it is not a manifest ({e})"))?;
         if file.format != FORMAT {
             return Err(format!(
                 "its format is `{}`, not `{FORMAT}`",
@@ -158,7 +158,12 @@ impl Store {
     /// later one was written already: to a temporary file in the same
     /// directory, synced, then renamed over the manifest. Returns when it was
     /// written (`None`: a later list was).
-    pub fn write(&self, seq: u64, protocol: &str, tools: &[Value]) -> std::io::Result<Option<SystemTime>> {
+    pub fn write(
+        &self,
+        seq: u64,
+        protocol: &str,
+        tools: &[Value],
+    ) -> std::io::Result<Option<SystemTime>> {
         let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
         if *written > seq {
             return Ok(None);
@@ -255,7 +260,10 @@ mod tests {
         assert!(other.read().expect("none").is_none());
         // The secret's value is not part of the key (only the name is).
         let text = "[[servers]]\nname = \"s\"\ncommand = \"x\"\nargs = [\"1\"]\n[servers.env]\nTOKEN = \"other\"\n";
-        let same = crate::config::Config::parse(text).expect("config").servers.remove(0);
+        let same = crate::config::Config::parse(text)
+            .expect("config")
+            .servers
+            .remove(0);
         assert_eq!(key(&same), key(&server(&["1"])));
         let _ = std::fs::remove_dir_all(&d);
     }

@@ -401,10 +401,7 @@ impl Upstream {
     /// is stopped (or died) is started, and the call waits for that start (at
     /// most the startup timeout, as any start), racing `cancel` and the
     /// fleet's stop. Errors say why there is no connection.
-    pub async fn acquire(
-        self: &Arc<Self>,
-        cancel: &CancellationToken,
-    ) -> Result<Lease, String> {
+    pub async fn acquire(self: &Arc<Self>, cancel: &CancellationToken) -> Result<Lease, String> {
         let mut pings = self.pings.subscribe();
         // The failed starts counted when this call asked for a start.
         let mut asked: Option<u64> = None;
@@ -423,7 +420,11 @@ impl Upstream {
                 if st.closed {
                     return Err("the gateway is stopping".into());
                 }
-                let why = || st.error.clone().unwrap_or_else(|| "not connected yet".into());
+                let why = || {
+                    st.error
+                        .clone()
+                        .unwrap_or_else(|| "not connected yet".into())
+                };
                 if !self.lazy {
                     return Err(why());
                 }
@@ -432,9 +433,12 @@ impl Upstream {
                     Some(_) => {}
                     None => {
                         asked = Some(st.failed_starts);
-                        // A start under way is waited for; otherwise one is asked for
-                        // (one permit, however many calls ask).
+                        // A start under way is waited for; otherwise this call asks
+                        // for one, and marks it asked: the calls after it wait for
+                        // the same start (a second permit would start the server
+                        // again after its next idle stop).
                         if st.phase != Phase::Starting {
+                            st.phase = Phase::Starting;
                             self.wanted.notify_one();
                         }
                     }
@@ -454,10 +458,12 @@ impl Upstream {
     /// Keeps a new list: counts it as a change when it differs from the one
     /// before, and writes it to the manifest (off the runtime; a failed write
     /// is logged once and changes nothing else).
-    fn keep_list(self: &Arc<Self>, tools: Vec<Value>, protocol: Option<String>) {
-        let (seq, tools, protocol) = {
+    /// True when the list differs from the one before (or is the first).
+    fn keep_list(self: &Arc<Self>, tools: Vec<Value>, protocol: Option<String>) -> bool {
+        let (seq, tools, protocol, differs) = {
             let mut st = self.state();
-            if st.tools.as_ref().is_some_and(|old| **old != tools) {
+            let differs = st.tools.as_deref() != Some(&tools);
+            if differs && st.tools.is_some() {
                 st.list_changes += 1;
             }
             let tools = Arc::new(tools);
@@ -466,9 +472,16 @@ impl Upstream {
                 st.protocol = protocol;
             }
             st.lists += 1;
-            (st.lists, tools, st.protocol.clone().unwrap_or_default())
+            (
+                st.lists,
+                tools,
+                st.protocol.clone().unwrap_or_default(),
+                differs,
+            )
         };
-        let Some(store) = self.manifest.clone() else { return };
+        let Some(store) = self.manifest.clone() else {
+            return differs;
+        };
         let me = Arc::downgrade(self);
         tokio::task::spawn_blocking(move || match store.write(seq, &protocol, &tools) {
             Ok(Some(at)) => {
@@ -489,6 +502,7 @@ impl Upstream {
                 }
             }
         });
+        differs
     }
 
     /// Stops the connection if no call has used it for `idle_stop`; true if so.
@@ -545,7 +559,10 @@ impl Upstream {
                     }
                     match ended {
                         Ended::Idle => {
-                            tracing::info!(server = self.name(), "server stopped after it sat idle; the next call starts it");
+                            tracing::info!(
+                                server = self.name(),
+                                "server stopped after it sat idle; the next call starts it"
+                            );
                             self.ping();
                             continue;
                         }
@@ -568,7 +585,7 @@ impl Upstream {
                     true,
                 ),
             }
-            if first {
+            if first && !self.lazy {
                 first = false;
                 // The fleet waits for each eager server's first attempt.
                 self.changed();
@@ -622,18 +639,24 @@ impl Upstream {
             .peer()
             .peer_info()
             .map(|i| i.protocol_version.to_string());
-        self.keep_list(tools, protocol);
-        {
+        let differs = self.keep_list(tools, protocol);
+        let was_down = {
             let mut st = self.state();
+            let was_down = st.phase == Phase::Down;
             st.peer = Some(running.peer().clone());
             st.error = None;
             st.connections += 1;
             st.phase = Phase::Running;
             st.last_used = Instant::now();
-        }
+            was_down
+        };
         self.ping();
         tracing::info!(server = self.name(), "server connected");
-        self.changed();
+        // A lazy server started with the list it had, and not from an outage,
+        // changes nothing the clients see: no new snapshot.
+        if !self.lazy || differs || was_down {
+            self.changed();
+        }
         Ok(Connection {
             running,
             relist,
@@ -691,10 +714,12 @@ impl Upstream {
                     listing = None;
                     match listed {
                         Ok(tools) => {
-                            self.keep_list(tools, None);
+                            let differs = self.keep_list(tools, None);
                             self.state().error = None;
-                            tracing::info!(server = self.name(), "tool list changed");
-                            self.changed();
+                            tracing::info!(server = self.name(), differs, "tools re-listed");
+                            if differs {
+                                self.changed();
+                            }
                         }
                         Err(e) => {
                             // The last good list stays; the reason is shown in `status`.

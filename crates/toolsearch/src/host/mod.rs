@@ -352,7 +352,10 @@ impl Host {
         };
         let notes: Vec<String> = [
             line(&down, "servers down now (their tools are missing or fail)"),
-            line(&starting, "servers still starting (their tools are not listed yet)"),
+            line(
+                &starting,
+                "servers still starting (their tools are not listed yet)",
+            ),
         ]
         .into_iter()
         .flatten()

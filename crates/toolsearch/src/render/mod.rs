@@ -89,7 +89,10 @@ pub(crate) fn definitions(inputs: Inputs<'_>, provider: Provider) -> Definitions
         let (starting, down): (Vec<_>, Vec<_>) =
             host.outages().into_iter().partition(|o| o.starting);
         let names = |l: Vec<crate::host::Outage>| {
-            l.into_iter().map(|o| o.server).collect::<Vec<_>>().join(", ")
+            l.into_iter()
+                .map(|o| o.server)
+                .collect::<Vec<_>>()
+                .join(", ")
         };
         if !down.is_empty() {
             text.push_str(&format!(" Down now: {} (searches say why).", names(down)));
