@@ -110,7 +110,7 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     let r = c.call("s", "beta", json!({})).await;
     assert_ne!(r.is_error, Some(true), "{r:?}");
     assert_eq!(script.starts.load(Ordering::SeqCst), 1);
-    assert_eq!(status(&gw).state, Phase::Running);
+    assert_eq!(status(&gw).connections, 1);
     // Idle for 300 ms: stopped again; the next call starts it again.
     assert!(
         until(|| status(&gw).state == Phase::Stopped).await,
@@ -121,6 +121,22 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     assert_ne!(r.is_error, Some(true), "{r:?}");
     assert_eq!(script.starts.load(Ordering::SeqCst), 2);
     assert_eq!(status(&gw).connections, 2);
+    // Five calls at once on a stopped server share one start, and once they
+    // are done it is stopped again and stays stopped.
+    assert!(until(|| status(&gw).state == Phase::Stopped).await);
+    let calls = (0..5).map(|_| c.call("s", "alpha", json!({})));
+    for r in futures::future::join_all(calls).await {
+        assert_ne!(r.is_error, Some(true), "{r:?}");
+    }
+    assert_eq!(script.starts.load(Ordering::SeqCst), 3);
+    assert!(until(|| status(&gw).state == Phase::Stopped).await);
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert_eq!(status(&gw).state, Phase::Stopped);
+    assert_eq!(
+        script.starts.load(Ordering::SeqCst),
+        3,
+        "started again with no call"
+    );
     // The list did not change: no client was told it did.
     assert_eq!(c.seen().list_changed, 0);
     assert_eq!(gw.served_list_changes(), 0);

@@ -9,11 +9,13 @@ pub mod fleet;
 mod handler;
 pub mod http_client;
 pub mod keeper;
+mod lease;
 mod listing;
 pub mod manifest;
 pub mod pipe;
 mod server;
 
 pub use fleet::{Fleet, ServerStatus};
+pub use lease::Lease;
 pub use listing::{MAX_LISTED_BYTES, MAX_LISTED_TOOLS, MAX_LIST_PAGES};
-pub use server::{Event, Lease, Lifecycle, Link, Phase, Upstream, MAX_BACKOFF, MIN_BACKOFF};
+pub use server::{Event, Lifecycle, Link, Phase, Upstream, MAX_BACKOFF, MIN_BACKOFF};

@@ -92,33 +92,33 @@ impl Lifecycle {
 }
 
 /// What is known about the server now.
-struct State {
-    peer: Option<Peer<RoleClient>>,
+pub(super) struct State {
+    pub(super) peer: Option<Peer<RoleClient>>,
     /// Its tools as it last listed them (kept while it is down or stopped).
-    tools: Option<Arc<Vec<Value>>>,
+    pub(super) tools: Option<Arc<Vec<Value>>>,
     /// Why it is down, when it is.
-    error: Option<String>,
+    pub(super) error: Option<String>,
     /// How many times it came up.
-    connections: u64,
-    phase: Phase,
+    pub(super) connections: u64,
+    pub(super) phase: Phase,
     /// Starts that failed (a waiting call learns its start failed by this).
-    failed_starts: u64,
+    pub(super) failed_starts: u64,
     /// Calls holding a [`Lease`] now.
-    busy: usize,
+    pub(super) busy: usize,
     /// When a call last began or ended (or the server came up).
-    last_used: Instant,
+    pub(super) last_used: Instant,
     /// The fleet is stopping: no call waits for a start any more.
-    closed: bool,
+    pub(super) closed: bool,
     /// Lists taken so far (the manifest writes the latest).
-    lists: u64,
+    pub(super) lists: u64,
     /// Lists that differed from the one before (each changes what clients see).
-    list_changes: u64,
+    pub(super) list_changes: u64,
     /// The protocol revision it spoke when it last listed.
-    protocol: Option<String>,
+    pub(super) protocol: Option<String>,
     /// When its manifest was last written (or read, when written before).
-    manifest_at: Option<SystemTime>,
+    pub(super) manifest_at: Option<SystemTime>,
     /// Why its manifest was not used, when it was not.
-    manifest_note: Option<String>,
+    pub(super) manifest_note: Option<String>,
 }
 
 /// One configured server and its connection.
@@ -130,41 +130,13 @@ pub struct Upstream {
     events: mpsc::UnboundedSender<Event>,
     startup_timeout: Duration,
     link: Option<Link>,
-    lazy: bool,
+    pub(super) lazy: bool,
     idle_stop: Option<Duration>,
     manifest: Option<Arc<manifest::Store>>,
     /// Wakes a stopped lazy server: a call waits for it.
-    wanted: tokio::sync::Notify,
+    pub(super) wanted: tokio::sync::Notify,
     /// Pinged at each change of state a waiting call may care about.
-    pings: tokio::sync::watch::Sender<()>,
-}
-
-/// A call's hold on a connection: while any is held the server is not stopped
-/// for idleness.
-pub struct Lease {
-    upstream: Arc<Upstream>,
-    peer: Peer<RoleClient>,
-    started: bool,
-}
-
-impl Lease {
-    /// The connection to call through.
-    pub fn peer(&self) -> &Peer<RoleClient> {
-        &self.peer
-    }
-
-    /// True when the server was started (or restarted) while this call waited.
-    pub fn started(&self) -> bool {
-        self.started
-    }
-}
-
-impl Drop for Lease {
-    fn drop(&mut self) {
-        let mut st = self.upstream.state();
-        st.busy = st.busy.saturating_sub(1);
-        st.last_used = Instant::now();
-    }
+    pub(super) pings: tokio::sync::watch::Sender<()>,
 }
 
 /// How a connection ended.
@@ -327,7 +299,7 @@ impl Upstream {
         &self.cfg
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(super) fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -394,64 +366,6 @@ impl Upstream {
         tracing::warn!(server = self.name(), reason = %why, "server unavailable");
         if was_up {
             self.changed();
-        }
-    }
-
-    /// The connection for one call: at once when connected. A lazy server that
-    /// is stopped (or died) is started, and the call waits for that start (at
-    /// most the startup timeout, as any start), racing `cancel` and the
-    /// fleet's stop. Errors say why there is no connection.
-    pub async fn acquire(self: &Arc<Self>, cancel: &CancellationToken) -> Result<Lease, String> {
-        let mut pings = self.pings.subscribe();
-        // The failed starts counted when this call asked for a start.
-        let mut asked: Option<u64> = None;
-        loop {
-            {
-                let mut st = self.state();
-                if let Some(peer) = st.peer.clone().filter(|p| !p.is_transport_closed()) {
-                    st.busy += 1;
-                    st.last_used = Instant::now();
-                    return Ok(Lease {
-                        upstream: self.clone(),
-                        peer,
-                        started: asked.is_some(),
-                    });
-                }
-                if st.closed {
-                    return Err("the gateway is stopping".into());
-                }
-                let why = || {
-                    st.error
-                        .clone()
-                        .unwrap_or_else(|| "not connected yet".into())
-                };
-                if !self.lazy {
-                    return Err(why());
-                }
-                match asked {
-                    Some(n) if st.failed_starts > n => return Err(why()),
-                    Some(_) => {}
-                    None => {
-                        asked = Some(st.failed_starts);
-                        // A start under way is waited for; otherwise this call asks
-                        // for one, and marks it asked: the calls after it wait for
-                        // the same start (a second permit would start the server
-                        // again after its next idle stop).
-                        if st.phase != Phase::Starting {
-                            st.phase = Phase::Starting;
-                            self.wanted.notify_one();
-                        }
-                    }
-                }
-            }
-            tokio::select! {
-                r = pings.changed() => if r.is_err() {
-                    return Err("the gateway is stopping".into());
-                },
-                () = cancel.cancelled() => {
-                    return Err("the call was cancelled while the server started".into());
-                }
-            }
         }
     }
 
@@ -531,13 +445,8 @@ impl Upstream {
         let mut first = true;
         while !shutdown.is_cancelled() {
             if self.lazy && self.state().tools.is_some() {
-                {
-                    let mut st = self.state();
-                    if st.phase != Phase::Down {
-                        st.phase = Phase::Stopped;
-                    }
-                }
-                self.ping();
+                // Stopped (or down) until a call wants it; the phase is the
+                // caller's to change (see `acquire`).
                 tokio::select! {
                     () = self.wanted.notified() => {}
                     () = shutdown.cancelled() => break,

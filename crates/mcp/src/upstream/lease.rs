@@ -1,0 +1,100 @@
+//! A call's hold on a server: [`Upstream::acquire`] gives the connection at
+//! once when there is one, and starts a stopped lazy server and waits for it
+//! when there is not; while a [`Lease`] is held the server is not stopped for
+//! idleness.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::service::{Peer, RoleClient};
+use tokio_util::sync::CancellationToken;
+
+use super::server::{Phase, Upstream};
+
+/// A call's hold on a connection: while any is held the server is not stopped
+/// for idleness.
+pub struct Lease {
+    upstream: Arc<Upstream>,
+    peer: Peer<RoleClient>,
+    started: bool,
+}
+
+impl Lease {
+    /// The connection to call through.
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// True when the server was started (or restarted) while this call waited.
+    pub fn started(&self) -> bool {
+        self.started
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut st = self.upstream.state();
+        st.busy = st.busy.saturating_sub(1);
+        st.last_used = Instant::now();
+    }
+}
+
+impl Upstream {
+    /// The connection for one call: at once when connected. A lazy server that
+    /// is stopped (or died) is started, and the call waits for that start (at
+    /// most the startup timeout, as any start), racing `cancel` and the
+    /// fleet's stop. Errors say why there is no connection.
+    pub async fn acquire(self: &Arc<Self>, cancel: &CancellationToken) -> Result<Lease, String> {
+        let mut pings = self.pings.subscribe();
+        // The failed starts counted when this call asked for a start.
+        let mut asked: Option<u64> = None;
+        loop {
+            {
+                let mut st = self.state();
+                if let Some(peer) = st.peer.clone().filter(|p| !p.is_transport_closed()) {
+                    st.busy += 1;
+                    st.last_used = Instant::now();
+                    return Ok(Lease {
+                        upstream: self.clone(),
+                        peer,
+                        started: asked.is_some(),
+                    });
+                }
+                if st.closed {
+                    return Err("the gateway is stopping".into());
+                }
+                let why = || {
+                    st.error
+                        .clone()
+                        .unwrap_or_else(|| "not connected yet".into())
+                };
+                if !self.lazy {
+                    return Err(why());
+                }
+                match asked {
+                    Some(n) if st.failed_starts > n => return Err(why()),
+                    Some(_) => {}
+                    None => {
+                        asked = Some(st.failed_starts);
+                        // A start under way is waited for; otherwise this call asks
+                        // for one, and marks it asked: the calls after it wait for
+                        // the same start (a second permit would start the server
+                        // again after its next idle stop).
+                        if st.phase != Phase::Starting {
+                            st.phase = Phase::Starting;
+                            self.wanted.notify_one();
+                        }
+                    }
+                }
+            }
+            tokio::select! {
+                r = pings.changed() => if r.is_err() {
+                    return Err("the gateway is stopping".into());
+                },
+                () = cancel.cancelled() => {
+                    return Err("the call was cancelled while the server started".into());
+                }
+            }
+        }
+    }
+}
