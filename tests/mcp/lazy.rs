@@ -90,7 +90,7 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     write_manifest(&dir, &[], vec![tool("alpha"), tool("beta")]).await;
 
     let script = Script::with_tools(vec![tool("alpha"), tool("beta")]);
-    let gw = lazy_gateway(&dir, &[], 300, script.clone()).await;
+    let gw = lazy_gateway(&dir, &[], 1_000, script.clone()).await;
     let st = status(&gw);
     assert_eq!(st.state, Phase::Stopped, "{st:?}");
     assert_eq!(st.tools, 2);
@@ -111,7 +111,7 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     assert_ne!(r.is_error, Some(true), "{r:?}");
     assert_eq!(script.starts.load(Ordering::SeqCst), 1);
     assert_eq!(status(&gw).connections, 1);
-    // Idle for 300 ms: stopped again; the next call starts it again.
+    // Idle for 1 s: stopped again; the next call starts it again.
     assert!(
         until(|| status(&gw).state == Phase::Stopped).await,
         "{:?}",
@@ -130,7 +130,7 @@ async fn a_lazy_server_is_served_from_its_manifest_started_by_its_first_call_and
     }
     assert_eq!(script.starts.load(Ordering::SeqCst), 3);
     assert!(until(|| status(&gw).state == Phase::Stopped).await);
-    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
     assert_eq!(status(&gw).state, Phase::Stopped);
     assert_eq!(
         script.starts.load(Ordering::SeqCst),
@@ -194,7 +194,7 @@ async fn a_changed_command_line_or_a_corrupt_manifest_never_serves_an_old_list()
     // Another argument: the old manifest is not read; the server starts at once,
     // and until it answers the search says it is still starting.
     let script = Script::with_tools(vec![tool("new")]);
-    script.init_delay_ms.store(1_500, Ordering::SeqCst);
+    script.init_delay_ms.store(5_000, Ordering::SeqCst);
     let gw = lazy_gateway(&dir, &["--v2"], 60_000, script.clone()).await;
     assert_eq!(status(&gw).state, Phase::Starting);
     let c = Client::connect(&gw, "one").await;
@@ -207,7 +207,15 @@ async fn a_changed_command_line_or_a_corrupt_manifest_never_serves_an_old_list()
     );
     assert!(until(|| status(&gw).state == Phase::Running).await);
     assert!(until(|| status(&gw).manifest_age_s.is_some()).await);
-    let found = search(&c, "new tool").await;
+    // The catalog is rebuilt off the runtime: the new tool is found soon.
+    let mut found = Value::Null;
+    for _ in 0..100 {
+        found = search(&c, "new tool").await;
+        if found.to_string().contains("mcp:s:new") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert!(found.to_string().contains("mcp:s:new"), "{found}");
     assert!(!found.to_string().contains("still starting"), "{found}");
     gw.shutdown().await;
@@ -235,6 +243,38 @@ async fn a_changed_command_line_or_a_corrupt_manifest_never_serves_an_old_list()
         until(|| status(&gw).manifest_note.is_none()).await,
         "rewritten"
     );
+    gw.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopped_as_soon_as_it_starts_never_leaves_a_call_waiting() {
+    let dir = manifest_dir("flap");
+    write_manifest(&dir, &[], vec![tool("alpha")]).await;
+    // Idle after 1 ms: a start may be stopped again before the call that asked
+    // for it takes the connection.
+    let script = Script::with_tools(vec![tool("alpha")]);
+    let gw = lazy_gateway(&dir, &[], 1, script.clone()).await;
+    let c = Client::connect(&gw, "one").await;
+    for i in 0..10 {
+        // Long enough for the idle stop to come between calls.
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let r = tokio::time::timeout(
+            std::time::Duration::from_secs(20),
+            c.call("s", "alpha", json!({})),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("call {i} still waits after 20 s"));
+        if r.is_error == Some(true) {
+            let e = text(&r);
+            assert_eq!(e["error"]["code"], "UNAVAILABLE", "{e}");
+            assert!(e.to_string().contains("stopped each time"), "{e}");
+        }
+    }
+    // Stopped between calls, started by the next.
+    let starts = script.starts.load(Ordering::SeqCst);
+    eprintln!("10 calls, idle stop 1 ms: {starts} starts");
+    assert!(starts >= 2, "{starts} starts");
     gw.shutdown().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -316,7 +316,7 @@ fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
         let toml = format!(
             "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\nlazy = true\nmanifest_dir = {:?}\n\n{}",
             dir.display().to_string(),
-            server("slow", &["--slow-start", "3000", "--helper"], &pids),
+            server("slow", &["--slow-start", "10000", "--helper"], &pids),
         );
         std::fs::write(&cfg, toml).unwrap();
         // The manifest an earlier run wrote.
@@ -335,7 +335,7 @@ fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
             .count();
         assert_eq!(servers, 0, "{how}: a lazy server started before any call");
         gw.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "tool_call", "arguments": {"id": "mcp:slow:echo", "arguments": {}}}}));
-        // The call started it; it is still starting (3 s) when the stop comes.
+        // The call started it; it is still starting (10 s) when the stop comes.
         let t0 = Instant::now();
         while noted_pids(&pids).len() < 3 && t0.elapsed() < HANG_GUARD {
             std::thread::sleep(Duration::from_millis(50));

@@ -353,7 +353,9 @@ impl Fleet {
                 .iter()
                 .filter(|s| !(s.is_up() || s.available() && s.phase() != Phase::Down))
                 .map(|s| {
-                    let starting = s.phase() == Phase::Starting && s.tools().is_none();
+                    let starting = s.phase() == Phase::Starting
+                        && s.tools().is_none()
+                        && s.last_error().is_none();
                     toolsearch::Outage {
                         server: s.name().to_string(),
                         reason: match s.last_error() {

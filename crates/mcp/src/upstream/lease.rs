@@ -46,8 +46,11 @@ impl Upstream {
     /// fleet's stop. Errors say why there is no connection.
     pub async fn acquire(self: &Arc<Self>, cancel: &CancellationToken) -> Result<Lease, String> {
         let mut pings = self.pings.subscribe();
-        // The failed starts counted when this call asked for a start.
-        let mut asked: Option<u64> = None;
+        // The failed starts and the starts begun when this call asked for one.
+        let mut asked: Option<(u64, u64)> = None;
+        // A start that came and went before this call took it (the server
+        // died or was stopped at once) is asked for again, this many times.
+        let mut retries = 2;
         loop {
             {
                 let mut st = self.state();
@@ -71,11 +74,24 @@ impl Upstream {
                 if !self.lazy {
                     return Err(why());
                 }
+                if let Some((failed, begun)) = asked {
+                    if st.failed_starts > failed {
+                        return Err(why());
+                    }
+                    if st.phase != Phase::Starting && st.starts > begun {
+                        if retries == 0 {
+                            return Err(st.error.clone().unwrap_or_else(|| {
+                                "it stopped each time it was started for this call".into()
+                            }));
+                        }
+                        retries -= 1;
+                        asked = None;
+                    }
+                }
                 match asked {
-                    Some(n) if st.failed_starts > n => return Err(why()),
                     Some(_) => {}
                     None => {
-                        asked = Some(st.failed_starts);
+                        asked = Some((st.failed_starts, st.starts));
                         // A start under way is waited for; otherwise this call asks
                         // for one, and marks it asked: the calls after it wait for
                         // the same start (a second permit would start the server

@@ -121,6 +121,11 @@ impl Store {
     /// trusted (unreadable, not a manifest, another server's or configuration's,
     /// past the bounds of a live listing).
     pub fn read(&self) -> Result<Option<Manifest>, String> {
+        // Only a regular file is read (opening a FIFO would wait for a writer).
+        match std::fs::metadata(&self.path) {
+            Ok(m) if !m.is_file() => return Err("it is not a regular file".into()),
+            _ => {}
+        }
         let f = match std::fs::File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -294,6 +299,16 @@ mod tests {
             let e = store.read().expect_err("refused");
             assert!(e.contains(why), "{e}");
         }
+        // A FIFO (or any file that is not regular) is refused, not waited on.
+        std::fs::remove_file(store.path()).expect("remove");
+        let made = std::process::Command::new("mkfifo")
+            .arg(store.path())
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let e = store.read().expect_err("refused");
+        assert!(e.contains("not a regular file"), "{e}");
+        std::fs::remove_file(store.path()).expect("remove");
         // Past the bound: refused before it is parsed.
         let f = std::fs::File::create(store.path()).expect("create");
         f.set_len(MAX_MANIFEST_BYTES + 1).expect("grow");

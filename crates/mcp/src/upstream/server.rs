@@ -103,6 +103,8 @@ pub(super) struct State {
     pub(super) phase: Phase,
     /// Starts that failed (a waiting call learns its start failed by this).
     pub(super) failed_starts: u64,
+    /// Starts begun (a waiting call learns its start came and went by this).
+    pub(super) starts: u64,
     /// Calls holding a [`Lease`] now.
     pub(super) busy: usize,
     /// When a call last began or ended (or the server came up).
@@ -187,6 +189,7 @@ impl Upstream {
                 connections: 0,
                 phase: Phase::Starting,
                 failed_starts: 0,
+                starts: 0,
                 busy: 0,
                 last_used: Instant::now(),
                 closed: false,
@@ -214,6 +217,14 @@ impl Upstream {
     pub fn load_manifest(&self) {
         let Some(store) = &self.manifest else { return };
         match store.read() {
+            Ok(Some(m)) if m.tools.is_empty() => {
+                // No tool to call means no call would ever start it to refresh
+                // the list: it starts now.
+                tracing::info!(
+                    server = self.name(),
+                    "its manifest lists no tools; the server starts now"
+                );
+            }
             Ok(Some(m)) => {
                 let mut st = self.state();
                 st.tools = Some(Arc::new(m.tools));
@@ -409,7 +420,11 @@ impl Upstream {
             Err(e) => {
                 if let Some(me) = me.upgrade() {
                     let mut st = me.state();
-                    if st.manifest_note.is_none() {
+                    if !st
+                        .manifest_note
+                        .as_deref()
+                        .is_some_and(|n| n.starts_with("not written"))
+                    {
                         tracing::warn!(server = me.name(), path = %store.path().display(), error = %e, "cannot write the server's manifest; it will start again at the next gateway start");
                     }
                     st.manifest_note = Some(format!("not written: {e}"));
@@ -430,9 +445,16 @@ impl Upstream {
         true
     }
 
-    /// When the server may next be stopped for idleness.
+    /// When the server may next be stopped for idleness: `idle` after its last
+    /// use, or while a call holds it, `idle` from now (looked at again then,
+    /// never in a loop while a long call runs).
     fn idle_deadline(&self, idle: Duration) -> tokio::time::Instant {
-        let since = self.state().last_used.elapsed();
+        let st = self.state();
+        let since = if st.busy > 0 {
+            Duration::ZERO
+        } else {
+            st.last_used.elapsed()
+        };
         tokio::time::Instant::now() + idle.saturating_sub(since)
     }
 
@@ -452,7 +474,14 @@ impl Upstream {
                     () = shutdown.cancelled() => break,
                 }
             }
-            self.state().phase = Phase::Starting;
+            // A call's request for a start that raced the backoff is this
+            // start: its permit must not start the server again later.
+            let _ = futures::FutureExt::now_or_never(self.wanted.notified());
+            {
+                let mut st = self.state();
+                st.phase = Phase::Starting;
+                st.starts += 1;
+            }
             self.ping();
             let attempt = tokio::time::timeout(self.startup_timeout, self.connect());
             let outcome = tokio::select! {
@@ -551,7 +580,8 @@ impl Upstream {
         let differs = self.keep_list(tools, protocol);
         let was_down = {
             let mut st = self.state();
-            let was_down = st.phase == Phase::Down;
+            // Down before this start (a crash, a failed start): clients were told.
+            let was_down = st.error.is_some();
             st.peer = Some(running.peer().clone());
             st.error = None;
             st.connections += 1;
