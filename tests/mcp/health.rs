@@ -9,6 +9,21 @@ use serde_json::Value;
 
 use crate::common::*;
 
+/// What `toolsearch config check --servers FILE` prints (it must succeed).
+fn check_servers(cfg: &std::path::Path) -> Value {
+    let out = Command::new(binary())
+        .args(["config", "check", "--servers"])
+        .arg(cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 #[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
 fn config_check_with_servers_names_the_bad_tool() {
@@ -23,17 +38,7 @@ fn config_check_with_servers_names_the_bad_tool() {
             ),
         )
         .unwrap();
-        let out = Command::new(binary())
-            .args(["config", "check", "--servers"])
-            .arg(&cfg)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = check_servers(&cfg);
         let servers = v["servers"].as_array().unwrap();
         let deep = &servers[0];
         assert_eq!(deep["up"], true, "{depth}: {deep}");
@@ -76,20 +81,7 @@ fn config_check_with_servers_shows_a_lazy_servers_manifest_and_state() {
         ),
     )
     .unwrap();
-    let check = || {
-        let out = Command::new(binary())
-            .args(["config", "check", "--servers"])
-            .arg(&cfg)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["servers"][0].clone()
-    };
+    let check = || check_servers(&cfg)["servers"][0].clone();
     // No manifest yet: the server is started, listed, and its manifest written.
     let first = check();
     assert_eq!(first["state"], "running", "{first}");

@@ -103,6 +103,32 @@ impl Raw {
         }
     }
 
+    /// Every process the gateway started so far (its tree) and the helpers noted in `pids`.
+    fn started(&self, pids: &Path) -> Vec<u32> {
+        let mut started: Vec<u32> = descendants(self.child.id()).iter().map(|d| d.0).collect();
+        started.extend(noted_pids(pids));
+        started
+    }
+
+    /// Stops the gateway `how` (`eof` or a signal's name); after a signal, the
+    /// call in flight `id` must be answered with the stop's JSON-RPC error.
+    /// When the stop began.
+    fn stop(&mut self, how: &str, id: u64) -> Instant {
+        let t0 = Instant::now();
+        if how == "eof" {
+            self.stdin = None;
+        } else {
+            let _ = Command::new("kill")
+                .args([&format!("-{how}"), &self.child.id().to_string()])
+                .status();
+            let answer = self
+                .answer(id, STOP_BOUND)
+                .expect("the call in flight was answered");
+            assert_eq!(answer["error"]["code"], json!(-32001), "{how}: {answer}");
+        }
+        t0
+    }
+
     /// Waits for the gateway to exit, at most `wait`; true when it did.
     fn exited(&mut self, wait: Duration) -> bool {
         let until = Instant::now() + wait;
@@ -166,22 +192,10 @@ fn eof_sigterm_and_sigint_end_everything_under_hostile_servers_within_5s() {
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_millis(300));
-        let mut started: Vec<u32> = descendants(gw.child.id()).iter().map(|d| d.0).collect();
-        started.extend(noted_pids(&pids));
+        let started = gw.started(&pids);
         assert!(started.len() >= 15, "{how}: {started:?}");
-        let t0 = Instant::now();
-        if how == "eof" {
-            gw.stdin = None;
-        } else {
-            let _ = Command::new("kill")
-                .args([&format!("-{how}"), &gw.child.id().to_string()])
-                .status();
-            // The caller in flight gets a JSON-RPC error.
-            let answer = gw
-                .answer(2, STOP_BOUND)
-                .expect("the call in flight was answered");
-            assert_eq!(answer["error"]["code"], json!(-32001), "{how}: {answer}");
-        }
+        // The caller in flight gets a JSON-RPC error.
+        let t0 = gw.stop(how, 2);
         assert!(
             gw.exited(STOP_BOUND),
             "{how}: the gateway still runs after {STOP_BOUND:?}"
@@ -340,21 +354,10 @@ fn a_stop_while_a_lazy_server_starts_for_a_call_leaves_nothing_behind() {
         while noted_pids(&pids).len() < 3 && t0.elapsed() < HANG_GUARD {
             std::thread::sleep(Duration::from_millis(50));
         }
-        let mut started: Vec<u32> = descendants(gw.child.id()).iter().map(|d| d.0).collect();
-        started.extend(noted_pids(&pids));
+        let started = gw.started(&pids);
         assert!(started.len() >= 5, "{how}: {started:?}");
-        let t0 = Instant::now();
-        if how == "eof" {
-            gw.stdin = None;
-        } else {
-            let _ = Command::new("kill")
-                .args([&format!("-{how}"), &gw.child.id().to_string()])
-                .status();
-            let answer = gw
-                .answer(2, STOP_BOUND)
-                .expect("the call waiting for the start was answered");
-            assert_eq!(answer["error"]["code"], json!(-32001), "{how}: {answer}");
-        }
+        // The call waiting for the start gets a JSON-RPC error.
+        let t0 = gw.stop(how, 2);
         assert!(gw.exited(STOP_BOUND), "{how}: the gateway still runs");
         let left = outlived(&started, STOP_BOUND.saturating_sub(t0.elapsed()));
         for p in &left {
