@@ -16,6 +16,7 @@
 //! Configuration is one TOML file ([`Config`]), in parts per section.
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod config;
 pub mod forward;
 pub mod frame;

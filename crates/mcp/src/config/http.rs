@@ -70,6 +70,13 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
+    /// `rate_limit_per_minute`, or its default.
+    pub fn rate_limit(&self) -> u64 {
+        self.rate_limit_per_minute
+            .as_ref()
+            .map_or(600, |s| *s.get_ref())
+    }
+
     /// `max_sessions`, or its default.
     pub fn max_sessions(&self) -> usize {
         self.max_sessions
@@ -249,7 +256,7 @@ impl HttpConfig {
             "bearer_token_env": self.bearer_token_env,
             "allowed_hosts": self.allowed_hosts,
             "allowed_origins": self.allowed_origins,
-            "rate_limit_per_minute": v(&self.rate_limit_per_minute, 600),
+            "rate_limit_per_minute": self.rate_limit(),
             "max_concurrent_snippets": v(&self.max_concurrent_snippets, 8),
             "snippet_queue_ms": self.snippet_queue().as_millis() as u64,
             "max_sessions": self.max_sessions(),

@@ -9,12 +9,16 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+mod auth;
 mod http;
 mod limits;
+mod profiles;
 mod servers;
 
+pub use auth::{AuthConfig, KNOWN_ALGORITHMS};
 pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
+pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use servers::{redact_url, ServerConfig};
 
 /// A configuration problem, with the key and line it is about.
@@ -164,6 +168,11 @@ pub struct Config {
     /// `[[servers]]`.
     #[serde(default)]
     pub servers: Vec<ServerConfig>,
+    /// `[[profiles]]`: who sees which tools (see [`ProfileConfig`]).
+    #[serde(default)]
+    pub profiles: Vec<ProfileConfig>,
+    /// `[auth]`: the gateway as an OAuth resource server.
+    pub auth: Option<AuthConfig>,
     /// The embedding model fused with search (a sentence-transformers directory).
     /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `toolsearch model fetch`
     /// installed in the user's cache, else none (lexical search).
@@ -210,6 +219,9 @@ impl Config {
         rebase(&mut cfg.http.tls_key);
         for s in &mut cfg.servers {
             rebase(&mut s.ca_file);
+        }
+        for p in &mut cfg.profiles {
+            rebase(&mut p.token_file);
         }
         Ok(cfg)
     }
@@ -265,6 +277,10 @@ impl Config {
             ));
         }
         servers::check(&self.servers, text)?;
+        profiles::check(&self.profiles, &self.servers, text)?;
+        if let Some(auth) = &self.auth {
+            auth.check(text)?;
+        }
         if self.mode == ModeName::Native {
             return Err(error(format!(
                 "line {}: `mode = \"native\"`: MCP clients have no provider-hosted tool \
@@ -287,21 +303,26 @@ impl Config {
                 e.message
             )));
         }
+        for p in &self.profiles {
+            if let Err(e) = self.profile_settings(p).validate() {
+                return Err(error(format!(
+                    "line {}: profiles `{}`: `{}`: {}",
+                    line_of(text, p.name.span().start),
+                    p.name(),
+                    e.setting,
+                    e.message
+                )));
+            }
+        }
         Ok(())
     }
 
     /// The facade settings this configuration asks for.
     pub fn settings(&self) -> toolsearch::Settings {
-        use toolsearch::{Activation, Mode};
+        use toolsearch::Activation;
         let v = |s: &Option<Spanned<u64>>| s.as_ref().map(|s| *s.get_ref());
         toolsearch::Settings {
-            mode: match self.mode {
-                ModeName::Code => Mode::Code,
-                ModeName::Tools => Mode::Tools,
-                ModeName::Reveal => Mode::Reveal,
-                ModeName::Native => Mode::Native,
-                ModeName::Auto => Mode::Auto,
-            },
+            mode: mode_of(self.mode),
             // What the gateway serves: MCP's shape (native mode is refused for it).
             provider: Some(toolsearch::Provider::Mcp),
             activation: match self.activation() {
@@ -451,7 +472,58 @@ impl Config {
             "lazy": self.lazy.unwrap_or(false),
             "manifest_dir": self.manifest_dir().map(|p| p.display().to_string()),
             "servers": servers,
+            "profiles": self.profiles().iter().map(|p| p.effective(&self.http)).collect::<Vec<_>>(),
+            "auth": self.auth.as_ref().map(AuthConfig::effective),
         })
+    }
+
+    /// Every profile the gateway serves: the configured ones, and `default`
+    /// (first, open to every tool) unless one of them is named so.
+    pub fn profiles(&self) -> Vec<ProfileConfig> {
+        let mut all = self.profiles.clone();
+        if !all.iter().any(|p| p.name() == DEFAULT_PROFILE) {
+            all.insert(0, ProfileConfig::open(DEFAULT_PROFILE));
+        }
+        all
+    }
+
+    /// The facade settings of `profile`: this file's, with the profile's mode,
+    /// never-deferred tools and search limits.
+    pub fn profile_settings(&self, profile: &ProfileConfig) -> toolsearch::Settings {
+        let mut settings = self.settings();
+        if let Some(mode) = profile.mode {
+            settings.mode = mode_of(mode);
+        }
+        if let Some(never) = &profile.never_defer {
+            settings.never_defer = never.clone();
+        }
+        if let Some(n) = &profile.search_default_limit {
+            settings.search_default_limit = *n.get_ref() as usize;
+        }
+        if let Some(n) = &profile.max_search_limit {
+            settings.max_search_limit = *n.get_ref() as usize;
+        }
+        settings
+    }
+
+    /// True when HTTP clients must bring a credential: `[http]
+    /// bearer_token_env`, a profile's tokens, or `[auth]`. Without any, a
+    /// token-less loopback client gets the `default` profile.
+    pub fn needs_credentials(&self) -> bool {
+        self.http.bearer_token_env.is_some()
+            || self.auth.is_some()
+            || self.profiles.iter().any(ProfileConfig::has_credentials)
+    }
+}
+
+fn mode_of(mode: ModeName) -> toolsearch::Mode {
+    use toolsearch::Mode;
+    match mode {
+        ModeName::Code => Mode::Code,
+        ModeName::Tools => Mode::Tools,
+        ModeName::Reveal => Mode::Reveal,
+        ModeName::Native => Mode::Native,
+        ModeName::Auto => Mode::Auto,
     }
 }
 

@@ -2,7 +2,9 @@
 //! send (`tool_search_code`, or the structured trio, plus never-deferred tools;
 //! every tool when deferral is off), in front of the fleet of servers.
 //!
-//! Each MCP session is its own toolsearch [`Session`]. Calls are cancelled when
+//! Each MCP session is its own toolsearch [`Session`], of one client profile
+//! (see [`profile`]): each profile has its own facade over the part of the
+//! fleet it sees. Calls are cancelled when
 //! the client cancels them, progress and log messages of downstream servers
 //! reach the client, and the client hears `notifications/tools/list_changed`
 //! whenever the list it is served changes.
@@ -15,13 +17,14 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use toolsearch::{Conversation, Mode, Policy, Provider, Session, ToolSearch};
+use toolsearch::{Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::Tool;
 
 use crate::config::{Config, Destructive, ModelFrom};
 
 mod approve;
 mod notes;
+mod profile;
 mod session;
 mod slots;
 
@@ -30,14 +33,16 @@ use crate::upstream::{Event, Link};
 pub use notes::MAX_QUEUED_LOGS;
 pub use session::{to_result, GatewaySession};
 
-/// Each open MCP session's client, by toolsearch session id. An entry is the
-/// session's own: made when it starts, removed when its handler is dropped
-/// (the client disconnected, sent DELETE, or stayed idle past the TTL).
-type Peers = Arc<Mutex<std::collections::HashMap<String, Peer<RoleServer>>>>;
+/// Each open MCP session's client and the index of its profile, by toolsearch
+/// session id. An entry is the session's own: made when it starts, removed
+/// when its handler is dropped (the client disconnected, sent DELETE, or
+/// stayed idle past the TTL).
+type Peers = Arc<Mutex<std::collections::HashMap<String, (usize, Peer<RoleServer>)>>>;
 
 /// What every session of one gateway shares.
 pub struct Gateway {
-    ts: Arc<ToolSearch>,
+    /// The client profiles, each with its facade; `default` among them.
+    profiles: Vec<Arc<profile::Profile>>,
     fleet: Arc<Fleet>,
     /// Tools that are not from servers (none unless the embedder adds some).
     extra: Vec<Tool>,
@@ -56,21 +61,11 @@ pub struct Gateway {
     /// Changes of the served tool list since start (each is a prompt-cache
     /// write for every conversation).
     served_changes: AtomicU64,
-    /// The tools served, for the snapshot and code mode's availability they
-    /// were made for (see [`Gateway::served`]).
-    served: Mutex<Option<Served>>,
     /// Fired when the gateway begins to stop: calls in flight answer with an
     /// error at once, new ones are refused (see [`Gateway::begin_stop`]).
     stopping: tokio_util::sync::CancellationToken,
     /// Tool calls being answered now.
     in_flight: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-/// One `tools/list` answer, made once per snapshot.
-struct Served {
-    snapshot: u64,
-    code_mode: bool,
-    tools: Arc<Vec<rmcp::model::Tool>>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -151,65 +146,89 @@ impl Gateway {
     ) -> anyhow::Result<Arc<Gateway>> {
         // Settings out of range fail before any server is started.
         cfg.settings().validate()?;
+        let profiles_cfg = cfg.profiles();
+        for p in &profiles_cfg {
+            cfg.profile_settings(p).validate()?;
+        }
         // So is a named embedding model that does not load.
         let embedder = embedder(cfg)?;
         let fleet = Fleet::linked(cfg, links);
         let events = fleet.start().await;
-        let mut builder = ToolSearch::builder()
-            .settings(cfg.settings())
-            .catalog(fleet.snapshot(&[]))
-            .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
-            .dispatcher(crate::forward::Forward::to_fleet(&fleet))
-            .availability(fleet.availability())
-            .outages(fleet.outages())
-            .call_timeout(cfg.call_timeout())
-            .approval_timeout(cfg.approval_timeout())
-            .approve_destructive(cfg.destructive != Destructive::Allow);
+        let code_anywhere = profiles_cfg
+            .iter()
+            .any(|p| cfg.profile_settings(p).mode != toolsearch::Mode::Tools);
         // Without a pool, one of worker processes that queues every snippet the
         // gateway admits (the facade's own would refuse past its default queue).
         let pool = pool.or_else(|| {
             // Structured tools only: no snippet ever runs.
-            if cfg.settings().mode == toolsearch::Mode::Tools {
+            if !code_anywhere {
                 return None;
             }
             let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
             toolsearch_sandbox::Pool::new(pool_config(cfg, command)).ok()
         });
-        if let Some(pool) = pool {
-            builder = builder.sandbox(pool);
-        }
-        if let Some(embedder) = embedder {
-            builder = builder.semantic(embedder, toolsearch_embed::default_cache_dir());
-        }
-        let peers: Peers = Arc::default();
-        if cfg.destructive == Destructive::Elicit {
-            builder = builder.approver(Arc::new(approve::Elicit));
+        let full = fleet.snapshot(&[]);
+        let mut profiles = Vec::with_capacity(profiles_cfg.len());
+        for p in profiles_cfg {
+            let settings = cfg.profile_settings(&p);
+            let code = settings.mode != toolsearch::Mode::Tools;
+            let mut builder = ToolSearch::builder()
+                .settings(settings)
+                .catalog(profile::Profile::narrowed(&p, &full))
+                .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
+                .dispatcher(crate::forward::Forward::to_fleet(&fleet))
+                .availability(fleet.availability())
+                .outages(profile::Profile::outages(&p, fleet.outages()))
+                .call_timeout(cfg.call_timeout())
+                .approval_timeout(cfg.approval_timeout())
+                .approve_destructive(cfg.destructive != Destructive::Allow);
+            if let Some(pool) = pool.as_ref().filter(|_| code) {
+                builder = builder.sandbox(pool.clone());
+            }
+            if let Some(embedder) = &embedder {
+                builder = builder.semantic(embedder.clone(), toolsearch_embed::default_cache_dir());
+            }
+            if cfg.destructive == Destructive::Elicit {
+                builder = builder.approver(Arc::new(approve::Elicit));
+            }
+            profiles.push(Arc::new(profile::Profile::new(
+                p,
+                Arc::new(builder.build()?),
+            )));
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
+        let caps = profiles
+            .iter()
+            .map(|p| (p.name().to_string(), p.cfg.max_snippets(max_snippets)))
+            .collect();
         let alone = fleet.one_client();
         let gw = Arc::new(Gateway {
-            ts: Arc::new(builder.build()?),
+            profiles,
             fleet,
             extra: Vec::new(),
-            peers,
+            peers: Peers::default(),
             open: Arc::default(),
-            snippets: slots::Slots::new(max_snippets, cfg.http.snippet_queue(), alone),
+            snippets: slots::Slots::with_caps(max_snippets, cfg.http.snippet_queue(), alone, caps),
             next_session: AtomicU64::new(1),
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
             served_changes: AtomicU64::new(0),
-            served: Mutex::new(None),
             stopping: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::default(),
         });
         // The first probe of code mode (a snippet on the pool) happens here, on
         // a blocking thread, not in the first client's `tools/list`.
-        let ts = gw.ts.clone();
-        if let Ok(Err(reason)) = tokio::task::spawn_blocking(move || ts.probe_code_mode()).await {
-            tracing::warn!(%reason, "code mode unavailable at start; serving the structured tools");
+        for (i, p) in gw.profiles.iter().enumerate() {
+            let ts = p.ts.clone();
+            if let Ok(Err(reason)) = tokio::task::spawn_blocking(move || ts.probe_code_mode()).await
+            {
+                tracing::warn!(profile = p.name(), %reason, "code mode unavailable at start; serving the structured tools");
+            }
+            p.list_changed(0).await;
+            let code_mode = p.ts.code_mode_changes();
+            tokio::spawn(Self::follow_code_mode(Arc::downgrade(&gw), i, code_mode));
         }
-        let code_mode = gw.ts.code_mode_changes();
-        tokio::spawn(Self::follow(Arc::downgrade(&gw), events, code_mode));
+        tokio::spawn(Self::follow(Arc::downgrade(&gw), events));
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
         for s in gw.fleet.status() {
             tracing::info!(server = %s.name, state = ?s.state, tools = s.tools, manifest_age_s = ?s.manifest_age_s, error = ?s.error, problems = ?s.problems, "server status");
@@ -217,53 +236,33 @@ impl Gateway {
         Ok(gw)
     }
 
-    /// The facade.
+    /// The facade of the `default` profile (every tool, unless a profile
+    /// named `default` narrows it).
     pub fn toolsearch(&self) -> &Arc<ToolSearch> {
-        &self.ts
+        &self.profiles[self
+            .profile_index(crate::config::DEFAULT_PROFILE)
+            .unwrap_or(0)]
+        .ts
+    }
+
+    /// The facade of the profile `name`.
+    pub fn toolsearch_of(&self, name: &str) -> Option<&Arc<ToolSearch>> {
+        Some(&self.profiles[self.profile_index(name)?].ts)
+    }
+
+    /// The names of the profiles served.
+    pub fn profile_names(&self) -> Vec<String> {
+        self.profiles.iter().map(|p| p.name().to_string()).collect()
+    }
+
+    /// The index of the profile `name`.
+    fn profile_index(&self, name: &str) -> Option<usize> {
+        self.profiles.iter().position(|p| p.name() == name)
     }
 
     /// The servers.
     pub fn fleet(&self) -> &Arc<Fleet> {
         &self.fleet
-    }
-
-    /// What `tools/list` answers `session`: made on a blocking thread (every
-    /// schema is serialised for the size estimate) once per snapshot and
-    /// availability of code mode, and shared by every session (they have one
-    /// scope); in reveal mode each session's own.
-    async fn served(self: &Arc<Self>, conversation: &Conversation) -> Arc<Vec<rmcp::model::Tool>> {
-        let per_session = self.ts.settings().mode == Mode::Reveal;
-        let snapshot = self.snapshots.load(Ordering::SeqCst);
-        let code_mode = *self.ts.code_mode_changes().borrow();
-        if !per_session {
-            let served = self.served.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(s) = served.as_ref() {
-                if s.snapshot == snapshot && s.code_mode == code_mode {
-                    return s.tools.clone();
-                }
-            }
-        }
-        let conversation = conversation.clone();
-        let tools: Arc<Vec<rmcp::model::Tool>> = Arc::new(
-            tokio::task::spawn_blocking(move || {
-                conversation
-                    .definitions(Provider::Mcp)
-                    .tools
-                    .into_iter()
-                    .filter_map(|t| serde_json::from_value(t).ok())
-                    .collect()
-            })
-            .await
-            .unwrap_or_default(),
-        );
-        if !per_session {
-            *self.served.lock().unwrap_or_else(|p| p.into_inner()) = Some(Served {
-                snapshot,
-                code_mode,
-                tools: tools.clone(),
-            });
-        }
-        tools
     }
 
     /// How many times the catalog was rebuilt since start (changes of servers'
@@ -280,71 +279,72 @@ impl Gateway {
         self.served_changes.load(Ordering::Relaxed)
     }
 
-    /// The tools this gateway serves a session now, in MCP's shape.
+    /// The tools this gateway serves a session of the `default` profile now,
+    /// in MCP's shape.
     pub fn tools_for(&self, session: &Session) -> Vec<Value> {
-        self.ts.definitions(session, Provider::Mcp).tools
+        self.toolsearch().definitions(session, Provider::Mcp).tools
     }
 
-    /// Rebuilds the snapshot on every fleet change, and follows whether code
-    /// mode is available; tells the clients when the list they are served
-    /// changed. A change of code mode is announced at most once per direction
-    /// (lost, recovered) per [`LIST_CHANGED_EVERY`], so a flapping sandbox
-    /// cannot storm the clients; a change held back is announced when its
-    /// window ends, if it still holds.
+    /// Rebuilds the snapshot on every fleet change (each profile gets its
+    /// part) and tells the clients of each profile whose served list changed.
     /// Holds the gateway weakly: a dropped gateway ends it.
     async fn follow(
         gw: std::sync::Weak<Self>,
         mut events: tokio::sync::mpsc::UnboundedReceiver<Event>,
+    ) {
+        while let Some(Event::Changed(server)) = events.recv().await {
+            let Some(g) = gw.upgrade() else { return };
+            // Several changes in a burst make one snapshot, built off the
+            // runtime (loading, indexing and embedding a catalog take CPU
+            // seconds for large ones); changes meanwhile make one more.
+            while events.try_recv().is_ok() {}
+            let built = g.clone();
+            let rebuilt = tokio::task::spawn_blocking(move || {
+                let full = built.fleet.snapshot(&built.extra);
+                for p in &built.profiles {
+                    p.set_catalog(&full);
+                }
+                built.snapshots.fetch_add(1, Ordering::SeqCst) + 1
+            })
+            .await;
+            let Ok(snapshot) = rebuilt else {
+                tracing::error!("building a snapshot panicked; serving the last one");
+                continue;
+            };
+            tracing::info!(server = %server, tools = g.toolsearch().host().catalog().len(), "catalog rebuilt");
+            for (i, p) in g.profiles.iter().enumerate() {
+                // Made once for the new snapshot, and what every session's
+                // `tools/list` then answers.
+                if p.list_changed(snapshot).await {
+                    let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+                    tracing::info!(server = %server, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
+                    g.notify_list_changed(i).await;
+                }
+            }
+        }
+    }
+
+    /// Follows whether code mode is available for the profile at `index`, and
+    /// tells its clients when the list they are served changes with it. A
+    /// change is announced at most once per direction (lost, recovered) per
+    /// [`LIST_CHANGED_EVERY`], so a flapping sandbox cannot storm the
+    /// clients; a change held back is announced when its window ends, if it
+    /// still holds. Holds the gateway weakly.
+    async fn follow_code_mode(
+        gw: std::sync::Weak<Self>,
+        index: usize,
         mut code_mode: tokio::sync::watch::Receiver<bool>,
     ) {
-        let probe = match gw.upgrade() {
-            Some(g) => g.ts.open(Session::new("list-changed-probe")),
-            None => return,
-        };
-        let mut served = match gw.upgrade() {
-            Some(g) => g.served(&probe).await,
-            None => return,
-        };
-        let mut code_mode_open = true;
         let mut announced = Announced::default();
         // When to look at code mode's availability again.
         let mut look_at: Option<tokio::time::Instant> = None;
         loop {
             tokio::select! {
-                event = events.recv() => {
-                    let Some(Event::Changed(server)) = event else { return };
-                    let Some(g) = gw.upgrade() else { return };
-                    // Several changes in a burst make one snapshot, built off the
-                    // runtime (loading, indexing and embedding a catalog take CPU
-                    // seconds for large ones); changes meanwhile make one more.
-                    while events.try_recv().is_ok() {}
-                    let built = g.clone();
-                    let rebuilt = tokio::task::spawn_blocking(move || {
-                        built.ts.set_catalog(built.fleet.snapshot(&built.extra));
-                        built.snapshots.fetch_add(1, Ordering::SeqCst);
-                    })
-                    .await;
-                    if rebuilt.is_err() {
-                        tracing::error!("building a snapshot panicked; serving the last one");
-                        continue;
-                    }
-                    tracing::info!(server = %server, tools = g.ts.host().catalog().len(), "catalog rebuilt");
-                    // Made once for the new snapshot, and what every session's
-                    // `tools/list` then answers.
-                    let now = g.served(&probe).await;
-                    if now != served {
-                        served = now;
-                        let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
-                        tracing::info!(server = %server, served_list_changes = n, "the tools served changed: clients are told (a prompt-cache write for every conversation)");
-                        g.notify_list_changed().await;
-                    }
-                }
-                changed = code_mode.changed(), if code_mode_open => {
+                changed = code_mode.changed(), if look_at.is_none() => {
                     if changed.is_err() {
-                        code_mode_open = false;
-                    } else {
-                        look_at = Some(tokio::time::Instant::now());
+                        return;
                     }
+                    look_at = Some(tokio::time::Instant::now());
                 }
                 () = sleep_until_some(look_at) => {
                     look_at = None;
@@ -354,13 +354,12 @@ impl Gateway {
                         look_at = Some(tokio::time::Instant::now() + wait);
                         continue;
                     }
-                    let now = g.served(&probe).await;
-                    if now != served {
-                        served = now;
+                    let p = &g.profiles[index];
+                    if p.list_changed(g.snapshots.load(Ordering::SeqCst)).await {
                         announced.sent(up, std::time::Instant::now());
                         g.served_changes.fetch_add(1, Ordering::Relaxed);
-                        tracing::warn!(code_mode = up, "the tools served changed with code mode's availability");
-                        g.notify_list_changed().await;
+                        tracing::warn!(profile = p.name(), code_mode = up, "the tools served changed with code mode's availability");
+                        g.notify_list_changed(index).await;
                     }
                 }
             }
@@ -385,17 +384,18 @@ impl Gateway {
         }
     }
 
-    /// Tells every open session's client that its list changed. Each send is
-    /// its own task, bounded by [`LIST_CHANGED_SEND`]: a client that does not
-    /// read delays nobody (not the catalog's follower, not another client).
-    async fn notify_list_changed(&self) {
+    /// Tells every open session's client of the profile at `index` that its
+    /// list changed. Each send is its own task, bounded by
+    /// [`LIST_CHANGED_SEND`]: a client that does not read delays nobody (not
+    /// the catalog's follower, not another client).
+    async fn notify_list_changed(&self, index: usize) {
         let clients: Vec<Peer<RoleServer>> = self
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
-            .filter(|p| !p.is_transport_closed())
-            .cloned()
+            .filter(|(i, p)| *i == index && !p.is_transport_closed())
+            .map(|(_, p)| p.clone())
             .collect();
         for peer in clients {
             tokio::spawn(async move {

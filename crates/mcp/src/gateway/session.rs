@@ -56,14 +56,32 @@ impl Drop for Answering {
 }
 
 impl Gateway {
-    /// A handler for one new MCP session.
+    /// A handler for one new MCP session of the `default` profile (stdio,
+    /// token-less loopback HTTP).
     pub fn session(self: &Arc<Self>) -> GatewaySession {
+        self.session_as(crate::config::DEFAULT_PROFILE)
+            .expect("the default profile is always served")
+    }
+
+    /// A handler for one new MCP session of the profile `name` (`None` when
+    /// there is no such profile).
+    pub fn session_as(self: &Arc<Self>, name: &str) -> Option<GatewaySession> {
+        let profile = self.profile_index(name)?;
         let n = self.next_session.fetch_add(1, Ordering::Relaxed);
         self.open.fetch_add(1, Ordering::Relaxed);
-        GatewaySession {
+        let p = &self.profiles[profile];
+        p.opened();
+        Some(GatewaySession {
             gw: self.clone(),
-            conversation: self.ts.open(Session::new(format!("mcp-{n}"))),
-        }
+            profile,
+            conversation: p.ts.open(Session::new(format!("mcp-{n}"))),
+        })
+    }
+
+    /// Sessions of the profile `name` open now.
+    pub fn open_sessions_of(&self, name: &str) -> u64 {
+        self.profile_index(name)
+            .map_or(0, |i| self.profiles[i].open.load(Ordering::Relaxed))
     }
 }
 
@@ -74,12 +92,23 @@ impl Gateway {
 /// are cancelled by their transport.
 pub struct GatewaySession {
     gw: Arc<Gateway>,
+    /// The index of its profile in the gateway's.
+    profile: usize,
     conversation: Conversation,
 }
 
 impl GatewaySession {
     fn id(&self) -> &str {
         &self.conversation.session().id
+    }
+
+    fn profile(&self) -> &super::profile::Profile {
+        &self.gw.profiles[self.profile]
+    }
+
+    /// The name of its profile.
+    pub fn profile_name(&self) -> &str {
+        self.profile().name()
     }
 }
 
@@ -91,6 +120,7 @@ impl Drop for GatewaySession {
             .unwrap_or_else(|p| p.into_inner())
             .remove(self.id());
         self.gw.open.fetch_sub(1, Ordering::Relaxed);
+        self.profile().closed();
     }
 }
 
@@ -118,6 +148,7 @@ impl GatewaySession {
         let f = turn_fields(&record);
         tracing::info!(
             session = %self.id(),
+            profile = self.profile_name(),
             tool = %crate::text::clean_for_log(name, 80),
             downstream = ?f.downstream,
             calls = record.calls,
@@ -170,7 +201,7 @@ impl ServerHandler for GatewaySession {
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(self.id().to_string(), cx.peer.clone());
+            .insert(self.id().to_string(), (self.profile, cx.peer.clone()));
     }
 
     async fn set_level(
@@ -188,7 +219,8 @@ impl ServerHandler for GatewaySession {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.gw.served(&self.conversation).await;
+        let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
+        let tools = self.profile().served(snapshot, &self.conversation).await;
         Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
@@ -211,13 +243,14 @@ impl ServerHandler for GatewaySession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .entry(self.id().to_string())
-            .or_insert_with(|| cx.peer.clone());
+            .or_insert_with(|| (self.profile, cx.peer.clone()));
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
             // A slot of the session's fair share, waiting briefly for one;
             // the wait ends with the client's cancel or the gateway's stop.
+            let holder = format!("{}/{}", self.profile_name(), self.id());
             let slot = tokio::select! {
-                slot = self.gw.snippets.acquire(self.id()) => slot,
+                slot = self.gw.snippets.acquire(&holder) => slot,
                 () = cx.ct.cancelled() => Err("the client cancelled the call".to_string()),
                 () = self.gw.stopping.cancelled() => return Err(stopped()),
             };
@@ -250,7 +283,7 @@ impl ServerHandler for GatewaySession {
         let started = std::time::Instant::now();
         // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
         // session's list, so this session's client is told.
-        let reveal = self.gw.ts.settings().mode == Mode::Reveal;
+        let reveal = self.profile().ts.settings().mode == Mode::Reveal;
         let revealed = reveal.then(|| self.conversation.revealed().len());
         let work = async {
             if bridge.is_some_and(BridgeTool::is_cpu_bound) {

@@ -4,7 +4,9 @@
 //! gives it all); a snippet with no free slot waits (at most `snippet_queue_ms`)
 //! and, when one frees, the waiting session holding the fewest goes first
 //! (oldest first among equals). A snippet still waiting at the end of its
-//! wait is refused with LIMIT, naming the wait.
+//! wait is refused with LIMIT, naming the wait. A profile may run fewer
+//! (`profiles[].max_concurrent_snippets`): a holder's key is
+//! `profile/session`, and its profile's snippets count against its cap.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -20,6 +22,13 @@ pub(crate) struct Slots {
     wait: Duration,
     /// Set when the gateway serves one client for its whole life.
     alone: Arc<std::sync::atomic::AtomicBool>,
+    /// Profiles running fewer than `max` at once, and their most.
+    caps: HashMap<String, usize>,
+}
+
+/// The profile of a holder's key (`profile/session`).
+fn profile_of(key: &str) -> &str {
+    key.split_once('/').map_or("", |(p, _)| p)
 }
 
 #[derive(Default)]
@@ -63,10 +72,21 @@ impl Drop for Permit {
 impl Slots {
     /// `max` slots (at least 1), a session holding at most half of them (at
     /// least 1), and `wait` the longest a snippet waits for one.
+    #[cfg(test)]
     pub(crate) fn new(
         max: usize,
         wait: Duration,
         alone: Arc<std::sync::atomic::AtomicBool>,
+    ) -> Arc<Slots> {
+        Slots::with_caps(max, wait, alone, HashMap::new())
+    }
+
+    /// [`Slots::new`], with profiles' caps (`caps[profile]` at most at once).
+    pub(crate) fn with_caps(
+        max: usize,
+        wait: Duration,
+        alone: Arc<std::sync::atomic::AtomicBool>,
+        caps: HashMap<String, usize>,
     ) -> Arc<Slots> {
         let max = max.max(1);
         Arc::new(Slots {
@@ -75,7 +95,17 @@ impl Slots {
             per_session: (max / 2).max(1),
             wait,
             alone,
+            caps: caps.into_iter().filter(|(_, n)| *n < max).collect(),
         })
+    }
+
+    /// Slots held now by `profile`'s sessions.
+    fn profile_held(st: &State, profile: &str) -> usize {
+        st.held
+            .iter()
+            .filter(|(k, _)| profile_of(k) == profile)
+            .map(|(_, n)| n)
+            .sum()
     }
 
     /// The most slots one session holds.
@@ -92,7 +122,12 @@ impl Slots {
     }
 
     fn fits(&self, st: &State, session: &str) -> bool {
-        st.running < self.max && st.held.get(session).copied().unwrap_or(0) < self.share()
+        st.running < self.max
+            && st.held.get(session).copied().unwrap_or(0) < self.share()
+            && self
+                .caps
+                .get(profile_of(session))
+                .is_none_or(|cap| Self::profile_held(st, profile_of(session)) < *cap)
     }
 
     fn take(self: &Arc<Self>, st: &mut State, session: &str) -> Permit {
@@ -133,9 +168,15 @@ impl Slots {
                 // back when its receiver was dropped).
                 self.state().waiting.retain(|w| !w.grant.is_closed());
                 let mine = self.state().held.get(session).copied().unwrap_or(0);
+                let profile = profile_of(session);
+                let capped = self
+                    .caps
+                    .get(profile)
+                    .map(|cap| format!(", at most {cap} of profile `{profile}`"))
+                    .unwrap_or_default();
                 Err(format!(
                     "no snippet slot came free within {} ms: this gateway runs at most {} snippets \
-                     at once, at most {} of one session (this one runs {mine}); try again shortly",
+                     at once, at most {} of one session{capped} (this one runs {mine}); try again shortly",
                     self.wait.as_millis(),
                     self.max,
                     self.share()
@@ -214,6 +255,20 @@ mod tests {
         // Every slot is given back.
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(slots.running() <= 4);
+    }
+
+    #[tokio::test]
+    async fn a_profile_runs_at_most_its_cap_and_others_keep_room() {
+        let caps = HashMap::from([("a".to_string(), 1)]);
+        let slots = Slots::with_caps(4, Duration::from_millis(50), Arc::default(), caps);
+        let _a1 = slots.acquire("a/s1").await.unwrap();
+        // Another session of profile a waits for a's one slot, and is refused.
+        let refused = slots.acquire("a/s2").await.err().unwrap();
+        assert!(refused.contains("at most 1 of profile `a`"), "{refused}");
+        // Profile b is not held back by a's cap.
+        let _b1 = slots.acquire("b/s3").await.unwrap();
+        let _b2 = slots.acquire("b/s4").await.unwrap();
+        assert_eq!(slots.running(), 3);
     }
 
     #[tokio::test]

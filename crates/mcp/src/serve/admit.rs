@@ -1,18 +1,23 @@
-//! The second step of an HTTP request: admitting it. The bearer token is
-//! checked (in constant time), new sessions are refused past `max_sessions`,
-//! and requests are rate-limited per session, per client address and per
-//! token.
+//! The second step of an HTTP request: admitting it. Its caller is known
+//! (see [`crate::auth`]); new sessions are refused past `max_sessions`, and
+//! requests are rate-limited per session, per client address and per
+//! profile, each key with its own budget.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use toolsearch_catalog::lru::Lru;
 
-/// Requests per minute per session, per client address and per token, counted
+impl Default for RateLimit {
+    fn default() -> Self {
+        RateLimit::new()
+    }
+}
+
+/// Requests per minute per session, per client address and per profile, counted
 /// in fixed windows; at most [`RATE_KEYS`] keys are kept (least recently used
 /// forgotten, which only ever forgives).
 pub struct RateLimit {
-    per_minute: u64,
     /// The windows, and when ended ones were last dropped: one lock.
     state: Mutex<(Windows, Instant)>,
 }
@@ -27,10 +32,9 @@ const RATE_KEYS: usize = 20_000;
 const WINDOW: Duration = Duration::from_secs(60);
 
 impl RateLimit {
-    /// At most `per_minute` requests per key and minute.
-    pub fn new(per_minute: u64) -> RateLimit {
+    /// Windows for every key (each request says its key's budget).
+    pub fn new() -> RateLimit {
         RateLimit {
-            per_minute,
             state: Mutex::new((Lru::new(RATE_KEYS), Instant::now())),
         }
     }
@@ -44,9 +48,10 @@ impl RateLimit {
         self.state().0.remove(key);
     }
 
-    /// True when `key` may make one more request now. Once a window, windows
-    /// that ended are dropped (they hold nothing a new window would not).
-    pub fn admit(&self, key: &str) -> bool {
+    /// True when `key` may make one more request now, `per_minute` being its
+    /// budget. Once a window, windows that ended are dropped (they hold
+    /// nothing a new window would not).
+    pub fn admit_up_to(&self, key: &str, per_minute: u64) -> bool {
         let now = Instant::now();
         let mut state = self.state();
         let (windows, swept) = &mut *state;
@@ -59,11 +64,6 @@ impl RateLimit {
             *entry = (now, 0);
         }
         entry.1 += 1;
-        entry.1 <= self.per_minute
+        entry.1 <= per_minute
     }
-}
-
-/// Constant-time comparison of two byte strings.
-pub fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

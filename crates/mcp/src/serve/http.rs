@@ -1,10 +1,14 @@
 //! The gateway's front door over streamable HTTP, assembled from the steps of
 //! a request: [`super::accept`] (connection cap, header timeout, accept
 //! backoff) → [`super::origin`] (one allowed `Host`, target authority and
-//! `Origin`; refused before anything is counted) → [`super::admit`] (bearer
-//! token, session cap, rate limit) → [`super::protocol`] (path, body, JSON-RPC
-//! checks, ids in flight) → rmcp's service (sessions and their idle TTL), over
-//! plain TCP or TLS; and its stop (see [`super::stop`]).
+//! `Origin`; refused before anything is counted) → the protected resource
+//! metadata, when the gateway is an OAuth resource server → [`crate::auth`]
+//! (the caller's profile, or 401) → [`super::admit`] (the session is the
+//! caller's profile's, session caps, rate limits) → [`super::protocol`] (path,
+//! body, JSON-RPC checks, ids in flight; the scope the operation needs, or
+//! 403) → rmcp's service (sessions and their idle TTL, each opened for the
+//! caller's profile), over plain TCP or TLS; and its stop (see
+//! [`super::stop`]).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -19,24 +23,77 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::{connection_cap, serve_connection, Accepted, Acceptor};
-use super::admit::{same, RateLimit};
+use super::admit::RateLimit;
 use super::origin::Origins;
 use super::protocol::{self, Body, Guarded, InFlight};
 use super::{stop as stop_gateway, stop_on_signal};
+use crate::auth::{Caller, Gatekeeper, Operation, Refused};
 use crate::config::Config;
 use crate::gateway::Gateway;
+
+tokio::task_local! {
+    /// The profile of the request being handed to rmcp: a session the
+    /// request opens is that profile's.
+    static PROFILE: Arc<str>;
+}
 
 /// The path served: any other is answered 404.
 pub const ENDPOINT: &str = "/mcp";
 
 fn refuse(status: u16, message: &str) -> http::Response<Body> {
-    let mut r = protocol::error(status, &Value::Null, -32000, message);
-    if status == 401 {
-        r.headers_mut().insert(
-            http::header::WWW_AUTHENTICATE,
-            http::HeaderValue::from_static("Bearer"),
-        );
+    protocol::error(status, &Value::Null, -32000, message)
+}
+
+/// The answer to a refused credential or scope.
+fn refused(r: &Refused) -> http::Response<Body> {
+    let mut answer = protocol::error(r.status, &Value::Null, -32000, &r.message);
+    if let Ok(v) = http::HeaderValue::from_str(&r.www_authenticate) {
+        answer
+            .headers_mut()
+            .insert(http::header::WWW_AUTHENTICATE, v);
     }
+    answer
+}
+
+/// The protected resource metadata (RFC 9728), to anyone (it is public, and
+/// browser clients read it across origins).
+fn metadata_answer(method: &http::Method, doc: &Value) -> http::Response<Body> {
+    let mut r = match *method {
+        http::Method::GET | http::Method::HEAD => {
+            let mut r = http::Response::new(Full::new(Bytes::from(doc.to_string())).boxed());
+            r.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            r
+        }
+        http::Method::OPTIONS => {
+            let mut r = http::Response::new(Full::new(Bytes::new()).boxed());
+            *r.status_mut() = http::StatusCode::NO_CONTENT;
+            r
+        }
+        _ => {
+            let mut r = protocol::error(405, &Value::Null, -32600, "the metadata is read with GET");
+            r.headers_mut().insert(
+                http::header::ALLOW,
+                http::HeaderValue::from_static("GET, HEAD, OPTIONS"),
+            );
+            return r;
+        }
+    };
+    let h = r.headers_mut();
+    h.insert(
+        "access-control-allow-origin",
+        http::HeaderValue::from_static("*"),
+    );
+    h.insert(
+        "access-control-allow-methods",
+        http::HeaderValue::from_static("GET, HEAD, OPTIONS"),
+    );
+    h.insert(
+        "access-control-allow-headers",
+        http::HeaderValue::from_static("mcp-protocol-version"),
+    );
     r
 }
 
@@ -63,12 +120,14 @@ fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcce
 }
 
 /// Serves streamable HTTP (HTTPS with `[http] tls_cert`) on `addr` until a signal comes (or `stop` fires), then
-/// stops the servers. Loopback only unless `[http] bearer_token_env` is set;
-/// `Host` and `Origin` are checked (DNS rebinding), requests are rate-limited per
-/// session and per token. `on_bound` hears the URL actually served (`http(s)://ADDR/mcp`, port 0 resolved).
+/// stops the servers. Loopback only unless clients must bring credentials
+/// (`[http] bearer_token_env`, profiles' tokens, `[auth]`); `Host` and
+/// `Origin` are checked (DNS rebinding), requests are rate-limited per
+/// session and per profile. `on_bound` hears the URL actually served (`http(s)://ADDR/mcp`, port 0 resolved).
 ///
 /// # Errors
-/// A non-loopback address without auth, a token variable that is not set, or an
+/// A non-loopback address without auth, a credential that cannot be read (a
+/// token variable that is not set, a token file readable by others), or an
 /// address that cannot be bound.
 pub async fn http(
     gw: Arc<Gateway>,
@@ -77,18 +136,10 @@ pub async fn http(
     stop: CancellationToken,
     on_bound: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
-    let token = match &cfg.http.bearer_token_env {
-        Some(var) => Some(std::env::var(var).map_err(|_| {
-            anyhow::anyhow!("[http] bearer_token_env names `{var}`, which is not set")
-        })?),
-        None => None,
-    };
-    if token.as_deref().is_some_and(str::is_empty) {
-        anyhow::bail!("the bearer token variable is empty");
-    }
-    if !addr.ip().is_loopback() && token.is_none() {
+    let gate = Gatekeeper::new(cfg)?;
+    if !addr.ip().is_loopback() && !gate.requires_credentials() {
         anyhow::bail!(
-            "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env)"
+            "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env, profiles' tokens or [auth])"
         );
     }
     let tls = match (&cfg.http.tls_cert, &cfg.http.tls_key) {
@@ -145,26 +196,49 @@ pub async fn http(
     sc.completed_cache_ttl = cfg.http.replay_window();
     sc.replay_bytes = cfg.http.replay_bytes();
     let manager = Arc::new(manager);
-    let service =
-        StreamableHttpService::new(move || Ok(factory_gw.session()), manager.clone(), hcfg);
+    // A session is opened for the profile of the request that opens it
+    // (rmcp calls this on that request's task); none without one.
+    let service = StreamableHttpService::new(
+        move || {
+            let profile = PROFILE
+                .try_with(Clone::clone)
+                .map_err(|_| std::io::Error::other("a session opened outside a request"))?;
+            factory_gw
+                .session_as(&profile)
+                .ok_or_else(|| std::io::Error::other(format!("no profile `{profile}`")))
+        },
+        manager.clone(),
+        hcfg,
+    );
     let max_sessions = cfg.http.max_sessions();
-    let limit = Arc::new(RateLimit::new(
-        cfg.http
-            .rate_limit_per_minute
-            .as_ref()
-            .map_or(600, |s| *s.get_ref()),
-    ));
-    let token: Option<Arc<str>> = token.map(Arc::from);
+    let limit = Arc::new(RateLimit::new());
+    let budgets = cfg
+        .profiles()
+        .iter()
+        .map(|p| {
+            let budget = Budget {
+                rate: p.rate_limit(cfg.http.rate_limit()),
+                sessions: p.max_sessions(max_sessions),
+            };
+            (p.name().to_string(), budget)
+        })
+        .collect();
     tracing::info!(
         %url,
-        auth = token.is_some(),
+        auth = gate.requires_credentials(),
+        oauth = gate.resource_metadata().is_some(),
+        profiles = ?gw.profile_names(),
         "serving MCP over streamable HTTP"
     );
     let stop = stop_on_signal(&stop);
     let front = Arc::new(Front {
         service,
         limit,
-        token,
+        metadata: gate.resource_metadata(),
+        gate,
+        budgets,
+        pins: std::sync::Mutex::default(),
+        gw: gw.clone(),
         manager,
         max_sessions,
         ids: InFlight::default(),
@@ -212,12 +286,29 @@ async fn live_sessions(manager: &LocalSessionManager) -> usize {
     sessions.values().filter(|h| !h.is_closed()).count()
 }
 
-/// What every request passes through: admission (token, session cap, rate),
-/// the protocol checks, then rmcp's service.
+/// A profile's budgets at the front door.
+struct Budget {
+    /// Requests per minute, for the profile and for each of its sessions.
+    rate: u64,
+    /// Its sessions open at once.
+    sessions: usize,
+}
+
+/// What every request passes through: the caller (credential → profile),
+/// admission (the session's profile, session caps, rate), the protocol
+/// checks and the scope, then rmcp's service.
 struct Front {
     service: StreamableHttpService<crate::gateway::GatewaySession, LocalSessionManager>,
     limit: Arc<RateLimit>,
-    token: Option<Arc<str>>,
+    gate: Gatekeeper,
+    /// The protected resource metadata, when the gateway is a resource server.
+    metadata: Option<Value>,
+    budgets: std::collections::HashMap<String, Budget>,
+    /// Each session's profile, by MCP session id: a request naming a session
+    /// must come from that profile. Entries of ended sessions are dropped
+    /// when the map reaches `max_sessions` (see [`Front::pin`]).
+    pins: std::sync::Mutex<std::collections::HashMap<String, Arc<str>>>,
+    gw: Arc<Gateway>,
     manager: Arc<LocalSessionManager>,
     max_sessions: usize,
     ids: InFlight,
@@ -238,23 +329,33 @@ impl Front {
             tracing::debug!(%peer, status = r.status, why = %r.message, "refused a request");
             return refuse(r.status, &r.message);
         }
-        if let Some(t) = &self.token {
-            let sent = req
-                .headers()
-                .get(http::header::AUTHORIZATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.strip_prefix("Bearer "));
-            if !sent.is_some_and(|s| same(s.as_bytes(), t.as_bytes())) {
-                return refuse(401, "missing or wrong bearer token");
+        if let Some(doc) = &self.metadata {
+            let path = req.uri().path();
+            if path == crate::auth::challenge::WELL_KNOWN
+                || path.strip_prefix(crate::auth::challenge::WELL_KNOWN) == Some(ENDPOINT)
+            {
+                return metadata_answer(req.method(), doc);
             }
         }
+        let authorization = req
+            .headers()
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let caller = match self.gate.caller(authorization).await {
+            Ok(c) => c,
+            Err(r) => {
+                tracing::debug!(%peer, status = r.status, "refused a credential");
+                return refused(&r);
+            }
+        };
         if req.uri().path() != ENDPOINT {
             let message = format!("no such endpoint: MCP is served on {ENDPOINT}");
             return protocol::error(404, &Value::Null, -32601, &message);
         }
-        // A session id counts as a key only when it names an open session:
-        // invented ones are the client address's, so they cannot grow the
-        // limiter, and are answered 404.
+        // A session id counts as a key only when it names an open session of
+        // the caller's profile: invented ones, and another profile's, are
+        // not the caller's, so they cannot grow the limiter, and are answered
+        // 404 (another profile's session is not there for it).
         let claimed = req
             .headers()
             .get("mcp-session-id")
@@ -263,10 +364,11 @@ impl Front {
         let open = match &claimed {
             Some(id) => {
                 use rmcp::transport::streamable_http_server::session::SessionManager;
-                let id: rmcp::transport::streamable_http_server::session::SessionId =
+                let sid: rmcp::transport::streamable_http_server::session::SessionId =
                     id.as_str().into();
                 // A session whose worker ended (idle TTL) is gone at once.
-                self.manager.has_session(&id).await.unwrap_or(false)
+                self.manager.has_session(&sid).await.unwrap_or(false)
+                    && self.pinned(id).as_deref() == Some(&*caller.profile)
             }
             None => false,
         };
@@ -283,28 +385,23 @@ impl Front {
                 "session not found: it ended or never existed; start a new one",
             );
         }
-        if claimed.is_none()
-            && req.method() == http::Method::POST
-            && live_sessions(&self.manager).await >= self.max_sessions
-        {
-            let max = self.max_sessions;
-            tracing::warn!(
-                max_sessions = max,
-                "refused a new session: the gateway holds its most"
-            );
-            return refuse(
-                503,
-                &format!(
-                    "the gateway holds its most sessions ({max}); close one or try again later"
-                ),
-            );
+        let budget = self.budgets.get(&*caller.profile);
+        let rate = budget.map_or(600, |b| b.rate);
+        if claimed.is_none() && req.method() == http::Method::POST {
+            if let Some(refusal) = self.session_cap(&caller, budget).await {
+                return refusal;
+            }
         }
-        let who = match (&self.token, open.then_some(claimed.as_deref()).flatten()) {
-            (_, Some(s)) => format!("session:{s}"),
-            (Some(_), None) => "token".to_string(),
-            (None, None) => format!("peer:{}", peer.ip()),
+        let anonymous = !self.gate.requires_credentials();
+        let who = match open.then_some(claimed.as_deref()).flatten() {
+            Some(s) => format!("session:{s}"),
+            None if anonymous => format!("peer:{}", peer.ip()),
+            None => format!("profile:{}:new", caller.profile),
         };
-        if !self.limit.admit(&who) || (self.token.is_some() && !self.limit.admit("token:all")) {
+        let whole = format!("profile:{}", caller.profile);
+        if !self.limit.admit_up_to(&who, rate)
+            || (!anonymous && !self.limit.admit_up_to(&whole, rate))
+        {
             return refuse(429, "rate limit reached; slow down");
         }
         use tower_service::Service;
@@ -312,13 +409,22 @@ impl Front {
         let method = req.method().clone();
         if method != http::Method::POST {
             let (parts, _) = req.into_parts();
-            let answer = service
-                .call(http::Request::from_parts(parts, Full::new(Bytes::new())))
+            let answer = PROFILE
+                .scope(
+                    caller.profile.clone(),
+                    service.call(http::Request::from_parts(parts, Full::new(Bytes::new()))),
+                )
                 .await
                 .unwrap_or_else(|e| match e {});
             if method == http::Method::DELETE && open {
                 // The session's own bucket goes with it.
                 self.limit.forget(&who);
+                if let Some(id) = &claimed {
+                    self.pins
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .remove(id);
+                }
                 if answer.status() == http::StatusCode::ACCEPTED {
                     let mut done = http::Response::new(Full::new(Bytes::new()).boxed());
                     *done.status_mut() = http::StatusCode::NO_CONTENT;
@@ -328,13 +434,98 @@ impl Front {
             return answer;
         }
         let session = open.then_some(claimed.as_deref()).flatten();
-        let (req, held) =
+        let (req, held, op) =
             match protocol::check_post(req, session, &self.ids, self.body_timeout).await {
                 Ok(x) => x,
                 Err(answer) => return answer,
             };
-        let answer = service.call(req).await.unwrap_or_else(|e| match e {});
+        let op = Operation::of(op.method.as_deref(), op.tool.as_deref());
+        if let Err(r) = self.gate.permits(&caller, op) {
+            return refused(&r);
+        }
+        let answer = PROFILE
+            .scope(caller.profile.clone(), service.call(req))
+            .await
+            .unwrap_or_else(|e| match e {});
+        if claimed.is_none() {
+            if let Some(id) = answer
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+            {
+                self.pin(id, &caller.profile).await;
+            }
+        }
         let (parts, body) = answer.into_parts();
         http::Response::from_parts(parts, Guarded::wrap(body, held))
+    }
+
+    /// The profile a session was opened for.
+    fn pinned(&self, id: &str) -> Option<Arc<str>> {
+        self.pins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .cloned()
+    }
+
+    /// Records that the session `id` is `profile`'s. When the map holds
+    /// `max_sessions` entries, those of sessions that ended are dropped
+    /// first: it holds at most about twice the sessions open.
+    async fn pin(&self, id: &str, profile: &Arc<str>) {
+        let full = self.pins.lock().unwrap_or_else(|p| p.into_inner()).len() >= self.max_sessions;
+        if full {
+            let live: std::collections::HashSet<String> = {
+                let sessions = self.manager.sessions.read().await;
+                sessions
+                    .iter()
+                    .filter(|(_, h)| !h.is_closed())
+                    .map(|(k, _)| k.to_string())
+                    .collect()
+            };
+            self.pins
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|k, _| live.contains(k));
+        }
+        self.pins
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), profile.clone());
+    }
+
+    /// The answer refusing a new session past the gateway's cap or the
+    /// caller's profile's; `None` when there is room.
+    async fn session_cap(
+        &self,
+        caller: &Caller,
+        budget: Option<&Budget>,
+    ) -> Option<http::Response<Body>> {
+        if live_sessions(&self.manager).await >= self.max_sessions {
+            let max = self.max_sessions;
+            tracing::warn!(
+                max_sessions = max,
+                "refused a new session: the gateway holds its most"
+            );
+            return Some(refuse(
+                503,
+                &format!(
+                    "the gateway holds its most sessions ({max}); close one or try again later"
+                ),
+            ));
+        }
+        let cap = budget.map_or(usize::MAX, |b| b.sessions);
+        let open = self.gw.open_sessions_of(&caller.profile) as usize;
+        if open >= cap {
+            let profile = &caller.profile;
+            tracing::warn!(%profile, max_sessions = cap, "refused a new session: the profile holds its most");
+            return Some(refuse(
+                503,
+                &format!(
+                    "this profile holds its most sessions ({cap}); close one or try again later"
+                ),
+            ));
+        }
+        None
     }
 }

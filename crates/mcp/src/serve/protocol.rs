@@ -105,14 +105,25 @@ impl InFlight {
     }
 }
 
-/// A POST checked: the request rebuilt with its body read, and the id it holds
-/// in flight (released with the response), or the answer to send instead.
+/// What a POST asks for: its JSON-RPC method, and the tool a `tools/call`
+/// names (for the scope it needs).
+#[derive(Debug, Default)]
+pub struct Op {
+    /// The method, when the body is a JSON-RPC message with one.
+    pub method: Option<String>,
+    /// The tool of a `tools/call`.
+    pub tool: Option<String>,
+}
+
+/// A POST checked: the request rebuilt with its body read, the id it holds
+/// in flight (released with the response) and what it asks for, or the
+/// answer to send instead.
 pub async fn check_post(
     req: http::Request<hyper::body::Incoming>,
     session: Option<&str>,
     ids: &InFlight,
     body_timeout: Duration,
-) -> Result<(http::Request<Full<Bytes>>, Option<Held>), http::Response<Body>> {
+) -> Result<(http::Request<Full<Bytes>>, Option<Held>, Op), http::Response<Body>> {
     let (parts, body) = req.into_parts();
     let read = tokio::time::timeout(body_timeout, Limited::new(body, MAX_BODY).collect()).await;
     let bytes = match read {
@@ -142,8 +153,19 @@ pub async fn check_post(
     };
     let repaired = frame::repair_surrogates(bytes.to_vec());
     drop(bytes);
-    let (id, method) = match read_message(&repaired) {
-        Ok(m) => (m.id, m.method),
+    let (id, method, tool) = match read_message(&repaired) {
+        Ok(m) => {
+            let tool = match &m.msg {
+                rmcp::model::JsonRpcMessage::Request(r) => match &r.request {
+                    rmcp::model::ClientRequest::CallToolRequest(c) => {
+                        Some(c.params.name.to_string())
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            (m.id, m.method, tool)
+        }
         Err(r @ (Refusal::Parse(_) | Refusal::Batch)) => {
             return Err(error(400, &r.id(), r.code(), &r.message("request")));
         }
@@ -151,7 +173,7 @@ pub async fn check_post(
             return Err(error(400, &r.id(), r.code(), &r.message("request")));
         }
         // What is not a JSON-RPC message, or a notification, is rmcp's to answer.
-        Err(_) => (None, None),
+        Err(_) => (None, None, None),
     };
     let held = match (&id, &method, session) {
         (Some(id), Some(_), Some(session)) => Some(
@@ -163,6 +185,7 @@ pub async fn check_post(
     Ok((
         http::Request::from_parts(parts, Full::new(Bytes::from(repaired))),
         held,
+        Op { method, tool },
     ))
 }
 

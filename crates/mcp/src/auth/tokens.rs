@@ -1,0 +1,184 @@
+//! Static bearer tokens: read once at start from the environment variables
+//! and files the config names (never from the config itself), kept as
+//! SHA-256 digests, and matched in constant time against every one (no early
+//! exit: the time taken says nothing about which token came close).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+
+use crate::config::{Config, DEFAULT_PROFILE};
+
+/// The largest token file read.
+const MAX_TOKEN_FILE: u64 = 1 << 20;
+
+/// Every static token and the profile it opens.
+#[derive(Default)]
+pub(crate) struct Tokens {
+    entries: Vec<([u8; 32], Arc<str>)>,
+}
+
+fn digest(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+impl Tokens {
+    /// Reads the tokens of `cfg`: `[http] bearer_token_env` opens `default`;
+    /// each profile's `token_env` and `token_file` open it.
+    ///
+    /// # Errors
+    /// A variable that is not set or is empty, a file that cannot be read,
+    /// is readable by others or holds no token, or a token that opens two
+    /// profiles.
+    pub(crate) fn load(cfg: &Config) -> anyhow::Result<Tokens> {
+        let mut tokens = Tokens::default();
+        if let Some(var) = &cfg.http.bearer_token_env {
+            let t = std::env::var(var).map_err(|_| {
+                anyhow::anyhow!("[http] bearer_token_env names `{var}`, which is not set")
+            })?;
+            tokens.add(
+                &t,
+                DEFAULT_PROFILE,
+                &format!("[http] bearer_token_env `{var}`"),
+            )?;
+        }
+        for p in &cfg.profiles {
+            for var in &p.token_env {
+                let t = std::env::var(var).map_err(|_| {
+                    anyhow::anyhow!(
+                        "profile `{}`: token_env names `{var}`, which is not set",
+                        p.name()
+                    )
+                })?;
+                tokens.add(
+                    &t,
+                    p.name(),
+                    &format!("profile `{}` token_env `{var}`", p.name()),
+                )?;
+            }
+            if let Some(path) = &p.token_file {
+                let read = read_token_file(path).map_err(|e| {
+                    anyhow::anyhow!("profile `{}`: token_file {}: {e}", p.name(), path.display())
+                })?;
+                for (line, t) in read {
+                    tokens.add(
+                        &t,
+                        p.name(),
+                        &format!("profile `{}` token_file line {line}", p.name()),
+                    )?;
+                }
+            }
+        }
+        Ok(tokens)
+    }
+
+    fn add(&mut self, token: &str, profile: &str, from: &str) -> anyhow::Result<()> {
+        let token = token.trim();
+        if token.is_empty() {
+            anyhow::bail!("{from}: the token is empty");
+        }
+        if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            anyhow::bail!("{from}: a token holds no spaces or control characters");
+        }
+        let d = digest(token);
+        if let Some((_, other)) = self.entries.iter().find(|(e, _)| *e == d) {
+            if &**other != profile {
+                anyhow::bail!("{from}: the same token already opens profile `{other}`; a token opens one profile");
+            }
+            return Ok(());
+        }
+        self.entries.push((d, Arc::from(profile)));
+        Ok(())
+    }
+
+    /// The profile `sent` opens, compared against every token.
+    pub(crate) fn profile(&self, sent: &str) -> Option<Arc<str>> {
+        let d = digest(sent);
+        let mut found = None;
+        for (e, profile) in &self.entries {
+            if super::same(e, &d) {
+                found = Some(profile.clone());
+            }
+        }
+        found
+    }
+}
+
+/// The tokens of a file, with their line numbers.
+fn read_token_file(path: &Path) -> anyhow::Result<Vec<(usize, String)>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        anyhow::bail!("not a regular file");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 != 0 {
+            anyhow::bail!("it is readable or writable by others: `chmod 600` it");
+        }
+    }
+    let bytes = toolsearch_catalog::read_at_most(file, MAX_TOKEN_FILE, "the file")?;
+    let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("the file is not UTF-8"))?;
+    let tokens: Vec<(usize, String)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .map(|(i, l)| (i, l.to_string()))
+        .collect();
+    if tokens.is_empty() {
+        anyhow::bail!("it holds no token");
+    }
+    Ok(tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_open_their_profile_only() {
+        let mut t = Tokens::default();
+        t.add("alpha-token-1", "a", "x").unwrap();
+        t.add("alpha-token-2", "a", "x").unwrap();
+        t.add("beta-token", "b", "x").unwrap();
+        assert_eq!(t.profile("alpha-token-2").as_deref(), Some("a"));
+        assert_eq!(t.profile("beta-token").as_deref(), Some("b"));
+        assert_eq!(t.profile("alpha-token"), None);
+        assert_eq!(t.profile(""), None);
+        let twice = t
+            .add("beta-token", "a", "profile `a` token_env `B`")
+            .unwrap_err();
+        assert!(
+            twice.to_string().contains("already opens profile `b`"),
+            "{twice}"
+        );
+        assert!(t.add("  ", "a", "y").is_err());
+    }
+
+    #[test]
+    fn a_token_file_must_be_private_and_hold_a_token() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("ts-tokens-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t");
+        std::fs::write(&f, "# rotation\n\nnew-token\n old-token \n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let open = read_token_file(&f).unwrap_err().to_string();
+        assert!(open.contains("chmod 600"), "{open}");
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let read = read_token_file(&f).unwrap();
+        assert_eq!(
+            read,
+            [(3, "new-token".to_string()), (4, "old-token".to_string())]
+        );
+        std::fs::write(&f, "# none\n").unwrap();
+        assert!(read_token_file(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("no token"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

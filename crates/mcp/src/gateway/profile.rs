@@ -1,0 +1,205 @@
+//! A client profile at run time: its own facade over the part of the fleet's
+//! snapshot it sees. A tool outside that part is not in the profile's catalog
+//! at all, so nothing the facade answers (lists, counts, ranking statistics,
+//! did-you-mean, stale ids, outages) can tell it exists; the fleet, the
+//! dispatcher, the sandbox pool and the embedding model are shared.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use toolsearch::{Conversation, Mode, Policy, Provider, Session, ToolSearch};
+use toolsearch_catalog::{Catalog, Source, Tool};
+
+use crate::config::ProfileConfig;
+
+/// One `tools/list` answer, made once per snapshot.
+struct Served {
+    snapshot: u64,
+    code_mode: bool,
+    tools: Arc<Vec<rmcp::model::Tool>>,
+}
+
+/// A profile: its configuration, its facade, what its clients were last
+/// served, and its sessions.
+pub(crate) struct Profile {
+    pub(crate) cfg: ProfileConfig,
+    pub(crate) ts: Arc<ToolSearch>,
+    /// The `tools/list` answer for the current snapshot (not in reveal mode,
+    /// where each session has its own).
+    served: Mutex<Option<Served>>,
+    /// The list its clients were last told of (a change is a `list_changed`
+    /// to the profile's clients only).
+    announced: Mutex<Option<Arc<Vec<rmcp::model::Tool>>>>,
+    /// A conversation of no client, whose list is what a new session is served.
+    probe: Conversation,
+    /// Its sessions open now.
+    pub(crate) open: AtomicU64,
+}
+
+impl Profile {
+    pub(crate) fn new(cfg: ProfileConfig, ts: Arc<ToolSearch>) -> Profile {
+        let probe = ts.open(Session::new("list-changed-probe"));
+        Profile {
+            cfg,
+            ts,
+            served: Mutex::new(None),
+            announced: Mutex::new(None),
+            probe,
+            open: AtomicU64::new(0),
+        }
+    }
+
+    /// Its name.
+    pub(crate) fn name(&self) -> &str {
+        self.cfg.name()
+    }
+
+    /// True when this profile sees every tool of the fleet.
+    fn sees_all(cfg: &ProfileConfig) -> bool {
+        cfg.servers.is_none() && cfg.allow.is_empty() && cfg.deny.is_empty()
+    }
+
+    /// True when `tool` is in the profile's view.
+    pub(crate) fn sees(cfg: &ProfileConfig, narrow: &Policy, tool: &Tool) -> bool {
+        let server_seen = match (tool.source, tool.server.as_deref()) {
+            (Source::Mcp, Some(server)) => cfg.sees_server(server),
+            _ => true,
+        };
+        server_seen && narrow.allows(tool)
+    }
+
+    /// The part of `full` the profile `cfg` sees (`full` itself when it sees
+    /// everything).
+    pub(crate) fn narrowed(cfg: &ProfileConfig, full: &Catalog) -> Catalog {
+        if Self::sees_all(cfg) {
+            return full.clone();
+        }
+        let narrow = Policy::from_patterns(&cfg.allow, &cfg.deny);
+        let tools: Vec<Tool> = full
+            .tools()
+            .iter()
+            .filter(|t| Self::sees(cfg, &narrow, t))
+            .cloned()
+            .collect();
+        Catalog::new(tools).unwrap_or_else(|e| {
+            // A part of a valid catalog is valid: a bug, not a bad server.
+            tracing::error!(profile = cfg.name(), error = %e, "narrowing the snapshot failed; the profile sees no tool");
+            Catalog::empty()
+        })
+    }
+
+    /// Gives the profile its part of a new snapshot.
+    pub(crate) fn set_catalog(&self, full: &Catalog) {
+        self.ts.set_catalog(Self::narrowed(&self.cfg, full));
+    }
+
+    /// The outages the profile may hear of: its servers' only.
+    pub(crate) fn outages(cfg: &ProfileConfig, all: toolsearch::Outages) -> toolsearch::Outages {
+        if cfg.servers.is_none() {
+            return all;
+        }
+        let cfg = cfg.clone();
+        Arc::new(move || {
+            all()
+                .into_iter()
+                .filter(|o| cfg.sees_server(&o.server))
+                .collect()
+        })
+    }
+
+    /// What `tools/list` answers `conversation` for `snapshot`: made on a
+    /// blocking thread (every schema is serialised for the size estimate) once
+    /// per snapshot and availability of code mode, and shared by the profile's
+    /// sessions; in reveal mode each session's own.
+    pub(crate) async fn served(
+        &self,
+        snapshot: u64,
+        conversation: &Conversation,
+    ) -> Arc<Vec<rmcp::model::Tool>> {
+        let per_session = self.ts.settings().mode == Mode::Reveal;
+        let code_mode = *self.ts.code_mode_changes().borrow();
+        if !per_session {
+            let served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(s) = served.as_ref() {
+                if s.snapshot == snapshot && s.code_mode == code_mode {
+                    return s.tools.clone();
+                }
+            }
+        }
+        let conversation = conversation.clone();
+        let tools: Arc<Vec<rmcp::model::Tool>> = Arc::new(
+            tokio::task::spawn_blocking(move || {
+                conversation
+                    .definitions(Provider::Mcp)
+                    .tools
+                    .into_iter()
+                    .filter_map(|t| serde_json::from_value(t).ok())
+                    .collect()
+            })
+            .await
+            .unwrap_or_default(),
+        );
+        if !per_session {
+            *self.served.lock().unwrap_or_else(|p| p.into_inner()) = Some(Served {
+                snapshot,
+                code_mode,
+                tools: tools.clone(),
+            });
+        }
+        tools
+    }
+
+    /// Makes the list a new session would be served for `snapshot`, and
+    /// records it as announced; true when it differs from the last one
+    /// announced (its clients must hear `list_changed`). The first look only
+    /// records.
+    pub(crate) async fn list_changed(&self, snapshot: u64) -> bool {
+        let now = self.served(snapshot, &self.probe).await;
+        let mut announced = self.announced.lock().unwrap_or_else(|p| p.into_inner());
+        let changed = announced.as_ref().is_some_and(|last| *last != now);
+        *announced = Some(now);
+        changed
+    }
+
+    /// Counts a session opened; see [`Profile::closed`].
+    pub(crate) fn opened(&self) {
+        self.open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a session closed.
+    pub(crate) fn closed(&self) {
+        self.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(server: &str, name: &str) -> Tool {
+        Tool::new(
+            Source::Mcp,
+            Some(server),
+            name,
+            "does a thing",
+            serde_json::json!({"type": "object"}),
+        )
+    }
+
+    #[test]
+    fn a_profile_sees_its_servers_and_globs_only() {
+        let full = Catalog::new(vec![
+            tool("a", "read"),
+            tool("a", "delete"),
+            tool("b", "read"),
+        ])
+        .unwrap();
+        let mut cfg = ProfileConfig::open("p");
+        assert_eq!(Profile::narrowed(&cfg, &full).len(), 3);
+        cfg.servers = Some(vec!["a".into()]);
+        cfg.deny = vec!["*delete*".into()];
+        let part = Profile::narrowed(&cfg, &full);
+        let ids: Vec<&str> = part.tools().iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["mcp:a:read"]);
+    }
+}
