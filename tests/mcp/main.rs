@@ -29,6 +29,7 @@ mod lifecycle;
 mod liveness;
 mod metadata;
 mod plans;
+mod profiles;
 mod progress;
 mod protocol;
 mod routing;

@@ -164,8 +164,13 @@ pub struct Client {
 impl Client {
     /// Opens an MCP session of `gw` for a client named `name`.
     pub async fn connect(gw: &Arc<Gateway>, name: &str) -> Client {
+        Client::connect_as(gw, name, "default").await
+    }
+
+    /// Opens an MCP session of `gw`'s profile `profile` for a client named `name`.
+    pub async fn connect_as(gw: &Arc<Gateway>, name: &str, profile: &str) -> Client {
         let (ours, theirs) = tokio::io::duplex(1 << 20);
-        let session = gw.session();
+        let session = gw.session_as(profile).expect("a configured profile");
         tokio::spawn(async move {
             if let Ok(running) = session.serve(theirs).await {
                 let _ = running.waiting().await;
