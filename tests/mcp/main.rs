@@ -12,6 +12,7 @@
 mod answers;
 mod approvals;
 mod authority;
+mod authorization;
 mod bounds;
 mod clients;
 mod common;

@@ -1,0 +1,508 @@
+//! Client profiles over HTTP with the official Python client, and the gateway
+//! as an OAuth resource server: static tokens (environment and file, several
+//! per profile) and JWT access tokens from a small authorization server on
+//! loopback (`tests/fixtures/oauth_as.py`), whose JWKS the gateway fetches.
+//! Each token sees and calls only its profile's tools; rate budgets are per
+//! profile; every bad credential hears the same 401; the SDK's own OAuth
+//! flow finds the authorization server from the 401 and lands in the profile
+//! its token's claim names; a missing scope is 403 `insufficient_scope`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// The test's authorization server: the process, its port and its issuer.
+struct AuthServer {
+    child: Child,
+    port: u16,
+    issuer: String,
+}
+
+impl AuthServer {
+    fn start() -> AuthServer {
+        python_module_ok("jwt");
+        let mut child = Command::new("python3")
+            .arg(repo().join("tests/fixtures/oauth_as.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("python3 runs");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let v: Value = serde_json::from_str(&first).expect("oauth_as.py prints its address");
+        AuthServer {
+            child,
+            port: v["port"].as_u64().unwrap() as u16,
+            issuer: v["issuer"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// A token the server signs as asked (see `oauth_as.py`'s `/mint`).
+    fn mint(&self, ask: Value) -> String {
+        let (_, _, body) = raw(self.port, "POST", "/mint", &[], &ask.to_string());
+        serde_json::from_str::<Value>(&body).unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn configure(&self, ask: Value) {
+        let (status, _, _) = raw(self.port, "POST", "/config", &[], &ask.to_string());
+        assert_eq!(status, 200);
+    }
+}
+
+impl Drop for AuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One raw HTTP/1.1 request on loopback: status, headers (lower-cased
+/// names), body.
+fn raw(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, String) {
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    let mut all = Vec::new();
+    let _ = s.read_to_end(&mut all);
+    let text = String::from_utf8_lossy(&all).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_ascii_lowercase(), body.to_string())
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+
+fn py(args: &[&str]) -> Value {
+    let out = Command::new("python3")
+        .arg(repo().join("tests/fixtures/py_profiles.py"))
+        .args(args)
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "py_profiles.py {:?} failed",
+        &args[..1]
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|_| panic!("not JSON: {text}"))
+}
+
+/// The config: profile `a` (server-everything; two tokens from the
+/// environment; claim `a`; 80 requests a minute), `b` (the time server; a
+/// token file; claim `b`), `default` narrowed to the memory server; the
+/// gateway a resource server of `issuer` at `port`.
+fn profiles_config(port: u16, issuer: &str, token_file: &std::path::Path) -> std::path::PathBuf {
+    let head = format!(
+        r#"mode = "tools"
+activation = "always"
+semantic = false
+[auth]
+resource = "http://127.0.0.1:{port}/mcp"
+issuer = "{issuer}"
+profile_claim = "team"
+
+[[profiles]]
+name = "a"
+servers = ["everything"]
+token_env = ["TS_A_TOKEN", "TS_A_NEXT"]
+claim = "a"
+rate_limit_per_minute = 80
+
+[[profiles]]
+name = "b"
+servers = ["time"]
+token_file = {token_file:?}
+claim = "b"
+
+[[profiles]]
+name = "default"
+servers = ["memory"]
+"#
+    );
+    config(&head)
+}
+
+fn start_gateway(cfg: &std::path::Path, port: u16) -> Child {
+    let mut cmd = Command::new(binary());
+    cmd.args([
+        "gateway",
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--config",
+    ])
+    .arg(cfg)
+    .env("TS_A_TOKEN", "a-token-one")
+    .env("TS_A_NEXT", "a-token-two");
+    let (child, bound, lines) = spawn_http_gateway(cmd);
+    assert_eq!(bound, port);
+    std::thread::spawn(move || for _ in lines {});
+    child
+}
+
+fn ids_all(v: &Value, prefix: &str) -> bool {
+    v["search"].as_object().is_some_and(|m| {
+        m.values()
+            .flat_map(|ids| ids.as_array().unwrap())
+            .all(|i| i.as_str().unwrap().starts_with(prefix))
+    })
+}
+
+fn private_file(name: &str, text: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = temp_path(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
+    python_module_ok("mcp");
+    let auth = AuthServer::start();
+    let port = free_port();
+    let tokens = private_file(
+        "b.tokens",
+        "# b's tokens (b-old was removed from the rotation)\nb-token-one\n",
+    );
+    let cfg = profiles_config(port, &auth.issuer, &tokens);
+    let mut gw = start_gateway(&cfg, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let plan = json!({
+        "search": ["echo a message", "current time in a timezone", "create entities in the knowledge graph"],
+        "call": [["mcp:everything:echo", {"message": "hi"}], ["mcp:time:get_current_time", {"timezone": "UTC"}]],
+    })
+    .to_string();
+
+    // Profile a, by either of its tokens: everything's tools only.
+    for token in ["a-token-one", "a-token-two"] {
+        let a = py(&["token", &url, token, &plan]);
+        assert!(a.get("failed").is_none(), "{a}");
+        assert!(ids_all(&a, "mcp:everything:"), "{a}");
+        assert!(
+            a["search"]["echo a message"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i == "mcp:everything:echo"),
+            "{a}"
+        );
+        assert_eq!(a["call"][0]["error"], false, "{a}");
+        assert!(a["call"][0]["text"].as_str().unwrap().contains("hi"), "{a}");
+        assert_eq!(a["call"][1]["error"], true, "{a}");
+        assert!(
+            a["call"][1]["text"]
+                .as_str()
+                .unwrap()
+                .contains("UNKNOWN_TOOL"),
+            "{a}"
+        );
+    }
+    // Profile b, by its file's token: the time server only.
+    let b = py(&["token", &url, "b-token-one", &plan]);
+    assert!(b.get("failed").is_none(), "{b}");
+    assert!(ids_all(&b, "mcp:time:"), "{b}");
+    assert!(
+        !b["search"]["current time in a timezone"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{b}"
+    );
+    assert_eq!(b["call"][0]["error"], true, "{b}");
+    assert!(
+        b["call"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("UNKNOWN_TOOL"),
+        "{b}"
+    );
+    assert_eq!(b["call"][1]["error"], false, "{b}");
+    // A session of a is not there for b's token.
+    let (_, head, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[("Authorization", "Bearer a-token-one")],
+        INIT,
+    );
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_string();
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let (status, _, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[
+            ("Authorization", "Bearer b-token-one"),
+            ("Mcp-Session-Id", &sid),
+        ],
+        list,
+    );
+    assert_eq!(status, 404, "b's token drove a's session");
+
+    // A JWT with claim team=a opens a; one naming no profile is 403.
+    let good = |team: &str| auth.mint(json!({"aud": url, "team": team}));
+    let by_claim = py(&["token", &url, &good("a"), &plan]);
+    assert!(
+        by_claim.get("failed").is_none() && ids_all(&by_claim, "mcp:everything:"),
+        "{by_claim}"
+    );
+    let (status, head, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[("Authorization", &format!("Bearer {}", good("nobody")))],
+        INIT,
+    );
+    assert_eq!(status, 403, "{head}");
+
+    // Every bad credential: refused with the same 401, nothing else said.
+    let bad = [
+        ("unknown", "not-a-token".to_string()),
+        ("removed from rotation", "b-old".to_string()),
+        (
+            "wrong audience",
+            auth.mint(json!({"aud": "http://127.0.0.1:1/mcp"})),
+        ),
+        (
+            "wrong issuer",
+            auth.mint(json!({"aud": url, "iss": "http://127.0.0.1:1/as"})),
+        ),
+        ("expired", auth.mint(json!({"aud": url, "exp_in": -3600}))),
+        (
+            "another key",
+            auth.mint(json!({"aud": url, "key": "other"})),
+        ),
+        (
+            "another key, no key id",
+            auth.mint(json!({"aud": url, "key": "other", "kid": false})),
+        ),
+        ("alg none", auth.mint(json!({"aud": url, "alg": "none"}))),
+    ];
+    let mut answers = Vec::new();
+    for (what, token) in &bad {
+        let seen = py(&["refused", &url, token]);
+        assert_eq!(seen["refused"], true, "{what}: {seen}");
+        assert!(
+            seen["statuses"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s != 200),
+            "{what}: {seen}"
+        );
+        let (status, head, body) = raw(
+            port,
+            "POST",
+            "/mcp",
+            &[("Authorization", &format!("Bearer {token}"))],
+            INIT,
+        );
+        assert_eq!(status, 401, "{what}");
+        let challenge = head
+            .lines()
+            .find(|l| l.starts_with("www-authenticate:"))
+            .unwrap_or("")
+            .to_string();
+        assert!(
+            challenge.contains("resource_metadata="),
+            "{what}: {challenge}"
+        );
+        answers.push((challenge, body));
+    }
+    assert!(
+        answers.windows(2).all(|w| w[0] == w[1]),
+        "the 401s differ: {answers:?}"
+    );
+
+    // Rate budgets are per profile: a spends all of its own; b still has its.
+    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+    let limited = (0..120).any(|_| {
+        raw(
+            port,
+            "POST",
+            "/mcp",
+            &[("Authorization", "Bearer a-token-one")],
+            ping,
+        )
+        .0 == 429
+    });
+    assert!(limited, "profile a never reached its budget");
+    let a_after = py(&["token", &url, "a-token-two", &plan]);
+    assert!(
+        a_after["statuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == 429),
+        "{a_after}"
+    );
+    let b_after = py(&["token", &url, "b-token-one", &plan]);
+    assert!(b_after.get("failed").is_none(), "{b_after}");
+    assert!(
+        b_after["statuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s != 429),
+        "{b_after}"
+    );
+
+    let _ = gw.kill();
+    let _ = gw.wait();
+
+    // stdio is the default profile: the memory server only.
+    let stdio = py(&["stdio", binary().to_str().unwrap(), cfg.to_str().unwrap(), &json!({"search": ["echo a message", "current time", "create entities in the knowledge graph"]}).to_string()]);
+    assert!(ids_all(&stdio, "mcp:memory:"), "{stdio}");
+    assert!(
+        !stdio["search"]["create entities in the knowledge graph"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{stdio}"
+    );
+}
+
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn the_sdk_oauth_flow_lands_in_the_profile_its_claim_names_and_a_missing_scope_is_403() {
+    python_module_ok("mcp");
+    let auth = AuthServer::start();
+    auth.configure(json!({"team": "b", "withhold": []}));
+    let port = free_port();
+    let tokens = private_file("b.tokens", "b-token-one\n");
+    let cfg = profiles_config(port, &auth.issuer, &tokens);
+    let mut gw = start_gateway(&cfg, port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+
+    // The metadata, at the path the spec gives.
+    let (status, _, body) = raw(
+        port,
+        "GET",
+        "/.well-known/oauth-protected-resource/mcp",
+        &[],
+        "",
+    );
+    assert_eq!(status, 200);
+    let prm: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(prm["resource"], url.as_str());
+    assert_eq!(prm["authorization_servers"], json!([auth.issuer]));
+    assert_eq!(prm["scopes_supported"], json!(["mcp:tools", "mcp:call"]));
+
+    let plan = json!({
+        "search": ["current time in a timezone"],
+        "call": [["mcp:time:get_current_time", {"timezone": "UTC"}]],
+    })
+    .to_string();
+    let v = py(&["oauth", &url, &plan]);
+    assert!(v.get("failed").is_none(), "{v}");
+    let statuses = v["statuses"].as_array().unwrap();
+    assert_eq!(statuses[0], 401, "discovery starts from the 401: {v}");
+    // The claim team=b chose b: the time server's tools, and its call runs.
+    assert!(
+        ids_all(&v, "mcp:time:")
+            && !v["search"]["current time in a timezone"]
+                .as_array()
+                .unwrap()
+                .is_empty(),
+        "{v}"
+    );
+    assert_eq!(v["call"][0]["error"], false, "{v}");
+
+    // Grants without the call scope: the call is 403 insufficient_scope (the
+    // SDK steps up once, is granted no more, and gives up); search still works.
+    auth.configure(json!({"withhold": ["mcp:call"]}));
+    let v = py(&["oauth", &url, &plan]);
+    assert!(
+        !v["search"]["current time in a timezone"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "{v}"
+    );
+    assert_eq!(v["call"][0]["error"], true, "{v}");
+    assert!(
+        v["statuses"].as_array().unwrap().iter().any(|s| s == 403),
+        "{v}"
+    );
+    // What the 403 says: only the scope the call needs.
+    let token = auth.mint(json!({"aud": url, "team": "b", "scope": "mcp:tools"}));
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tool_call","arguments":{"id":"mcp:time:get_current_time","arguments":{}}}}"#;
+    let (status, head, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[("Authorization", &format!("Bearer {token}"))],
+        call,
+    );
+    assert_eq!(status, 403, "{head}");
+    let challenge = head
+        .lines()
+        .find(|l| l.starts_with("www-authenticate:"))
+        .unwrap();
+    assert!(
+        challenge.contains("error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains("scope=\"mcp:call\","), "{challenge}");
+    assert!(!challenge.contains("mcp:tools"), "{challenge}");
+    assert!(challenge.contains(&format!("resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\"")), "{challenge}");
+    // A search needs only mcp:tools.
+    let search = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"time"}}}"#;
+    let (status, _, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[
+            ("Authorization", &format!("Bearer {token}")),
+            ("Mcp-Protocol-Version", "2026-07-28"),
+        ],
+        search,
+    );
+    assert_ne!(status, 403);
+    let _ = gw.kill();
+    let _ = gw.wait();
+}
