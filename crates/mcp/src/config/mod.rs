@@ -476,47 +476,9 @@ impl Config {
             "auth": self.auth.as_ref().map(AuthConfig::effective),
         })
     }
-
-    /// Every profile the gateway serves: the configured ones, and `default`
-    /// (first, open to every tool) unless one of them is named so.
-    pub fn profiles(&self) -> Vec<ProfileConfig> {
-        let mut all = self.profiles.clone();
-        if !all.iter().any(|p| p.name() == DEFAULT_PROFILE) {
-            all.insert(0, ProfileConfig::open(DEFAULT_PROFILE));
-        }
-        all
-    }
-
-    /// The facade settings of `profile`: this file's, with the profile's mode,
-    /// never-deferred tools and search limits.
-    pub fn profile_settings(&self, profile: &ProfileConfig) -> toolsearch::Settings {
-        let mut settings = self.settings();
-        if let Some(mode) = profile.mode {
-            settings.mode = mode_of(mode);
-        }
-        if let Some(never) = &profile.never_defer {
-            settings.never_defer = never.clone();
-        }
-        if let Some(n) = &profile.search_default_limit {
-            settings.search_default_limit = *n.get_ref() as usize;
-        }
-        if let Some(n) = &profile.max_search_limit {
-            settings.max_search_limit = *n.get_ref() as usize;
-        }
-        settings
-    }
-
-    /// True when HTTP clients must bring a credential: `[http]
-    /// bearer_token_env`, a profile's tokens, or `[auth]`. Without any, a
-    /// token-less loopback client gets the `default` profile.
-    pub fn needs_credentials(&self) -> bool {
-        self.http.bearer_token_env.is_some()
-            || self.auth.is_some()
-            || self.profiles.iter().any(ProfileConfig::has_credentials)
-    }
 }
 
-fn mode_of(mode: ModeName) -> toolsearch::Mode {
+pub(super) fn mode_of(mode: ModeName) -> toolsearch::Mode {
     use toolsearch::Mode;
     match mode {
         ModeName::Code => Mode::Code,

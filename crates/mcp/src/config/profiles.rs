@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::{error, line_of, range, ConfigError, ModeName};
+use super::{error, line_of, mode_of, range, Config, ConfigError, ModeName};
 
 /// The profile stdio and token-less loopback HTTP get.
 pub const DEFAULT_PROFILE: &str = "default";
@@ -154,6 +154,46 @@ impl ProfileConfig {
     }
 }
 
+impl Config {
+    /// Every profile the gateway serves: the configured ones, and `default`
+    /// (first, open to every tool) unless one of them is named so.
+    pub fn profiles(&self) -> Vec<ProfileConfig> {
+        let mut all = self.profiles.clone();
+        if !all.iter().any(|p| p.name() == DEFAULT_PROFILE) {
+            all.insert(0, ProfileConfig::open(DEFAULT_PROFILE));
+        }
+        all
+    }
+
+    /// The facade settings of `profile`: this file's, with the profile's mode,
+    /// never-deferred tools and search limits.
+    pub fn profile_settings(&self, profile: &ProfileConfig) -> toolsearch::Settings {
+        let mut settings = self.settings();
+        if let Some(mode) = profile.mode {
+            settings.mode = mode_of(mode);
+        }
+        if let Some(never) = &profile.never_defer {
+            settings.never_defer = never.clone();
+        }
+        if let Some(n) = &profile.search_default_limit {
+            settings.search_default_limit = *n.get_ref() as usize;
+        }
+        if let Some(n) = &profile.max_search_limit {
+            settings.max_search_limit = *n.get_ref() as usize;
+        }
+        settings
+    }
+
+    /// True when HTTP clients must bring a credential: `[http]
+    /// bearer_token_env`, a profile's tokens, or `[auth]`. Without any, a
+    /// token-less loopback client gets the `default` profile.
+    pub fn needs_credentials(&self) -> bool {
+        self.http.bearer_token_env.is_some()
+            || self.auth.is_some()
+            || self.profiles.iter().any(ProfileConfig::has_credentials)
+    }
+}
+
 /// Checks every profile: names (unique, id-like), servers that exist, limits
 /// in range, credentials that do not open two profiles.
 pub(super) fn check(
@@ -251,4 +291,100 @@ pub(super) fn check(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SERVERS: &str = "[[servers]]\nname = \"gh\"\ncommand = \"x\"\n[[servers]]\nname = \"jira\"\ncommand = \"y\"\n";
+
+    fn parse(profiles: &str) -> Result<Config, ConfigError> {
+        Config::parse(&format!("{profiles}\n{SERVERS}"))
+    }
+
+    #[test]
+    fn the_profile_table_names_variables_and_files_never_tokens() {
+        let cfg = parse(
+            "[auth]\nresource = \"https://gw.example.com/mcp\"\nissuer = \"https://as.example.com/t\"\nprofile_claim = \"team\"\n\
+             [[profiles]]\nname = \"dev\"\nservers = [\"gh\"]\ndeny = [\"*delete*\"]\nmode = \"tools\"\n\
+             token_env = [\"DEV_TOKEN\", \"DEV_NEXT\"]\ntoken_file = \"/run/secrets/dev\"\nclaim = \"dev\"\n\
+             rate_limit_per_minute = 30\nmax_concurrent_snippets = 99\n",
+        )
+        .unwrap();
+        let shown = cfg.effective();
+        let profiles = shown["profiles"].as_array().unwrap();
+        // The implicit default comes first and sees everything.
+        assert_eq!(profiles[0]["name"], "default");
+        assert_eq!(profiles[0]["servers"], "all");
+        let dev = &profiles[1];
+        assert_eq!(
+            dev["token_env"],
+            serde_json::json!(["DEV_TOKEN", "DEV_NEXT"])
+        );
+        assert_eq!(dev["token_file"], "/run/secrets/dev");
+        assert_eq!(dev["rate_limit_per_minute"], 30);
+        // At most the gateway's own snippet slots.
+        assert_eq!(dev["max_concurrent_snippets"], 8);
+        assert_eq!(
+            shown["auth"]["algorithms"],
+            serde_json::json!(["RS256", "ES256"])
+        );
+        assert!(shown["auth"]["opaque_tokens"]
+            .as_str()
+            .unwrap()
+            .contains("refused"));
+        assert_eq!(
+            cfg.profile_settings(&cfg.profiles()[1]).mode,
+            toolsearch::Mode::Tools
+        );
+        assert!(cfg.needs_credentials());
+        assert!(!parse("").unwrap().needs_credentials());
+    }
+
+    #[test]
+    fn bad_profiles_are_refused_naming_the_key_and_line() {
+        let refused = |text: &str, words: &[&str]| {
+            let e = parse(text).unwrap_err().message;
+            for w in words {
+                assert!(e.contains(w), "`{w}` not in: {e}");
+            }
+        };
+        // A token is never written in the file.
+        refused(
+            "[[profiles]]\nname = \"a\"\ntoken = \"s3cret\"\n",
+            &["line 3", "token"],
+        );
+        refused(
+            "[[profiles]]\nname = \"a\"\nservers = [\"nope\"]\n",
+            &["line 2", "profiles[0].servers", "nope"],
+        );
+        refused("[[profiles]]\nname = \"a b\"\n", &["profiles[0].name"]);
+        refused(
+            "[[profiles]]\nname = \"a\"\n[[profiles]]\nname = \"a\"\n",
+            &["line 4", "used twice"],
+        );
+        refused(
+            "[[profiles]]\nname = \"a\"\ntoken_env = [\"T\"]\n[[profiles]]\nname = \"b\"\ntoken_env = [\"T\"]\n",
+            &["profiles[1].token_env", "opens profile `a`"],
+        );
+        refused(
+            "[[profiles]]\nname = \"a\"\nrate_limit_per_minute = 0\n",
+            &["line 3", "rate_limit_per_minute"],
+        );
+        refused(
+            "[[profiles]]\nname = \"a\"\nmode = \"native\"\n",
+            &["profiles[0].mode"],
+        );
+        refused(
+            "[auth]\nresource = \"http://gw.example.com/mcp\"\nissuer = \"https://as\"\n",
+            &["[auth] `resource`", "https://"],
+        );
+        refused(
+            "[auth]\nresource = \"https://gw/mcp\"\nissuer = \"https://as\"\nalgorithms = [\"HS256\"]\n",
+            &["HS256", "never accepted"],
+        );
+        // A loopback authorization server over plain HTTP is fine (tests, local).
+        parse("[auth]\nresource = \"http://127.0.0.1:8080/mcp\"\nissuer = \"http://127.0.0.1:9/as\"\n").unwrap();
+    }
 }
