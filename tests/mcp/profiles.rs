@@ -274,3 +274,52 @@ async fn a_profile_sees_and_calls_only_its_tools() {
     assert!(until(|| both.open_sessions_of("a") == 0).await);
     both.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_clients_token_never_reaches_a_server_behind_the_gateway() {
+    use std::os::unix::fs::PermissionsExt;
+    let script = Script::new(0);
+    let upstream = crate::harness::script::http(script.clone()).await;
+    let tokens = crate::common::temp_path("a.tokens");
+    std::fs::write(&tokens, "client-secret-token\n").unwrap();
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let cfg = toolsearch_mcp::Config::parse(&format!(
+        "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n\
+         [[profiles]]\nname = \"a\"\ntoken_file = {tokens:?}\n\
+         [[servers]]\nname = \"s\"\nurl = \"{upstream}\"\n"
+    ))
+    .unwrap();
+    let gw = Gateway::start(&cfg, None).await.unwrap();
+    let (url, stop) = crate::harness::serve_http(gw.clone(), &cfg).await;
+    // Without the token: refused (credentials are configured).
+    let anonymous = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status().as_u16(), 401);
+    let c = crate::harness::http_client_with(&url, "a".into(), Some("client-secret-token")).await;
+    let args = json!({"id": "mcp:s:work", "arguments": {"tag": "t"}});
+    let r = c
+        .peer()
+        .call_tool(
+            CallToolRequestParams::new("tool_call")
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    let seen = script.authorization.lock().unwrap().clone();
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert!(
+        seen.iter()
+            .flatten()
+            .all(|a| !a.contains("client-secret-token")),
+        "the client's token reached the server: {seen:?}"
+    );
+    stop.cancel();
+    gw.shutdown().await;
+}

@@ -291,11 +291,28 @@ pub async fn open_http_session(
 /// A client of the gateway at `url` over streamable HTTP, named `name`, that
 /// records what reaches it.
 pub async fn http_client(url: &str, name: String) -> RunningService<RoleClient, Recorder> {
+    http_client_with(url, name, None).await
+}
+
+/// [`http_client`], sending `token` as its bearer token.
+pub async fn http_client_with(
+    url: &str,
+    name: String,
+    token: Option<&str>,
+) -> RunningService<RoleClient, Recorder> {
     toolsearch_mcp::http_client::install_tls_provider();
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(t) = token {
+        headers.insert(
+            reqwest::header::AUTHORIZATION,
+            format!("Bearer {t}").parse().unwrap(),
+        );
+    }
     // Its connections close 1 s after its last request: the clients' side of
     // the sockets is gone soon after they leave.
     let http = reqwest::Client::builder()
         .pool_idle_timeout(std::time::Duration::from_secs(1))
+        .default_headers(headers)
         .build()
         .unwrap();
     let transport = rmcp::transport::StreamableHttpClientTransport::with_client(

@@ -63,6 +63,8 @@ pub struct Script {
     pub init_delay_ms: std::sync::atomic::AtomicU64,
     /// `initialize` requests received (starts).
     pub starts: AtomicUsize,
+    /// The `Authorization` header of every HTTP request received.
+    pub authorization: Mutex<Vec<Option<String>>>,
 }
 
 fn notification(method: &str, params: Value) -> Value {
@@ -399,6 +401,11 @@ async fn answer_http(
     script: Arc<Script>,
     req: http::Request<hyper::body::Incoming>,
 ) -> http::Response<Body> {
+    let auth = req
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).to_string());
+    script.authorization.lock().unwrap().push(auth);
     match *req.method() {
         http::Method::GET => {
             let (tx, rx) = mpsc::unbounded_channel();
