@@ -282,6 +282,24 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         list,
     );
     assert_eq!(status, 404, "b's token drove a's session");
+    for method in ["GET", "DELETE"] {
+        let headers = [
+            ("Authorization", "Bearer b-token-one"),
+            ("Mcp-Session-Id", sid.as_str()),
+            ("Mcp-Protocol-Version", "2026-07-28"),
+        ];
+        let (status, _, _) = raw(port, method, "/mcp", &headers, "");
+        assert_eq!(status, 404, "b's token could {method} a's session");
+    }
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let a_session = [
+        ("Authorization", "Bearer a-token-one"),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    raw(port, "POST", "/mcp", &a_session, initialized);
+    let (status, _, body) = raw(port, "POST", "/mcp", &a_session, list);
+    assert_eq!(status, 200, "a's session is still a's: {body}");
+    assert!(body.contains("tool_search"), "{body}");
 
     // A JWT with claim team=a opens a; one naming no profile is 403.
     let good = |team: &str| auth.mint(json!({"aud": url, "team": team}));

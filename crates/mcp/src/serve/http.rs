@@ -377,7 +377,11 @@ impl Front {
             .get("mcp-protocol-version")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v >= "2026-07-28");
-        if claimed.is_some() && !open && !stateless {
+        // A stateless POST (2026-07-28) is served by no session, whatever id
+        // it names; a GET or DELETE always names one, which must be the
+        // caller's.
+        let sessionless = stateless && req.method() == http::Method::POST;
+        if claimed.is_some() && !open && !sessionless {
             return protocol::error(
                 404,
                 &Value::Null,
