@@ -66,14 +66,6 @@ impl Drop for AuthServer {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One raw HTTP/1.1 request on loopback: status, headers (lower-cased
 /// names), body.
 fn raw(

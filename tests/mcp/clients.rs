@@ -96,14 +96,6 @@ fn python_sdk_walks_every_mode_and_reads_no_wrong_name() {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One raw HTTP POST; the status code.
 fn post_status(port: u16, headers: &[(&str, &str)]) -> u16 {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}).to_string();

@@ -60,6 +60,15 @@ args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]
     )
 }
 
+/// A loopback port free now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 static SEQ: AtomicU32 = AtomicU32::new(0);
 
 /// A fresh path under the temp directory.
