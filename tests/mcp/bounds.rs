@@ -107,10 +107,12 @@ async fn a_list_changed_storm_costs_a_couple_of_listings_and_snapshots() {
     let lists = stormy.lists.load(Ordering::SeqCst) - lists;
     let snapshots = gw.snapshots_built() - snapshots;
     eprintln!("1,000 list_changed: {lists} listings, {snapshots} snapshots");
-    // One listing runs at a time and a burst during it makes one more: two per
-    // storm (three when a notification's task is scheduled late).
+    // One listing runs at a time, 50 ms after the notification that asked for
+    // it, and a burst during it makes one more: two per storm, a few more
+    // when a loaded machine spreads a storm over its listings (11 were seen
+    // before the settle), never one per notification.
     assert!(
-        (1..=6).contains(&lists),
+        (1..=10).contains(&lists),
         "{lists} listings for 1,000 notifications"
     );
     // A re-list equal to the list before builds no snapshot at all.

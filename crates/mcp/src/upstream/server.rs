@@ -31,6 +31,10 @@ pub const MIN_BACKOFF: Duration = Duration::from_millis(250);
 /// How long a connection's service may take to end once cancelled.
 const SERVICE_STOP: Duration = Duration::from_millis(500);
 
+/// How long a `tools/list_changed` waits before its listing, so that a burst
+/// makes one listing even when a loaded machine spreads it out.
+pub const RELIST_SETTLE: Duration = Duration::from_millis(50);
+
 /// Longest wait between reconnection attempts.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -612,9 +616,11 @@ impl Upstream {
     }
 
     /// Serves one connection until it ends or `shutdown` fires; says how it ended.
-    /// A `tools/list_changed` re-lists the tools: at most one listing runs at a
-    /// time and any number of notifications during it make one more (a storm
-    /// costs two listings), each bounded like the first (see [`list_tools`]).
+    /// A `tools/list_changed` re-lists the tools, [`RELIST_SETTLE`] later: at
+    /// most one listing runs at a time and any number of notifications during
+    /// it make one more (a storm costs two listings, a few more when a loaded
+    /// machine spreads it out), each bounded like the first (see
+    /// [`list_tools`]).
     async fn serve(self: &Arc<Self>, conn: Connection, shutdown: &CancellationToken) -> Ended {
         let Connection {
             running,
@@ -642,8 +648,12 @@ impl Upstream {
                     break Ended::Gone(format!("its process ended: {status}"));
                 }
                 () = relist.notified(), if listing.is_none() => {
-                    let (peer, limit) = (peer.clone(), self.startup_timeout);
+                    let (peer, limit, relist) = (peer.clone(), self.startup_timeout, relist.clone());
                     listing = Some(Box::pin(async move {
+                        // A burst settles first: what arrives meanwhile is
+                        // answered by this listing, not by one more.
+                        tokio::time::sleep(RELIST_SETTLE).await;
+                        let _ = futures::FutureExt::now_or_never(relist.notified());
                         tokio::time::timeout(limit, list_tools(&peer))
                             .await
                             .unwrap_or_else(|_| Err(anyhow::anyhow!("its tools/list did not finish within {} ms", limit.as_millis())))
