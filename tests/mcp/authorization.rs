@@ -283,6 +283,23 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         let (status, _, _) = raw(port, method, "/mcp", &headers, "");
         assert_eq!(status, 404, "b's token could {method} a's session");
     }
+    // Nor can an `initialize` of the 2026-07-28 revision naming a's session.
+    let init_2026 = INIT.replace("2025-11-25", "2026-07-28");
+    let headers = [
+        ("Authorization", "Bearer b-token-one"),
+        ("Mcp-Session-Id", sid.as_str()),
+        ("Mcp-Protocol-Version", "2026-07-28"),
+    ];
+    let (_, head, _) = raw(port, "POST", "/mcp", &headers, &init_2026);
+    // It opened a session of b's own instead.
+    let opened = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .map(str::trim);
+    assert!(
+        opened.is_some_and(|id| id != sid),
+        "b's initialize reached a's session: {head}"
+    );
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let a_session = [
         ("Authorization", "Bearer a-token-one"),
@@ -298,6 +315,13 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
     let by_claim = py(&["token", &url, &good("a"), &plan]);
     assert!(
         by_claim.get("failed").is_none() && ids_all(&by_claim, "mcp:everything:"),
+        "{by_claim}"
+    );
+    assert!(
+        !by_claim["search"]["echo a message"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
         "{by_claim}"
     );
     let (status, head, _) = raw(
@@ -331,6 +355,13 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
             auth.mint(json!({"aud": url, "key": "other", "kid": false})),
         ),
         ("alg none", auth.mint(json!({"aud": url, "alg": "none"}))),
+        (
+            "HS256 keyed with the public key",
+            auth.mint(json!({"aud": url, "alg": "HS256"})),
+        ),
+        ("no exp", auth.mint(json!({"aud": url, "omit": ["exp"]}))),
+        ("no aud", auth.mint(json!({"aud": url, "omit": ["aud"]}))),
+        ("no iss", auth.mint(json!({"aud": url, "omit": ["iss"]}))),
     ];
     let mut answers = Vec::new();
     for (what, token) in &bad {
@@ -381,15 +412,15 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         .0 == 429
     });
     assert!(limited, "profile a never reached its budget");
-    let a_after = py(&["token", &url, "a-token-two", &plan]);
-    assert!(
-        a_after["statuses"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s == 429),
-        "{a_after}"
+    // The budget is the profile's: a's other token is out too.
+    let (status, _, _) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &[("Authorization", "Bearer a-token-two")],
+        ping,
     );
+    assert_eq!(status, 429);
     let b_after = py(&["token", &url, "b-token-one", &plan]);
     assert!(b_after.get("failed").is_none(), "{b_after}");
     assert!(
@@ -500,19 +531,33 @@ fn the_sdk_oauth_flow_lands_in_the_profile_its_claim_names_and_a_missing_scope_i
     assert!(challenge.contains("scope=\"mcp:call\","), "{challenge}");
     assert!(!challenge.contains("mcp:tools"), "{challenge}");
     assert!(challenge.contains(&format!("resource_metadata=\"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp\"")), "{challenge}");
-    // A search needs only mcp:tools.
-    let search = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"time"}}}"#;
-    let (status, _, _) = raw(
+    // A search needs only mcp:tools: in a session of that token, it answers.
+    let bearer = format!("Bearer {token}");
+    let (status, head, _) = raw(port, "POST", "/mcp", &[("Authorization", &bearer)], INIT);
+    assert_eq!(status, 200, "{head}");
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_string();
+    let session = [
+        ("Authorization", bearer.as_str()),
+        ("Mcp-Session-Id", sid.as_str()),
+    ];
+    raw(
         port,
         "POST",
         "/mcp",
-        &[
-            ("Authorization", &format!("Bearer {token}")),
-            ("Mcp-Protocol-Version", "2026-07-28"),
-        ],
-        search,
+        &session,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     );
-    assert_ne!(status, 403);
+    let search = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tool_search","arguments":{"query":"current time"}}}"#;
+    let (status, _, body) = raw(port, "POST", "/mcp", &session, search);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("mcp:time:get_current_time"), "{body}");
+    let (status, _, _) = raw(port, "POST", "/mcp", &session, call);
+    assert_eq!(status, 403);
     let _ = gw.kill();
     let _ = gw.wait();
 }

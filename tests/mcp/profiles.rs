@@ -56,6 +56,7 @@ async fn shared(mode: &str, changing: Arc<Script>) -> Arc<Gateway> {
         "mode = \"{mode}\"\nactivation = \"always\"\nsemantic = false\n\
          [[profiles]]\nname = \"a\"\nservers = [\"code\"]\n\
          [[profiles]]\nname = \"b\"\nservers = [\"tracker\", \"broken\", \"ops\"]\n\
+         [[profiles]]\nname = \"c\"\nallow = [\"mcp:code:*\"]\n\
          [[servers]]\nname = \"broken\"\ncommand = \"/nonexistent/toolsearch-test-server\"\n"
     );
     gateway_with(
@@ -175,15 +176,20 @@ async fn differential(mode: &str) {
     let a = Client::connect_as(&both, "a", "a").await;
     let lone = Client::connect(&only, "lone").await;
     let b = Client::connect_as(&both, "b", "b").await;
+    // c is narrowed by a glob only (no server list): the same view as a.
+    let c = Client::connect_as(&both, "c", "c").await;
     let code = mode == "code";
-    let (first, expected) = (session(&a, code).await, session(&lone, code).await);
-    for (i, (x, y)) in first.iter().zip(&expected).enumerate() {
-        assert_eq!(
-            x, y,
-            "answer {i} differs between profile a and an a-only gateway"
-        );
+    let expected = session(&lone, code).await;
+    for (who, client) in [("a", &a), ("c", &c)] {
+        let got = session(client, code).await;
+        for (i, (x, y)) in got.iter().zip(&expected).enumerate() {
+            assert_eq!(
+                x, y,
+                "answer {i} differs between profile {who} and an a-only gateway"
+            );
+        }
+        assert_eq!(got.len(), expected.len());
     }
-    assert_eq!(first.len(), expected.len());
     // The other profile's server changes its tools: its clients are told,
     // a's are not, and a's answers stay those of the a-only gateway.
     changing.add_tool();
@@ -194,6 +200,16 @@ async fn differential(mode: &str) {
     let again = session(&a, code).await;
     assert_eq!(again, expected, "a's answers after b's server changed");
     assert_eq!(a.seen().list_changed, 0, "a heard a change of b's server");
+    assert_eq!(
+        session(&c, code).await,
+        expected,
+        "c's answers after b's server changed"
+    );
+    assert_eq!(
+        c.seen().list_changed,
+        0,
+        "c heard a change of a server it sees no tool of"
+    );
     // The comparison can fail: the default profile of the same gateway (every
     // server) answers the same session otherwise.
     let everyone = Client::connect(&both, "everyone").await;
@@ -286,7 +302,8 @@ async fn the_clients_token_never_reaches_a_server_behind_the_gateway() {
     let cfg = toolsearch_mcp::Config::parse(&format!(
         "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n\
          [[profiles]]\nname = \"a\"\ntoken_file = {tokens:?}\n\
-         [[servers]]\nname = \"s\"\nurl = \"{upstream}\"\n"
+         [[servers]]\nname = \"s\"\nurl = \"{upstream}\"\n\
+         headers = {{ Authorization = \"Bearer upstream-own-credential\" }}\n"
     ))
     .unwrap();
     let gw = Gateway::start(&cfg, None).await.unwrap();
@@ -314,11 +331,11 @@ async fn the_clients_token_never_reaches_a_server_behind_the_gateway() {
     assert_ne!(r.is_error, Some(true), "{r:?}");
     let seen = script.authorization.lock().unwrap().clone();
     assert!(seen.len() >= 3, "{seen:?}");
+    // Every request carried the server's own credential, and only it.
     assert!(
         seen.iter()
-            .flatten()
-            .all(|a| !a.contains("client-secret-token")),
-        "the client's token reached the server: {seen:?}"
+            .all(|a| a.as_deref() == Some("Bearer upstream-own-credential")),
+        "the server got another credential than its own: {seen:?}"
     );
     stop.cancel();
     gw.shutdown().await;

@@ -40,23 +40,15 @@ pub(crate) struct Challenge {
     scopes: Vec<String>,
     /// The URL of the metadata, as `resource_metadata` names it.
     metadata_url: String,
-    /// Scopes that choose a profile (told to a token that chooses none).
-    profile_scopes: Vec<String>,
 }
 
 impl Challenge {
-    pub(crate) fn new(
-        resource: &str,
-        issuer: &str,
-        scopes: Vec<String>,
-        profile_scopes: Vec<String>,
-    ) -> Challenge {
+    pub(crate) fn new(resource: &str, issuer: &str, scopes: Vec<String>) -> Challenge {
         Challenge {
             metadata_url: metadata_url(resource),
             resource: resource.to_string(),
             issuer: issuer.to_string(),
             scopes,
-            profile_scopes,
         }
     }
 
@@ -100,17 +92,13 @@ impl Challenge {
         }
     }
 
-    /// 403: a valid token that chooses no profile.
+    /// 403: a valid token that chooses no profile (which profiles exist is
+    /// not said).
     pub(crate) fn no_profile(&self) -> Refused {
-        let scope = if self.profile_scopes.is_empty() {
-            String::new()
-        } else {
-            format!(", scope=\"{}\"", self.profile_scopes.join(" "))
-        };
         Refused {
             status: 403,
             www_authenticate: format!(
-                "Bearer error=\"insufficient_scope\"{scope}, resource_metadata=\"{}\", error_description=\"the token chooses no profile of this gateway\"",
+                "Bearer error=\"insufficient_scope\", resource_metadata=\"{}\", error_description=\"the token chooses no profile of this gateway\"",
                 self.metadata_url
             ),
             message: "the access token chooses no profile of this gateway".into(),
@@ -157,7 +145,6 @@ mod tests {
             "https://gw/mcp",
             "https://as/t",
             vec!["mcp:tools".into(), "mcp:call".into()],
-            vec![],
         );
         let a = c.unauthorized(true);
         assert_eq!(a.status, 401);

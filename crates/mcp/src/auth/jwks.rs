@@ -44,12 +44,58 @@ struct State {
     last_error: Option<String>,
 }
 
+impl State {
+    /// True when the set should be fetched for a token naming `kid`: it is
+    /// stale, or holds no such key, and no fetch began in the last
+    /// [`MIN_REFETCH`].
+    fn wants_fetch(&self, kid: Option<&str>, now: Instant) -> bool {
+        let stale = self
+            .fetched
+            .is_none_or(|t| now.duration_since(t) >= REFRESH);
+        let unknown = kid.is_some_and(|k| !self.keys.iter().any(|x| x.kid.as_deref() == Some(k)));
+        let may_try = self
+            .tried
+            .is_none_or(|t| now.duration_since(t) >= MIN_REFETCH);
+        (stale || unknown) && may_try
+    }
+
+    /// The keys that may have signed a token with `kid` and `alg`: the key of
+    /// that id (or, a set whose keys have no ids, each of them), or (no id)
+    /// every key of the algorithm's family.
+    fn find(&self, kid: Option<&str>, alg: Algorithm) -> Result<Vec<DecodingKey>, String> {
+        let name = format!("{alg:?}");
+        let found: Vec<DecodingKey> = self
+            .keys
+            .iter()
+            .filter(|k| match (kid, k.kid.as_deref()) {
+                (Some(want), Some(has)) => want == has,
+                _ => true,
+            })
+            .filter(|k| k.alg.as_deref().is_none_or(|a| a == name))
+            .filter(|k| k.key.family() == family(alg))
+            .map(|k| k.key.clone())
+            .collect();
+        if found.is_empty() {
+            return Err(self.last_error.clone().unwrap_or_else(|| {
+                format!(
+                    "the issuer's key set holds no {name} key{}",
+                    kid.map(|k| format!(" with id `{k}`")).unwrap_or_default()
+                )
+            }));
+        }
+        Ok(found)
+    }
+}
+
 /// The issuer's keys.
 pub(crate) struct Jwks {
     issuer: String,
     configured: Option<String>,
     client: reqwest::Client,
-    state: tokio::sync::Mutex<State>,
+    state: std::sync::Mutex<State>,
+    /// Held by the one fetch running: a token whose key is held never waits
+    /// for it.
+    fetching: tokio::sync::Mutex<()>,
 }
 
 impl Jwks {
@@ -64,12 +110,19 @@ impl Jwks {
             issuer: issuer.to_string(),
             configured: jwks_uri.map(str::to_string),
             client,
-            state: tokio::sync::Mutex::default(),
+            state: std::sync::Mutex::default(),
+            fetching: tokio::sync::Mutex::new(()),
         })
     }
 
-    /// The keys that may have signed a token with `kid` and `alg`: the key
-    /// of that id, or (no id) every key of the algorithm's family.
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The keys that may have signed a token with `kid` and `alg` (see
+    /// [`State::find`]), fetching the set first when it is stale or lacks
+    /// the key (one fetch at a time, at most one per [`MIN_REFETCH`]; while
+    /// one runs, a token whose key is held is answered from the held set).
     ///
     /// # Errors
     /// Why no key can be had (the issuer cannot be reached, its set is
@@ -79,59 +132,58 @@ impl Jwks {
         kid: Option<&str>,
         alg: Algorithm,
     ) -> Result<Vec<DecodingKey>, String> {
-        let mut st = self.state.lock().await;
-        let now = Instant::now();
-        let stale = st.fetched.is_none_or(|t| now.duration_since(t) >= REFRESH);
-        let unknown = kid.is_some_and(|k| !st.keys.iter().any(|x| x.kid.as_deref() == Some(k)));
-        let may_try = st
-            .tried
-            .is_none_or(|t| now.duration_since(t) >= MIN_REFETCH);
-        if (stale || unknown) && may_try {
-            st.tried = Some(now);
-            match self.fetch(&mut st).await {
-                Ok(keys) => {
-                    tracing::info!(issuer = %self.issuer, keys = keys.len(), "fetched the issuer's signing keys");
-                    st.keys = keys;
-                    st.fetched = Some(now);
-                    st.last_error = None;
-                }
-                Err(e) => {
-                    tracing::warn!(issuer = %self.issuer, error = %e, "cannot fetch the issuer's signing keys");
-                    st.last_error = Some(e);
-                }
+        {
+            let st = self.state();
+            if !st.wants_fetch(kid, Instant::now()) {
+                return st.find(kid, alg);
             }
         }
-        let name = format!("{alg:?}");
-        let found: Vec<DecodingKey> = st
-            .keys
-            .iter()
-            .filter(|k| match kid {
-                Some(kid) => k.kid.as_deref() == Some(kid),
-                None => true,
-            })
-            .filter(|k| k.alg.as_deref().is_none_or(|a| a == name))
-            .filter(|k| k.key.family() == family(alg))
-            .map(|k| k.key.clone())
-            .collect();
-        if found.is_empty() {
-            return Err(st.last_error.clone().unwrap_or_else(|| {
-                format!(
-                    "the issuer's key set holds no {name} key{}",
-                    kid.map(|k| format!(" with id `{k}`")).unwrap_or_default()
-                )
-            }));
+        let _running = match self.fetching.try_lock() {
+            Ok(g) => g,
+            Err(_) => {
+                if let Ok(keys) = self.state().find(kid, alg) {
+                    return Ok(keys);
+                }
+                match tokio::time::timeout(FETCH_TIMEOUT * 3, self.fetching.lock()).await {
+                    Ok(g) => g,
+                    Err(_) => return Err("the issuer's keys are still being fetched".into()),
+                }
+            }
+        };
+        let known_uri = {
+            let mut st = self.state();
+            let now = Instant::now();
+            // Another fetch may have just ended.
+            if !st.wants_fetch(kid, now) {
+                return st.find(kid, alg);
+            }
+            st.tried = Some(now);
+            self.configured.clone().or_else(|| st.jwks_uri.clone())
+        };
+        let fetched = self.fetch(known_uri).await;
+        let mut st = self.state();
+        match fetched {
+            Ok((keys, uri)) => {
+                tracing::info!(issuer = %self.issuer, keys = keys.len(), "fetched the issuer's signing keys");
+                st.keys = keys;
+                st.jwks_uri = Some(uri);
+                st.fetched = Some(Instant::now());
+                st.last_error = None;
+            }
+            Err(e) => {
+                tracing::warn!(issuer = %self.issuer, error = %e, "cannot fetch the issuer's signing keys");
+                st.last_error = Some(e);
+            }
         }
-        Ok(found)
+        st.find(kid, alg)
     }
 
-    async fn fetch(&self, st: &mut State) -> Result<Vec<Key>, String> {
-        let uri = match (&self.configured, &st.jwks_uri) {
-            (Some(u), _) | (None, Some(u)) => u.clone(),
-            (None, None) => {
-                let u = self.discover().await?;
-                st.jwks_uri = Some(u.clone());
-                u
-            }
+    /// The key set at `uri` (found from the issuer's metadata when `None`),
+    /// and that URI.
+    async fn fetch(&self, uri: Option<String>) -> Result<(Vec<Key>, String), String> {
+        let uri = match uri {
+            Some(u) => u,
+            None => self.discover().await?,
         };
         let doc = self.get(&uri).await?;
         let Some(keys) = doc.get("keys").and_then(Value::as_array) else {
@@ -139,7 +191,7 @@ impl Jwks {
         };
         // Each key on its own: one the gateway cannot use (another type, a
         // private or symmetric key) is passed over, never the whole set.
-        Ok(keys
+        let keys = keys
             .iter()
             .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
             .filter(|k| {
@@ -160,7 +212,8 @@ impl Jwks {
                 })
             })
             .take(MAX_KEYS)
-            .collect())
+            .collect();
+        Ok((keys, uri))
     }
 
     /// The `jwks_uri` of the issuer's metadata (RFC 8414, then OpenID
@@ -227,11 +280,33 @@ impl Jwks {
     }
 }
 
-/// `http://` to a loopback host.
+/// `http://` to a loopback host (no user info: `http://localhost:80@evil/`
+/// is evil's).
 fn is_loopback_http(url: &str) -> bool {
-    url.strip_prefix("http://").is_some_and(|rest| {
-        ["localhost", "127.0.0.1", "[::1]"]
-            .iter()
-            .any(|h| rest.starts_with(&format!("{h}:")) || rest.starts_with(&format!("{h}/")))
-    })
+    let Some(rest) = url.strip_prefix("http://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = match authority.rsplit_once(':') {
+        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+        _ => authority,
+    };
+    ["localhost", "127.0.0.1", "[::1]"].contains(&host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_http;
+
+    #[test]
+    fn only_a_loopback_host_may_serve_keys_over_plain_http() {
+        assert!(is_loopback_http("http://127.0.0.1:9/as/jwks"));
+        assert!(is_loopback_http("http://localhost/jwks"));
+        assert!(!is_loopback_http("http://localhost:80@evil.example/jwks"));
+        assert!(!is_loopback_http("http://localhost.evil.example/jwks"));
+        assert!(!is_loopback_http("https://127.0.0.1/jwks"));
+    }
 }

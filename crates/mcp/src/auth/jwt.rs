@@ -27,6 +27,8 @@ pub(crate) struct Claims {
     pub(crate) scopes: HashSet<String>,
     /// The values of `[auth] profile_claim` (a string, or a list of them).
     pub(crate) profile_values: Vec<String>,
+    /// `jwt:<iss> <sub>`: who the token speaks for.
+    pub(crate) principal: String,
 }
 
 /// The gateway as an OAuth resource server.
@@ -67,8 +69,7 @@ impl OAuth {
         if cfg.call_scope() != cfg.read_scope() {
             scopes.push(cfg.call_scope().to_string());
         }
-        let profile_scopes: Vec<String> = by_scope.iter().map(|(s, _)| s.clone()).collect();
-        scopes.extend(profile_scopes.iter().cloned());
+
         // RFC 3986: scheme and host are case-insensitive; a client may ask
         // for the resource in either case.
         let mut audiences = vec![cfg.resource.clone()];
@@ -77,7 +78,9 @@ impl OAuth {
             audiences.push(lower);
         }
         Ok(OAuth {
-            challenge: Challenge::new(&cfg.resource, &cfg.issuer, scopes, profile_scopes),
+            // Scopes that choose a profile are not told to anyone: they would
+            // name the gateway's teams to unauthenticated callers.
+            challenge: Challenge::new(&cfg.resource, &cfg.issuer, scopes),
             jwks: Jwks::new(&cfg.issuer, cfg.jwks_uri.as_deref())?,
             algorithms,
             issuer: cfg.issuer.clone(),
@@ -152,9 +155,11 @@ impl OAuth {
                 .collect(),
             _ => Vec::new(),
         };
+        let sub = claims.get("sub").and_then(Value::as_str).unwrap_or("");
         Claims {
             scopes,
             profile_values,
+            principal: format!("jwt:{} {sub}", self.issuer),
         }
     }
 

@@ -32,6 +32,10 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
 pub struct Caller {
     /// Its profile.
     pub profile: Arc<str>,
+    /// Who it is within the profile: a static token (by its place), an
+    /// access token's issuer and subject, or `anonymous`. A session is its
+    /// opener's: another caller of the same profile cannot drive it.
+    pub principal: Arc<str>,
     /// The scopes its access token carries (`None`: a static token or no
     /// credential, which may do everything its profile sees).
     pub scopes: Option<HashSet<String>>,
@@ -108,22 +112,26 @@ impl Gatekeeper {
             Some(o) => o.challenge.unauthorized(authorization.is_some()),
             None => Refused::plain_unauthorized(),
         };
+        // With no credential configured, whatever a client sends (a habitual
+        // token, an SDK's leftover) is not looked at.
+        if self.anonymous {
+            return Ok(Caller {
+                profile: Arc::from(DEFAULT_PROFILE),
+                principal: Arc::from("anonymous"),
+                scopes: None,
+            });
+        }
         let Some(header) = authorization else {
-            if self.anonymous {
-                return Ok(Caller {
-                    profile: Arc::from(DEFAULT_PROFILE),
-                    scopes: None,
-                });
-            }
             return Err(unauthorized());
         };
         let token = match header.split_once(' ') {
             Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") => t.trim(),
             _ => return Err(unauthorized()),
         };
-        if let Some(profile) = self.tokens.profile(token) {
+        if let Some((profile, n)) = self.tokens.profile(token) {
             return Ok(Caller {
                 profile,
+                principal: Arc::from(format!("token:{n}")),
                 scopes: None,
             });
         }
@@ -134,6 +142,7 @@ impl Gatekeeper {
             Ok(claims) => match oauth.profile_of(&claims) {
                 Some(profile) => Ok(Caller {
                     profile,
+                    principal: Arc::from(claims.principal),
                     scopes: Some(claims.scopes),
                 }),
                 None => Err(oauth.challenge.no_profile()),

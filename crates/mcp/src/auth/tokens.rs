@@ -92,13 +92,14 @@ impl Tokens {
         Ok(())
     }
 
-    /// The profile `sent` opens, compared against every token.
-    pub(crate) fn profile(&self, sent: &str) -> Option<Arc<str>> {
+    /// The profile `sent` opens and the token's place among all, compared
+    /// against every token.
+    pub(crate) fn profile(&self, sent: &str) -> Option<(Arc<str>, usize)> {
         let d = digest(sent);
         let mut found = None;
-        for (e, profile) in &self.entries {
+        for (i, (e, profile)) in self.entries.iter().enumerate() {
             if super::same(e, &d) {
-                found = Some(profile.clone());
+                found = Some((profile.clone(), i));
             }
         }
         found
@@ -144,8 +145,13 @@ mod tests {
         t.add("alpha-token-1", "a", "x").unwrap();
         t.add("alpha-token-2", "a", "x").unwrap();
         t.add("beta-token", "b", "x").unwrap();
-        assert_eq!(t.profile("alpha-token-2").as_deref(), Some("a"));
-        assert_eq!(t.profile("beta-token").as_deref(), Some("b"));
+        let profile = |s: &str| t.profile(s).map(|(p, _)| p.to_string());
+        assert_eq!(profile("alpha-token-2").as_deref(), Some("a"));
+        assert_eq!(profile("beta-token").as_deref(), Some("b"));
+        assert_ne!(
+            t.profile("alpha-token-1").unwrap().1,
+            t.profile("alpha-token-2").unwrap().1
+        );
         assert_eq!(t.profile("alpha-token"), None);
         assert_eq!(t.profile(""), None);
         let twice = t

@@ -133,7 +133,13 @@ fn secure_url(url: &str) -> Result<(), String> {
     let Some(rest) = url.strip_prefix("http://") else {
         return Err(format!("`{}` must start with https://", url.escape_debug()));
     };
-    let host = rest.split(['/', '?']).next().unwrap_or("");
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if host.contains('@') {
+        return Err(format!(
+            "`{}` must not hold user info (`@`)",
+            url.escape_debug()
+        ));
+    }
     let host = match host.rsplit_once(':') {
         Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
         _ => host,

@@ -172,13 +172,15 @@ impl Gateway {
         for p in profiles_cfg {
             let settings = cfg.profile_settings(&p);
             let code = settings.mode != toolsearch::Mode::Tools;
+            let part = profile::Profile::narrowed(&p, &full);
+            let seen: profile::Seen = Arc::new(std::sync::RwLock::new(profile::servers_of(&part)));
             let mut builder = ToolSearch::builder()
                 .settings(settings)
-                .catalog(profile::Profile::narrowed(&p, &full))
+                .catalog(part)
                 .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
                 .dispatcher(crate::forward::Forward::to_fleet(&fleet))
                 .availability(fleet.availability())
-                .outages(profile::Profile::outages(&p, fleet.outages()))
+                .outages(profile::Profile::outages(&p, fleet.outages(), seen.clone()))
                 .call_timeout(cfg.call_timeout())
                 .approval_timeout(cfg.approval_timeout())
                 .approve_destructive(cfg.destructive != Destructive::Allow);
@@ -194,6 +196,7 @@ impl Gateway {
             profiles.push(Arc::new(profile::Profile::new(
                 p,
                 Arc::new(builder.build()?),
+                seen,
             )));
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
@@ -224,7 +227,7 @@ impl Gateway {
             {
                 tracing::warn!(profile = p.name(), %reason, "code mode unavailable at start; serving the structured tools");
             }
-            p.list_changed(0).await;
+            p.list_changed(&gw.snapshots).await;
             let code_mode = p.ts.code_mode_changes();
             tokio::spawn(Self::follow_code_mode(Arc::downgrade(&gw), i, code_mode));
         }
@@ -304,18 +307,18 @@ impl Gateway {
                 for p in &built.profiles {
                     p.set_catalog(&full);
                 }
-                built.snapshots.fetch_add(1, Ordering::SeqCst) + 1
+                built.snapshots.fetch_add(1, Ordering::SeqCst);
             })
             .await;
-            let Ok(snapshot) = rebuilt else {
+            if rebuilt.is_err() {
                 tracing::error!("building a snapshot panicked; serving the last one");
                 continue;
-            };
+            }
             tracing::info!(server = %server, tools = g.toolsearch().host().catalog().len(), "catalog rebuilt");
             for (i, p) in g.profiles.iter().enumerate() {
                 // Made once for the new snapshot, and what every session's
                 // `tools/list` then answers.
-                if p.list_changed(snapshot).await {
+                if p.list_changed(&g.snapshots).await {
                     let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
                     tracing::info!(server = %server, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
                     g.notify_list_changed(i).await;
@@ -355,7 +358,7 @@ impl Gateway {
                         continue;
                     }
                     let p = &g.profiles[index];
-                    if p.list_changed(g.snapshots.load(Ordering::SeqCst)).await {
+                    if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
                         g.served_changes.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(profile = p.name(), code_mode = up, "the tools served changed with code mode's availability");

@@ -4,8 +4,9 @@
 //! did-you-mean, stale ids, outages) can tell it exists; the fleet, the
 //! dispatcher, the sandbox pool and the embedding model are shared.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use toolsearch::{Conversation, Mode, Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::{Catalog, Source, Tool};
@@ -28,8 +29,12 @@ pub(crate) struct Profile {
     /// where each session has its own).
     served: Mutex<Option<Served>>,
     /// The list its clients were last told of (a change is a `list_changed`
-    /// to the profile's clients only).
-    announced: Mutex<Option<Arc<Vec<rmcp::model::Tool>>>>,
+    /// to the profile's clients only). Held while a new list is made and
+    /// compared: the fleet's follower and code mode's never interleave.
+    announced: tokio::sync::Mutex<Option<Arc<Vec<rmcp::model::Tool>>>>,
+    /// The servers with a tool in its catalog (whose outages it hears when
+    /// globs narrow it).
+    seen: Seen,
     /// A conversation of no client, whose list is what a new session is served.
     probe: Conversation,
     /// Its sessions open now.
@@ -37,13 +42,14 @@ pub(crate) struct Profile {
 }
 
 impl Profile {
-    pub(crate) fn new(cfg: ProfileConfig, ts: Arc<ToolSearch>) -> Profile {
+    pub(crate) fn new(cfg: ProfileConfig, ts: Arc<ToolSearch>, seen: Seen) -> Profile {
         let probe = ts.open(Session::new("list-changed-probe"));
         Profile {
             cfg,
             ts,
             served: Mutex::new(None),
-            announced: Mutex::new(None),
+            announced: tokio::sync::Mutex::new(None),
+            seen,
             probe,
             open: AtomicU64::new(0),
         }
@@ -90,19 +96,29 @@ impl Profile {
 
     /// Gives the profile its part of a new snapshot.
     pub(crate) fn set_catalog(&self, full: &Catalog) {
-        self.ts.set_catalog(Self::narrowed(&self.cfg, full));
+        let part = Self::narrowed(&self.cfg, full);
+        *self.seen.write().unwrap_or_else(|p| p.into_inner()) = servers_of(&part);
+        self.ts.set_catalog(part);
     }
 
-    /// The outages the profile may hear of: its servers' only.
-    pub(crate) fn outages(cfg: &ProfileConfig, all: toolsearch::Outages) -> toolsearch::Outages {
-        if cfg.servers.is_none() {
+    /// The outages the profile may hear of: of servers it names (all when it
+    /// names none), and, when globs narrow it, only of those with a tool in
+    /// its catalog (a server whose tools it cannot see is not there for it).
+    pub(crate) fn outages(
+        cfg: &ProfileConfig,
+        all: toolsearch::Outages,
+        seen: Seen,
+    ) -> toolsearch::Outages {
+        if Self::sees_all(cfg) {
             return all;
         }
         let cfg = cfg.clone();
+        let globs = !(cfg.allow.is_empty() && cfg.deny.is_empty());
         Arc::new(move || {
+            let seen = seen.read().unwrap_or_else(|p| p.into_inner());
             all()
                 .into_iter()
-                .filter(|o| cfg.sees_server(&o.server))
+                .filter(|o| cfg.sees_server(&o.server) && (!globs || seen.contains(&o.server)))
                 .collect()
         })
     }
@@ -149,13 +165,15 @@ impl Profile {
         tools
     }
 
-    /// Makes the list a new session would be served for `snapshot`, and
-    /// records it as announced; true when it differs from the last one
-    /// announced (its clients must hear `list_changed`). The first look only
-    /// records.
-    pub(crate) async fn list_changed(&self, snapshot: u64) -> bool {
-        let now = self.served(snapshot, &self.probe).await;
-        let mut announced = self.announced.lock().unwrap_or_else(|p| p.into_inner());
+    /// Makes the list a new session would be served for the current snapshot
+    /// (`snapshots` built so far), and records it as announced; true when it
+    /// differs from the last one announced (its clients must hear
+    /// `list_changed`). The first look only records.
+    pub(crate) async fn list_changed(&self, snapshots: &AtomicU64) -> bool {
+        let mut announced = self.announced.lock().await;
+        let now = self
+            .served(snapshots.load(Ordering::SeqCst), &self.probe)
+            .await;
         let changed = announced.as_ref().is_some_and(|last| *last != now);
         *announced = Some(now);
         changed
@@ -170,6 +188,19 @@ impl Profile {
     pub(crate) fn closed(&self) {
         self.open.fetch_sub(1, Ordering::Relaxed);
     }
+}
+
+/// The servers with a tool in a profile's catalog, shared with its outages
+/// hook.
+pub(crate) type Seen = Arc<RwLock<HashSet<String>>>;
+
+/// The servers with a tool in `catalog`.
+pub(crate) fn servers_of(catalog: &Catalog) -> HashSet<String> {
+    catalog
+        .tools()
+        .iter()
+        .filter_map(|t| t.server.clone())
+        .collect()
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 use super::accept::{connection_cap, serve_connection, Accepted, Acceptor};
 use super::admit::RateLimit;
 use super::origin::Origins;
+use super::pins::{Owner, Pins};
 use super::protocol::{self, Body, Guarded, InFlight};
 use super::{stop as stop_gateway, stop_on_signal};
 use crate::auth::{Caller, Gatekeeper, Operation, Refused};
@@ -218,7 +219,7 @@ pub async fn http(
         .map(|p| {
             let budget = Budget {
                 rate: p.rate_limit(cfg.http.rate_limit()),
-                sessions: p.max_sessions(max_sessions),
+                sessions: p.max_sessions.as_ref().map(|n| *n.get_ref() as usize),
             };
             (p.name().to_string(), budget)
         })
@@ -237,7 +238,7 @@ pub async fn http(
         metadata: gate.resource_metadata(),
         gate,
         budgets,
-        pins: std::sync::Mutex::default(),
+        pins: Pins::new(max_sessions),
         gw: gw.clone(),
         manager,
         max_sessions,
@@ -290,8 +291,8 @@ async fn live_sessions(manager: &LocalSessionManager) -> usize {
 struct Budget {
     /// Requests per minute, for the profile and for each of its sessions.
     rate: u64,
-    /// Its sessions open at once.
-    sessions: usize,
+    /// Its sessions open at once, when it has its own cap.
+    sessions: Option<usize>,
 }
 
 /// What every request passes through: the caller (credential → profile),
@@ -304,10 +305,8 @@ struct Front {
     /// The protected resource metadata, when the gateway is a resource server.
     metadata: Option<Value>,
     budgets: std::collections::HashMap<String, Budget>,
-    /// Each session's profile, by MCP session id: a request naming a session
-    /// must come from that profile. Entries of ended sessions are dropped
-    /// when the map reaches `max_sessions` (see [`Front::pin`]).
-    pins: std::sync::Mutex<std::collections::HashMap<String, Arc<str>>>,
+    /// Each session's owner: a request naming a session must come from it.
+    pins: Pins,
     gw: Arc<Gateway>,
     manager: Arc<LocalSessionManager>,
     max_sessions: usize,
@@ -320,7 +319,7 @@ struct Front {
 impl Front {
     async fn answer(
         &self,
-        req: http::Request<hyper::body::Incoming>,
+        mut req: http::Request<hyper::body::Incoming>,
         peer: SocketAddr,
     ) -> http::Response<Body> {
         // Where it comes from, first: a refused request is counted against
@@ -353,10 +352,14 @@ impl Front {
             return protocol::error(404, &Value::Null, -32601, &message);
         }
         // A session id counts as a key only when it names an open session of
-        // the caller's profile: invented ones, and another profile's, are
-        // not the caller's, so they cannot grow the limiter, and are answered
-        // 404 (another profile's session is not there for it).
-        let claimed = req
+        // the caller (its profile and principal): invented ones, and anyone
+        // else's, cannot grow the limiter, and are answered 404 (another's
+        // session is not there for it).
+        let owner = Owner {
+            profile: caller.profile.clone(),
+            principal: caller.principal.clone(),
+        };
+        let mut claimed = req
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
@@ -368,7 +371,7 @@ impl Front {
                     id.as_str().into();
                 // A session whose worker ended (idle TTL) is gone at once.
                 self.manager.has_session(&sid).await.unwrap_or(false)
-                    && self.pinned(id).as_deref() == Some(&*caller.profile)
+                    && self.pins.owner(id).as_ref() == Some(&owner)
             }
             None => false,
         };
@@ -388,6 +391,13 @@ impl Front {
                 -32001,
                 "session not found: it ended or never existed; start a new one",
             );
+        }
+        if claimed.is_some() && !open {
+            // rmcp serves an `initialize` in a named session whatever the
+            // protocol header says: a session id that is not the caller's
+            // goes no further.
+            req.headers_mut().remove("mcp-session-id");
+            claimed = None;
         }
         let budget = self.budgets.get(&*caller.profile);
         let rate = budget.map_or(600, |b| b.rate);
@@ -412,6 +422,9 @@ impl Front {
         let mut service = self.service.clone();
         let method = req.method().clone();
         if method != http::Method::POST {
+            if let Err(r) = self.gate.permits(&caller, Operation::Read) {
+                return refused(&r);
+            }
             let (parts, _) = req.into_parts();
             let answer = PROFILE
                 .scope(
@@ -420,14 +433,11 @@ impl Front {
                 )
                 .await
                 .unwrap_or_else(|e| match e {});
-            if method == http::Method::DELETE && open {
-                // The session's own bucket goes with it.
+            if method == http::Method::DELETE && open && answer.status().is_success() {
+                // The session's own bucket and pin go with it.
                 self.limit.forget(&who);
                 if let Some(id) = &claimed {
-                    self.pins
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .remove(id);
+                    self.pins.unpin(id);
                 }
                 if answer.status() == http::StatusCode::ACCEPTED {
                     let mut done = http::Response::new(Full::new(Bytes::new()).boxed());
@@ -457,45 +467,11 @@ impl Front {
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
             {
-                self.pin(id, &caller.profile).await;
+                self.pins.pin(id, owner, &self.manager).await;
             }
         }
         let (parts, body) = answer.into_parts();
         http::Response::from_parts(parts, Guarded::wrap(body, held))
-    }
-
-    /// The profile a session was opened for.
-    fn pinned(&self, id: &str) -> Option<Arc<str>> {
-        self.pins
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-            .cloned()
-    }
-
-    /// Records that the session `id` is `profile`'s. When the map holds
-    /// `max_sessions` entries, those of sessions that ended are dropped
-    /// first: it holds at most about twice the sessions open.
-    async fn pin(&self, id: &str, profile: &Arc<str>) {
-        let full = self.pins.lock().unwrap_or_else(|p| p.into_inner()).len() >= self.max_sessions;
-        if full {
-            let live: std::collections::HashSet<String> = {
-                let sessions = self.manager.sessions.read().await;
-                sessions
-                    .iter()
-                    .filter(|(_, h)| !h.is_closed())
-                    .map(|(k, _)| k.to_string())
-                    .collect()
-            };
-            self.pins
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .retain(|k, _| live.contains(k));
-        }
-        self.pins
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(id.to_string(), profile.clone());
     }
 
     /// The answer refusing a new session past the gateway's cap or the
@@ -518,7 +494,7 @@ impl Front {
                 ),
             ));
         }
-        let cap = budget.map_or(usize::MAX, |b| b.sessions);
+        let cap = budget.and_then(|b| b.sessions)?;
         let open = self.gw.open_sessions_of(&caller.profile) as usize;
         if open >= cap {
             let profile = &caller.profile;

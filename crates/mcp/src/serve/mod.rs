@@ -8,6 +8,7 @@ mod http;
 pub mod lines;
 mod message;
 mod origin;
+mod pins;
 pub mod protocol;
 mod stdio;
 
