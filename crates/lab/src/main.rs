@@ -13,6 +13,7 @@ mod bench_gateway;
 mod bench_lazy;
 mod bench_node;
 mod bench_os;
+mod bench_profiles;
 mod bench_sandbox;
 mod eval;
 mod semantic;
@@ -48,6 +49,9 @@ enum Command {
     /// Start time, first call and footprint of a gateway over many slow servers,
     /// `lazy = false` against `lazy = true`.
     BenchLazy(bench_lazy::Args),
+    /// What client profiles cost: a snapshot's rebuild and the memory held, with
+    /// N profiles against none.
+    BenchProfiles(bench_profiles::Args),
     /// A stdio MCP server slow to start (what `bench-lazy` runs behind the gateway).
     #[command(hide = true)]
     SlowServer(slow_server::Args),
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::BenchGateway(args) => bench_gateway::run(args),
         Command::BenchLazy(args) => bench_lazy::run(args),
+        Command::BenchProfiles(args) => bench_profiles::run(args),
         Command::SlowServer(args) => slow_server::run(args),
     };
     toolsearch_cli::common::exit_code("toolsearch-lab", result)
