@@ -9,6 +9,7 @@
 //! `cargo test`, and `cargo xtask test` (the README's test command, run by CI)
 //! runs them with `--include-ignored`, where a missing tool fails them.
 
+mod admin;
 mod answers;
 mod approvals;
 mod authority;

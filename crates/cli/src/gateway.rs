@@ -189,6 +189,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             print_json(report)?;
             return Ok(());
         }
+        // The operator's surface, beside either transport; a token or an
+        // address that is wrong stops the start.
+        if let Some(admin) = toolsearch_mcp::serve::Admin::bind(gw.clone(), &cfg).await? {
+            eprintln!("toolsearch: admin surface on {}", admin.url());
+            tokio::spawn(admin.run(signal.clone()));
+        }
         match args.http {
             Some(addr) => {
                 toolsearch_mcp::serve::http(gw, &cfg, addr, signal, |url| {

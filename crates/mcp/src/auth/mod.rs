@@ -90,6 +90,11 @@ impl Gatekeeper {
         })
     }
 
+    /// True when `token` opens a client profile (static tokens only).
+    pub fn is_client_token(&self, token: &str) -> bool {
+        self.tokens.profile(token).is_some()
+    }
+
     /// True when every request must bring a credential.
     pub fn requires_credentials(&self) -> bool {
         !self.anonymous

@@ -9,12 +9,14 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+mod admin;
 mod auth;
 mod http;
 mod limits;
 mod profiles;
 mod servers;
 
+pub use admin::AdminConfig;
 pub use auth::{AuthConfig, KNOWN_ALGORITHMS};
 pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
@@ -173,6 +175,8 @@ pub struct Config {
     pub profiles: Vec<ProfileConfig>,
     /// `[auth]`: the gateway as an OAuth resource server.
     pub auth: Option<AuthConfig>,
+    /// `[admin]`: the operator's surface (health, readiness, metrics).
+    pub admin: Option<AdminConfig>,
     /// The embedding model fused with search (a sentence-transformers directory).
     /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `toolsearch model fetch`
     /// installed in the user's cache, else none (lexical search).
@@ -280,6 +284,9 @@ impl Config {
         profiles::check(&self.profiles, &self.servers, text)?;
         if let Some(auth) = &self.auth {
             auth.check(text)?;
+        }
+        if let Some(admin) = &self.admin {
+            admin.check()?;
         }
         if self.mode == ModeName::Native {
             return Err(error(format!(
@@ -474,6 +481,7 @@ impl Config {
             "servers": servers,
             "profiles": self.profiles().iter().map(|p| p.effective(&self.http)).collect::<Vec<_>>(),
             "auth": self.auth.as_ref().map(AuthConfig::effective),
+            "admin": self.admin.as_ref().map(AdminConfig::effective),
         })
     }
 }

@@ -23,6 +23,7 @@ use toolsearch_catalog::Tool;
 use crate::config::{Config, Destructive, ModelFrom};
 
 mod approve;
+mod metrics;
 mod notes;
 mod profile;
 mod session;
@@ -66,6 +67,8 @@ pub struct Gateway {
     stopping: tokio_util::sync::CancellationToken,
     /// Tool calls being answered now.
     in_flight: Arc<std::sync::atomic::AtomicUsize>,
+    /// What `/metrics` shows.
+    metrics: metrics::Metrics,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -205,7 +208,10 @@ impl Gateway {
             .map(|p| (p.name().to_string(), p.cfg.max_snippets(max_snippets)))
             .collect();
         let alone = fleet.one_client();
+        let server_names: Vec<String> = cfg.servers.iter().map(|s| s.name().to_string()).collect();
+        let profile_names: Vec<String> = profiles.iter().map(|p| p.name().to_string()).collect();
         let gw = Arc::new(Gateway {
+            metrics: metrics::Metrics::new(&server_names, &profile_names),
             profiles,
             fleet,
             extra: Vec::new(),
@@ -314,12 +320,14 @@ impl Gateway {
                 tracing::error!("building a snapshot panicked; serving the last one");
                 continue;
             }
+            g.metrics.snapshot();
             tracing::info!(server = %server, tools = g.toolsearch().host().catalog().len(), "catalog rebuilt");
             for (i, p) in g.profiles.iter().enumerate() {
                 // Made once for the new snapshot, and what every session's
                 // `tools/list` then answers.
                 if p.list_changed(&g.snapshots).await {
                     let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+                    g.metrics.served_change();
                     tracing::info!(server = %server, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
                     g.notify_list_changed(i).await;
                 }
@@ -361,6 +369,7 @@ impl Gateway {
                     if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
                         g.served_changes.fetch_add(1, Ordering::Relaxed);
+                        g.metrics.served_change();
                         tracing::warn!(profile = p.name(), code_mode = up, "the tools served changed with code mode's availability");
                         g.notify_list_changed(index).await;
                     }
@@ -409,6 +418,38 @@ impl Gateway {
                 }
             });
         }
+    }
+
+    /// The metrics in the Prometheus (OpenMetrics) text format: what the
+    /// admin surface's `/metrics` answers.
+    pub fn metrics_text(&self) -> String {
+        self.metrics.render(self)
+    }
+
+    /// What is not ready to serve: servers down (a lazy one stopped is
+    /// ready: a call starts it), code mode not available where a profile
+    /// serves it. Empty when ready.
+    pub fn not_ready(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .fleet
+            .status()
+            .into_iter()
+            .filter(|s| !(s.up || s.lazy && s.error.is_none()))
+            .map(|s| match s.error {
+                Some(e) => format!("server `{}` is down: {e}", s.name),
+                None => format!("server `{}` is not connected yet", s.name),
+            })
+            .collect();
+        for p in &self.profiles {
+            let code = p.ts.settings().mode != toolsearch::Mode::Tools;
+            if code && !*p.ts.code_mode_changes().borrow() {
+                out.push(format!(
+                    "code mode is not available to profile `{}`",
+                    p.name()
+                ));
+            }
+        }
+        out
     }
 
     /// Snippets holding a slot now.

@@ -145,6 +145,9 @@ impl GatewaySession {
     /// many searches and describes, whether it failed.
     fn log_turn(&self, name: &str, out: &ToolOutput, started: std::time::Instant) {
         let record = self.conversation.take_record();
+        self.gw
+            .metrics
+            .call(self.profile_name(), name, out, &record, started.elapsed());
         let f = turn_fields(&record);
         tracing::info!(
             session = %self.id(),

@@ -3,6 +3,7 @@
 //! everything it started is stopped before the process exits.
 
 mod accept;
+mod admin;
 mod admit;
 mod http;
 pub mod lines;
@@ -12,6 +13,7 @@ mod pins;
 pub mod protocol;
 mod stdio;
 
+pub use admin::Admin;
 pub use http::http;
 pub use stdio::stdio;
 

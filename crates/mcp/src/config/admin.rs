@@ -1,0 +1,57 @@
+//! `[admin]`: the operator's surface (`/healthz`, `/readyz`, `/metrics`), on an
+//! address of its own, never the clients' one.
+
+use serde::{Deserialize, Serialize};
+
+use super::{error, ConfigError};
+
+/// `[admin]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdminConfig {
+    /// Where it listens (`127.0.0.1:9464`). A non-loopback address needs
+    /// `remote = true`.
+    pub listen: String,
+    /// The environment variable holding the admin token, which every path but
+    /// `/healthz` needs. It must differ from every client token.
+    pub token_env: String,
+    /// Serve a non-loopback `listen` on purpose. Default false.
+    pub remote: Option<bool>,
+    /// Extra `Host` values accepted (loopback names always are).
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+}
+
+impl AdminConfig {
+    /// The address.
+    pub fn addr(&self) -> Result<std::net::SocketAddr, ConfigError> {
+        self.listen.parse().map_err(|_| {
+            error(format!(
+                "[admin] `listen` is `{}`; it must be an address and port (127.0.0.1:9464)",
+                self.listen.escape_debug()
+            ))
+        })
+    }
+
+    pub(super) fn check(&self) -> Result<(), ConfigError> {
+        let addr = self.addr()?;
+        if !addr.ip().is_loopback() && self.remote != Some(true) {
+            return Err(error(format!(
+                "[admin] `listen` {addr} is not loopback: set `remote = true` to serve it on purpose"
+            )));
+        }
+        if self.token_env.is_empty() {
+            return Err(error("[admin] `token_env` is empty"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn effective(&self) -> serde_json::Value {
+        serde_json::json!({
+            "listen": self.listen,
+            "token_env": self.token_env,
+            "remote": self.remote.unwrap_or(false),
+            "allowed_hosts": self.allowed_hosts,
+        })
+    }
+}

@@ -1,0 +1,310 @@
+//! What the operator's `/metrics` shows, in the Prometheus (OpenMetrics) text
+//! format through `prometheus-client`. Every label set is bounded: profiles
+//! and servers are the configured ones (anything else is `other`), kinds and
+//! outcomes are fixed words; no tool or session id is ever a label.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use toolsearch::{BridgeTool, ToolOutput, TurnRecord};
+
+use super::Gateway;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    profile: String,
+    kind: String,
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabels {
+    profile: String,
+    kind: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ServerCallLabels {
+    profile: String,
+    server: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ServerLabels {
+    server: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ProfileLabels {
+    profile: String,
+}
+
+type Latency = Family<KindLabels, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    // 1 ms to about 65 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 17))
+}
+
+/// The gateway's metrics.
+pub(crate) struct Metrics {
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    latency: Latency,
+    downstream: Family<ServerCallLabels, Counter>,
+    refused: Family<ProfileLabels, Counter>,
+    server_up: Family<ServerLabels, Gauge>,
+    server_tools: Family<ServerLabels, Gauge>,
+    server_starts: Family<ServerLabels, Counter>,
+    server_in_flight: Family<ServerLabels, Gauge>,
+    catalog_tools: Family<ProfileLabels, Gauge>,
+    sessions: Family<ProfileLabels, Gauge>,
+    code_mode: Family<ProfileLabels, Gauge>,
+    snapshots: Counter,
+    served_changes: Counter,
+    snippets_running: Gauge,
+    /// Scrapes one at a time (the counters set from totals are read and
+    /// raised under it).
+    scrape: Mutex<()>,
+    servers: HashSet<String>,
+    profiles: HashSet<String>,
+}
+
+impl Metrics {
+    pub(crate) fn new(servers: &[String], profiles: &[String]) -> Metrics {
+        let mut registry = Registry::with_prefix("toolsearch");
+        let calls = Family::<CallLabels, Counter>::default();
+        registry.register(
+            "calls",
+            "Tool calls answered, by profile, kind (snippet, search, describe, call, direct) and outcome (ok or the error code)",
+            calls.clone(),
+        );
+        let latency: Latency = Family::new_with_constructor(latency_histogram);
+        registry.register(
+            "call_duration_seconds",
+            "Time to answer a tool call, by profile and kind",
+            latency.clone(),
+        );
+        let downstream = Family::<ServerCallLabels, Counter>::default();
+        registry.register(
+            "downstream_calls",
+            "Calls run on a server behind the gateway, by profile and server",
+            downstream.clone(),
+        );
+        let refused = Family::<ProfileLabels, Counter>::default();
+        registry.register(
+            "refused_calls",
+            "Downstream calls refused by policy, approval or gate, by profile",
+            refused.clone(),
+        );
+        let server_up = Family::<ServerLabels, Gauge>::default();
+        registry.register(
+            "server_up",
+            "1 when the server is connected",
+            server_up.clone(),
+        );
+        let server_tools = Family::<ServerLabels, Gauge>::default();
+        registry.register(
+            "server_tools",
+            "Tools the server lists",
+            server_tools.clone(),
+        );
+        let server_starts = Family::<ServerLabels, Counter>::default();
+        registry.register(
+            "server_starts",
+            "Connections made to the server (starts and restarts)",
+            server_starts.clone(),
+        );
+        let server_in_flight = Family::<ServerLabels, Gauge>::default();
+        registry.register(
+            "server_calls_in_flight",
+            "Calls running on the server now",
+            server_in_flight.clone(),
+        );
+        let catalog_tools = Family::<ProfileLabels, Gauge>::default();
+        registry.register(
+            "catalog_tools",
+            "Tools in the profile's catalog",
+            catalog_tools.clone(),
+        );
+        let sessions = Family::<ProfileLabels, Gauge>::default();
+        registry.register(
+            "sessions",
+            "MCP sessions open, by profile",
+            sessions.clone(),
+        );
+        let code_mode = Family::<ProfileLabels, Gauge>::default();
+        registry.register(
+            "code_mode",
+            "1 when code mode is available to the profile",
+            code_mode.clone(),
+        );
+        let snapshots = Counter::default();
+        registry.register(
+            "snapshots",
+            "Catalog snapshots built since start (after the first)",
+            snapshots.clone(),
+        );
+        let served_changes = Counter::default();
+        registry.register(
+            "served_list_changes",
+            "Changes of a profile's served tool list (each a list_changed and a prompt-cache write)",
+            served_changes.clone(),
+        );
+        let snippets_running = Gauge::default();
+        registry.register(
+            "snippets_running",
+            "Snippets holding a slot now",
+            snippets_running.clone(),
+        );
+        Metrics {
+            registry,
+            calls,
+            latency,
+            downstream,
+            refused,
+            server_up,
+            server_tools,
+            server_starts,
+            server_in_flight,
+            catalog_tools,
+            sessions,
+            code_mode,
+            snapshots,
+            served_changes,
+            snippets_running,
+            scrape: Mutex::new(()),
+            servers: servers.iter().cloned().collect(),
+            profiles: profiles.iter().cloned().collect(),
+        }
+    }
+
+    fn profile(&self, p: &str) -> String {
+        if self.profiles.contains(p) {
+            p.to_string()
+        } else {
+            "other".into()
+        }
+    }
+
+    /// Counts one answered call.
+    pub(crate) fn call(
+        &self,
+        profile: &str,
+        name: &str,
+        out: &ToolOutput,
+        record: &TurnRecord,
+        took: std::time::Duration,
+    ) {
+        let kind = match BridgeTool::from_name(name) {
+            Some(BridgeTool::SearchCode) => "snippet",
+            Some(BridgeTool::Search) => "search",
+            Some(BridgeTool::Describe) => "describe",
+            Some(BridgeTool::Call) => "call",
+            None => "direct",
+        };
+        let outcome = if out.is_error {
+            let code = out.content["error"]["code"].as_str().unwrap_or("ERROR");
+            // A code is one of the facade's fixed words; anything else is
+            // not a label value.
+            if code.len() <= 32 && code.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+                code.to_ascii_lowercase()
+            } else {
+                "error".into()
+            }
+        } else {
+            "ok".into()
+        };
+        let profile = self.profile(profile);
+        self.calls
+            .get_or_create(&CallLabels {
+                profile: profile.clone(),
+                kind: kind.into(),
+                outcome,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&KindLabels {
+                profile: profile.clone(),
+                kind: kind.into(),
+            })
+            .observe(took.as_secs_f64());
+        for called in &record.called {
+            let server = called
+                .id
+                .strip_prefix("mcp:")
+                .and_then(|rest| rest.split(':').next())
+                .filter(|s| self.servers.contains(*s))
+                .unwrap_or("other");
+            self.downstream
+                .get_or_create(&ServerCallLabels {
+                    profile: profile.clone(),
+                    server: server.to_string(),
+                })
+                .inc();
+        }
+        if !record.refused.is_empty() {
+            self.refused
+                .get_or_create(&ProfileLabels { profile })
+                .inc_by(record.refused.len() as u64);
+        }
+    }
+
+    /// Counts a snapshot built.
+    pub(crate) fn snapshot(&self) {
+        self.snapshots.inc();
+    }
+
+    /// Counts a change of a served list.
+    pub(crate) fn served_change(&self) {
+        self.served_changes.inc();
+    }
+
+    /// The text a scrape answers: the counters kept, and the gateway's state
+    /// now.
+    pub(crate) fn render(&self, gw: &Gateway) -> String {
+        let _one = self.scrape.lock().unwrap_or_else(|p| p.into_inner());
+        for s in gw.fleet().status() {
+            let l = ServerLabels {
+                server: s.name.clone(),
+            };
+            self.server_up.get_or_create(&l).set(i64::from(s.up));
+            self.server_tools.get_or_create(&l).set(s.tools as i64);
+            self.server_in_flight
+                .get_or_create(&l)
+                .set(s.calls_in_flight as i64);
+            let starts = self.server_starts.get_or_create(&l);
+            let seen = starts.get();
+            if s.connections > seen {
+                starts.inc_by(s.connections - seen);
+            }
+        }
+        for p in &gw.profiles {
+            let l = ProfileLabels {
+                profile: p.name().to_string(),
+            };
+            self.catalog_tools
+                .get_or_create(&l)
+                .set(p.ts.host().catalog().len() as i64);
+            self.sessions
+                .get_or_create(&l)
+                .set(p.open.load(Ordering::Relaxed) as i64);
+            self.code_mode
+                .get_or_create(&l)
+                .set(i64::from(*p.ts.code_mode_changes().borrow()));
+        }
+        self.snippets_running.set(gw.snippets_running() as i64);
+        let mut text = String::new();
+        if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
+            text.clear();
+        }
+        text
+    }
+}

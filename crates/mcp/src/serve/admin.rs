@@ -1,0 +1,185 @@
+//! The operator's surface, on `[admin] listen`, never the clients' address:
+//! `/healthz` (alive; no token), `/readyz` (servers up, code mode available
+//! where served: 200, or 503 naming what is not ready) and `/metrics` (the
+//! Prometheus text format). Every path but `/healthz` needs the admin token
+//! (constant-time compare; it must differ from every client token); `Host`
+//! must be a loopback name or an allowed one, and a request carrying any
+//! `Origin` (a browser page, a rebinding DNS name) gets nothing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::accept::{serve_connection, Accepted, Acceptor};
+use super::origin::Origins;
+use super::protocol::Body;
+use crate::config::Config;
+use crate::gateway::Gateway;
+
+/// Connections the admin surface serves at once.
+const MAX_CONNECTIONS: usize = 64;
+
+/// A request's headers must arrive within this long.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The admin surface, bound.
+pub struct Admin {
+    listener: tokio::net::TcpListener,
+    gw: Arc<Gateway>,
+    token: Arc<str>,
+    from: Origins,
+    url: String,
+}
+
+fn answer(status: u16, content_type: &'static str, body: String) -> http::Response<Body> {
+    let mut r = http::Response::new(Full::new(Bytes::from(body)).boxed());
+    *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::OK);
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static(content_type),
+    );
+    r
+}
+
+fn json_answer(status: u16, v: &serde_json::Value) -> http::Response<Body> {
+    answer(status, "application/json", v.to_string())
+}
+
+impl Admin {
+    /// Binds `[admin] listen` of `cfg` (`None` without `[admin]`).
+    ///
+    /// # Errors
+    /// The token variable is not set, is empty, or holds a client's token;
+    /// the address cannot be bound.
+    pub async fn bind(gw: Arc<Gateway>, cfg: &Config) -> anyhow::Result<Option<Admin>> {
+        let Some(admin) = &cfg.admin else {
+            return Ok(None);
+        };
+        let token = std::env::var(&admin.token_env).map_err(|_| {
+            anyhow::anyhow!(
+                "[admin] token_env names `{}`, which is not set",
+                admin.token_env
+            )
+        })?;
+        let token = token.trim().to_string();
+        if token.is_empty() {
+            anyhow::bail!("[admin] the token in `{}` is empty", admin.token_env);
+        }
+        if crate::auth::Gatekeeper::new(cfg)?.is_client_token(&token) {
+            anyhow::bail!(
+                "[admin] the token in `{}` is also a client's token: give the admin surface its own",
+                admin.token_env
+            );
+        }
+        let addr = admin.addr()?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| anyhow::anyhow!("[admin] cannot bind {addr}: {e}"))?;
+        let bound = listener.local_addr()?;
+        let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::1]"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        hosts.extend(admin.allowed_hosts.iter().cloned());
+        Ok(Some(Admin {
+            listener,
+            gw,
+            token: Arc::from(token),
+            // No browser page may call it: any Origin is refused.
+            from: Origins::new(&hosts, &[]),
+            url: format!("http://{bound}"),
+        }))
+    }
+
+    /// Where it is served (`http://ADDR`, port 0 resolved).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Serves until `stop` fires.
+    pub async fn run(self, stop: CancellationToken) {
+        let this = Arc::new(Surface {
+            gw: self.gw,
+            token: self.token,
+            from: self.from,
+        });
+        let mut acceptor = Acceptor::new(self.listener, MAX_CONNECTIONS);
+        loop {
+            let accepted = tokio::select! {
+                a = acceptor.next() => a,
+                () = stop.cancelled() => return,
+            };
+            let Accepted::Serve(stream, _peer, permit) = accepted else {
+                continue;
+            };
+            let surface = this.clone();
+            let handler = hyper::service::service_fn(move |req| {
+                let surface = surface.clone();
+                async move { Ok::<_, std::convert::Infallible>(surface.answer(&req)) }
+            });
+            tokio::spawn(async move {
+                let _permit = permit;
+                serve_connection(stream, handler, HEADER_TIMEOUT).await;
+            });
+        }
+    }
+}
+
+struct Surface {
+    gw: Arc<Gateway>,
+    token: Arc<str>,
+    from: Origins,
+}
+
+impl Surface {
+    fn answer(&self, req: &http::Request<hyper::body::Incoming>) -> http::Response<Body> {
+        if let Err(r) = self.from.check(req.uri(), req.headers()) {
+            return json_answer(r.status, &json!({"error": r.message}));
+        }
+        if req.method() != http::Method::GET && req.method() != http::Method::HEAD {
+            return json_answer(405, &json!({"error": "the admin surface is read with GET"}));
+        }
+        let path = req.uri().path();
+        if path == "/healthz" {
+            return json_answer(200, &json!({"status": "alive"}));
+        }
+        let sent = req
+            .headers()
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, t)| t.trim());
+        if !sent.is_some_and(|t| crate::auth::same(t.as_bytes(), self.token.as_bytes())) {
+            let mut r = json_answer(401, &json!({"error": "missing or wrong admin token"}));
+            r.headers_mut().insert(
+                http::header::WWW_AUTHENTICATE,
+                http::HeaderValue::from_static("Bearer"),
+            );
+            return r;
+        }
+        match path {
+            "/readyz" => {
+                let not_ready = self.gw.not_ready();
+                if not_ready.is_empty() {
+                    json_answer(200, &json!({"ready": true}))
+                } else {
+                    json_answer(503, &json!({"ready": false, "not_ready": not_ready}))
+                }
+            }
+            "/metrics" => answer(
+                200,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                self.gw.metrics_text(),
+            ),
+            _ => json_answer(
+                404,
+                &json!({"error": "no such path: /healthz, /readyz, /metrics"}),
+            ),
+        }
+    }
+}
