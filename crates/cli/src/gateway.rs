@@ -68,13 +68,26 @@ pub enum ConfigCommand {
         /// (its state is `stopped`); one without is, and its manifest written.
         #[arg(long)]
         servers: bool,
+        /// Compare with another file: print each key whose effective value
+        /// differs (servers and profiles by name, secrets redacted).
+        #[arg(long, value_name = "OTHER", conflicts_with = "servers")]
+        diff: Option<PathBuf>,
     },
 }
 
 pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
     match cmd {
-        ConfigCommand::Check { file, servers } => {
+        ConfigCommand::Check {
+            file,
+            servers,
+            diff,
+        } => {
             let cfg = Config::load(&config_file(file)?)?;
+            if let Some(other) = diff {
+                let to = Config::load(&other)?;
+                print_json(toolsearch_mcp::config::diff(&cfg, &to))?;
+                return Ok(ExitCode::SUCCESS);
+            }
             if !servers {
                 print_json(cfg.effective())?;
                 return Ok(ExitCode::SUCCESS);

@@ -11,6 +11,7 @@ use toml::Spanned;
 
 mod admin;
 mod auth;
+mod diff;
 mod http;
 mod limits;
 mod profiles;
@@ -18,6 +19,7 @@ mod servers;
 
 pub use admin::AdminConfig;
 pub use auth::{AuthConfig, KNOWN_ALGORITHMS};
+pub use diff::diff;
 pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
