@@ -110,14 +110,9 @@ impl Challenge {
 /// `https://host/path` (RFC 9728 §3.1: the well-known part goes between
 /// the host and the path).
 pub(crate) fn metadata_url(resource: &str) -> String {
-    let Some(i) = resource.find("://").map(|i| i + 3) else {
-        return format!("{resource}{WELL_KNOWN}");
-    };
-    match resource[i..].find('/') {
-        Some(j) => {
-            let (origin, path) = resource.split_at(i + j);
-            let path = path.trim_end_matches('/');
-            format!("{origin}{WELL_KNOWN}{path}")
+    match super::split_origin(resource) {
+        Some((origin, path)) => {
+            format!("{origin}{WELL_KNOWN}{}", path.trim_end_matches('/'))
         }
         None => format!("{resource}{WELL_KNOWN}"),
     }

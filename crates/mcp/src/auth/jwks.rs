@@ -220,12 +220,8 @@ impl Jwks {
     /// Connect discovery), whose `issuer` must be the configured one.
     async fn discover(&self) -> Result<String, String> {
         let issuer = self.issuer.trim_end_matches('/');
-        let (origin, path) = match issuer.find("://").map(|i| i + 3) {
-            Some(i) => match issuer[i..].find('/') {
-                Some(j) => (&issuer[..i + j], &issuer[i + j..]),
-                None => (issuer, ""),
-            },
-            None => return Err(format!("issuer `{issuer}` is not a URL")),
+        let Some((origin, path)) = super::split_origin(issuer) else {
+            return Err(format!("issuer `{issuer}` is not a URL"));
         };
         let tries = [
             format!("{origin}/.well-known/oauth-authorization-server{path}"),
@@ -240,9 +236,7 @@ impl Jwks {
                         continue;
                     }
                     match doc.get("jwks_uri").and_then(Value::as_str) {
-                        Some(u) if u.starts_with("https://") || is_loopback_http(u) => {
-                            return Ok(u.to_string())
-                        }
+                        Some(u) if crate::config::secure_url(u).is_ok() => return Ok(u.to_string()),
                         Some(u) => why.push(format!("{url}: jwks_uri `{u}` is not https")),
                         None => why.push(format!("{url} has no jwks_uri")),
                     }
@@ -277,36 +271,5 @@ impl Jwks {
             body.extend_from_slice(&chunk);
         }
         serde_json::from_slice(&body).map_err(|e| format!("GET {url}: not JSON: {e}"))
-    }
-}
-
-/// `http://` to a loopback host (no user info: `http://localhost:80@evil/`
-/// is evil's).
-fn is_loopback_http(url: &str) -> bool {
-    let Some(rest) = url.strip_prefix("http://") else {
-        return false;
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return false;
-    }
-    let host = match authority.rsplit_once(':') {
-        Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
-        _ => authority,
-    };
-    ["localhost", "127.0.0.1", "[::1]"].contains(&host)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_loopback_http;
-
-    #[test]
-    fn only_a_loopback_host_may_serve_keys_over_plain_http() {
-        assert!(is_loopback_http("http://127.0.0.1:9/as/jwks"));
-        assert!(is_loopback_http("http://localhost/jwks"));
-        assert!(!is_loopback_http("http://localhost:80@evil.example/jwks"));
-        assert!(!is_loopback_http("http://localhost.evil.example/jwks"));
-        assert!(!is_loopback_http("https://127.0.0.1/jwks"));
     }
 }

@@ -184,13 +184,8 @@ impl OAuth {
 
 /// `resource` with its scheme and host in lower case.
 fn lower_scheme_and_host(resource: &str) -> String {
-    let Some(i) = resource.find("://").map(|i| i + 3) else {
-        return resource.to_string();
-    };
-    let end = resource[i..].find('/').map_or(resource.len(), |j| i + j);
-    format!(
-        "{}{}",
-        resource[..end].to_ascii_lowercase(),
-        &resource[end..]
-    )
+    match super::split_origin(resource) {
+        Some((origin, rest)) => format!("{}{rest}", origin.to_ascii_lowercase()),
+        None => resource.to_string(),
+    }
 }

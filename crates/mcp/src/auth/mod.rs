@@ -22,6 +22,16 @@ mod tokens;
 
 pub use challenge::Refused;
 
+/// A URL's `scheme://authority` and the rest (its path and query; empty
+/// when there is none), or `None` when it has no `://`.
+pub(crate) fn split_origin(url: &str) -> Option<(&str, &str)> {
+    let i = url.find("://")? + 3;
+    Some(match url[i..].find('/') {
+        Some(j) => url.split_at(i + j),
+        None => (url, ""),
+    })
+}
+
 /// Constant-time comparison of two byte strings.
 pub fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0

@@ -125,8 +125,12 @@ impl AuthConfig {
     }
 }
 
-/// `https://…`, or `http://` to a loopback host (tests, a local server).
-fn secure_url(url: &str) -> Result<(), String> {
+/// `https://…`, or `http://` to a loopback host with no user info (tests, a
+/// local server): what `[auth]`'s URLs and a discovered `jwks_uri` must be.
+///
+/// # Errors
+/// Why the URL is refused.
+pub(crate) fn secure_url(url: &str) -> Result<(), String> {
     if url.starts_with("https://") {
         return Ok(());
     }
@@ -151,5 +155,20 @@ fn secure_url(url: &str) -> Result<(), String> {
             "`{}` must start with https:// (http:// only to a loopback host)",
             url.escape_debug()
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::secure_url;
+
+    #[test]
+    fn only_a_loopback_host_may_be_reached_over_plain_http() {
+        assert!(secure_url("http://127.0.0.1:9/as/jwks").is_ok());
+        assert!(secure_url("http://localhost/jwks").is_ok());
+        assert!(secure_url("https://login.example.com/t").is_ok());
+        assert!(secure_url("http://localhost:80@evil.example/jwks").is_err());
+        assert!(secure_url("http://localhost.evil.example/jwks").is_err());
+        assert!(secure_url("ftp://127.0.0.1/jwks").is_err());
     }
 }

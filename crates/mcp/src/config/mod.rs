@@ -18,6 +18,7 @@ mod profiles;
 mod servers;
 
 pub use admin::AdminConfig;
+pub(crate) use auth::secure_url;
 pub use auth::{AuthConfig, KNOWN_ALGORITHMS};
 pub use diff::diff;
 pub use http::HttpConfig;
