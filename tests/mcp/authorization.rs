@@ -67,6 +67,13 @@ impl Drop for AuthServer {
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
+/// The `mcp-session-id` of a response's (lower-cased) head.
+fn session_id(head: &str) -> Option<&str> {
+    head.lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .map(str::trim)
+}
+
 fn py(args: &[&str]) -> Value {
     let out = Command::new("python3")
         .arg(repo().join("tests/fixtures/py_profiles.py"))
@@ -222,12 +229,7 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         &[("Authorization", "Bearer a-token-one")],
         INIT,
     );
-    let sid = head
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .trim()
-        .to_string();
+    let sid = session_id(&head).expect("a session id").to_string();
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let (status, _, _) = raw(
         port,
@@ -258,10 +260,7 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
     ];
     let (_, head, _) = raw(port, "POST", "/mcp", &headers, &init_2026);
     // It opened a session of b's own instead.
-    let opened = head
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .map(str::trim);
+    let opened = session_id(&head);
     assert!(
         opened.is_some_and(|id| id != sid),
         "b's initialize reached a's session: {head}"
@@ -501,12 +500,7 @@ fn the_sdk_oauth_flow_lands_in_the_profile_its_claim_names_and_a_missing_scope_i
     let bearer = format!("Bearer {token}");
     let (status, head, _) = raw(port, "POST", "/mcp", &[("Authorization", &bearer)], INIT);
     assert_eq!(status, 200, "{head}");
-    let sid = head
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .trim()
-        .to_string();
+    let sid = session_id(&head).expect("a session id").to_string();
     let session = [
         ("Authorization", bearer.as_str()),
         ("Mcp-Session-Id", sid.as_str()),
