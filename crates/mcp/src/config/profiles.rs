@@ -209,11 +209,8 @@ pub(super) fn check(
         let line = line_of(text, p.name.span().start);
         let at = format!("line {line}: profiles[{i}]");
         let name = p.name();
-        if !(1..=48).contains(&name.len())
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        {
+        // The same rule as a server's name.
+        if !super::servers::is_server_name(name) {
             return Err(error(format!(
                 "{at}.name `{}` must be 1 to 48 letters, digits, `_` or `-`",
                 name.escape_debug()

@@ -195,7 +195,7 @@ pub fn redact_url(url: &str) -> String {
 }
 
 /// 1 to 48 ASCII letters, digits, `_` or `-`.
-fn is_server_name(name: &str) -> bool {
+pub(super) fn is_server_name(name: &str) -> bool {
     (1..=48).contains(&name.len())
         && name
             .bytes()
