@@ -34,6 +34,7 @@ mod plans;
 mod profiles;
 mod progress;
 mod protocol;
+mod reload;
 mod routing;
 mod runtime;
 mod secrets;

@@ -22,7 +22,8 @@ pub struct Args {
     #[arg(long, env = "TOOLSEARCH_CONFIG")]
     config: Option<PathBuf>,
     /// Serve streamable HTTP on this address (loopback unless auth is configured)
-    /// instead of stdio; port 0 picks a free port (printed on stderr).
+    /// instead of stdio; port 0 picks a free port (printed on stderr). Default:
+    /// the config's `[http] listen`, else stdio.
     #[arg(long)]
     http: Option<SocketAddr>,
     /// Start the servers, print the `tools/list` bytes of this gateway as a plain
@@ -183,10 +184,12 @@ fn pool(cfg: &Config) -> Result<Pool> {
 pub fn run(args: Args) -> Result<ExitCode> {
     // Before any thread allocates: a gateway runs for weeks.
     toolsearch_sandbox::bound_kept_memory();
-    let cfg = Config::load(&config_file(args.config)?)?;
+    let path = config_file(args.config)?;
+    let cfg = Config::load(&path)?;
+    let http = args.http.or(cfg.http.listen);
     toolsearch_mcp::http_client::install_tls_provider();
     use_keeper()?;
-    let rt = runtime(args.http.is_some())?;
+    let rt = runtime(http.is_some())?;
     let pool = pool(&cfg)?;
     let out = rt.block_on(async {
         // A signal while the servers start ends the start (their processes are
@@ -208,9 +211,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             eprintln!("toolsearch: admin surface on {}", admin.url());
             tokio::spawn(admin.run(signal.clone()));
         }
-        match args.http {
+        // SIGHUP and a change of the file put a new configuration in force.
+        let reload = toolsearch_mcp::serve::Reloader::new(&path, cfg.clone(), gw.clone());
+        tokio::spawn(reload.clone().run(signal.clone()));
+        match http {
             Some(addr) => {
-                toolsearch_mcp::serve::http(gw, &cfg, addr, signal, |url| {
+                toolsearch_mcp::serve::http(gw, &cfg, addr, signal, Some(&reload), |url| {
                     eprintln!("toolsearch: serving MCP on {url}")
                 })
                 .await

@@ -2,7 +2,6 @@
 //! name the server gave, with progress routed back to the caller, and is
 //! cancelled on that server when the caller gives up or the call times out.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
@@ -15,20 +14,18 @@ use toolsearch_catalog::Tool;
 use crate::upstream::calls::InFlight;
 use crate::upstream::{Fleet, Upstream};
 
-/// Forwards calls to the configured servers, by name.
+/// Forwards calls to the servers configured now, by name.
 pub struct Forward {
-    servers: Arc<HashMap<String, Arc<Upstream>>>,
+    fleet: std::sync::Weak<Fleet>,
 }
 
 impl Forward {
-    /// Forwards to these servers (by their configured names).
-    pub fn new(servers: Arc<HashMap<String, Arc<Upstream>>>) -> Self {
-        Forward { servers }
-    }
-
-    /// Forwards to the servers of `fleet`.
-    pub fn to_fleet(fleet: &Fleet) -> Arc<dyn toolsearch::Dispatcher> {
-        Arc::new(Forward::new(fleet.by_name()))
+    /// Forwards to the servers of `fleet` (those it holds at each call: a
+    /// server a new configuration removed is not there).
+    pub fn to_fleet(fleet: &Arc<Fleet>) -> Arc<dyn toolsearch::Dispatcher> {
+        Arc::new(Forward {
+            fleet: Arc::downgrade(fleet),
+        })
     }
 }
 
@@ -60,11 +57,14 @@ fn vanished(server: &str, name: &str, started_now: bool) -> DispatchError {
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
-        let upstream = self.servers.get(&server).cloned();
+        let upstream = self.fleet.upgrade().and_then(|f| f.server(&server));
         let name = tool.upstream_name().to_string();
         Box::pin(async move {
             let Some(upstream) = upstream else {
-                return Err(unavailable(&server, "it is not configured"));
+                return Err(unavailable(
+                    &server,
+                    "it is not in the gateway's configuration (removed, or the gateway is stopping)",
+                ));
             };
             // A stopped lazy server is started here, the call waiting for it.
             let lease = upstream

@@ -339,7 +339,7 @@ pub async fn serve_http(
     let (cfg, s) = (cfg.clone(), stop.clone());
     tokio::spawn(async move {
         let addr = "127.0.0.1:0".parse().unwrap();
-        let _ = toolsearch_mcp::serve::http(gw, &cfg, addr, s, |url| {
+        let _ = toolsearch_mcp::serve::http(gw, &cfg, addr, s, None, |url| {
             let _ = tx.send(url.to_string());
         })
         .await;

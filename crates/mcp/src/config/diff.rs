@@ -10,7 +10,7 @@ use super::Config;
 
 /// Every leaf of `v` by its path (`http.rate_limit_per_minute`,
 /// `servers[time].args`); lists of named objects are keyed by name.
-fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
+pub(super) fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
     let join = |k: &str| {
         if prefix.is_empty() {
             k.to_string()

@@ -13,6 +13,9 @@ use super::{error, range, ConfigError};
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HttpConfig {
+    /// Serve streamable HTTP on this address (`127.0.0.1:8080`) when
+    /// `gateway --http` names none. A reload cannot change it.
+    pub listen: Option<std::net::SocketAddr>,
     /// Environment variable holding the bearer token clients must send. Required to
     /// bind a non-loopback address.
     pub bearer_token_env: Option<String>,
@@ -253,6 +256,7 @@ impl HttpConfig {
     pub(super) fn effective(&self) -> serde_json::Value {
         let v = |s: &Option<Spanned<u64>>, d: u64| s.as_ref().map_or(d, |s| *s.get_ref());
         serde_json::json!({
+            "listen": self.listen.map(|a| a.to_string()),
             "bearer_token_env": self.bearer_token_env,
             "allowed_hosts": self.allowed_hosts,
             "allowed_origins": self.allowed_origins,

@@ -15,6 +15,7 @@ mod diff;
 mod http;
 mod limits;
 mod profiles;
+mod reload;
 mod servers;
 
 pub use admin::AdminConfig;
@@ -24,6 +25,7 @@ pub use diff::diff;
 pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
+pub use reload::{needs_restart, RESTART_ONLY};
 pub use servers::{redact_url, ServerConfig};
 
 /// A configuration problem, with the key and line it is about.

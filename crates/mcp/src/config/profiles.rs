@@ -133,7 +133,7 @@ impl ProfileConfig {
 
     /// The profile as `config check` prints it: variable names and paths,
     /// never a token.
-    pub(super) fn effective(&self, http: &super::HttpConfig) -> serde_json::Value {
+    pub(crate) fn effective(&self, http: &super::HttpConfig) -> serde_json::Value {
         serde_json::json!({
             "name": self.name(),
             "servers": self.servers.clone().map_or(serde_json::json!("all"), |s| serde_json::json!(s)),

@@ -42,6 +42,11 @@ struct ServerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ProfileLabels {
     profile: String,
 }
@@ -70,9 +75,16 @@ pub(crate) struct Metrics {
     snapshots: Counter,
     served_changes: Counter,
     snippets_running: Gauge,
+    reloads: Family<OutcomeLabels, Counter>,
     /// Scrapes one at a time (the counters set from totals are read and
     /// raised under it).
     scrape: Mutex<()>,
+    /// The label values allowed now: the configured servers and profiles.
+    names: std::sync::RwLock<Names>,
+}
+
+#[derive(Default)]
+struct Names {
     servers: HashSet<String>,
     profiles: HashSet<String>,
 }
@@ -164,7 +176,14 @@ impl Metrics {
             "Snippets holding a slot now",
             snippets_running.clone(),
         );
+        let reloads = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "config_reloads",
+            "New configurations put in force (applied) or refused, since start",
+            reloads.clone(),
+        );
         Metrics {
+            reloads,
             registry,
             calls,
             latency,
@@ -181,13 +200,27 @@ impl Metrics {
             served_changes,
             snippets_running,
             scrape: Mutex::new(()),
-            servers: servers.iter().cloned().collect(),
-            profiles: profiles.iter().cloned().collect(),
+            names: std::sync::RwLock::default(),
         }
+        .configured(servers, profiles)
+    }
+
+    fn configured(self, servers: &[String], profiles: &[String]) -> Metrics {
+        self.configure(servers, profiles);
+        self
+    }
+
+    /// Sets the label values allowed (a new configuration's servers and
+    /// profiles; series of earlier ones stay, no longer raised).
+    pub(crate) fn configure(&self, servers: &[String], profiles: &[String]) {
+        let mut n = self.names.write().unwrap_or_else(|p| p.into_inner());
+        n.servers.extend(servers.iter().cloned());
+        n.profiles.extend(profiles.iter().cloned());
     }
 
     fn profile(&self, p: &str) -> String {
-        if self.profiles.contains(p) {
+        let n = self.names.read().unwrap_or_else(|p| p.into_inner());
+        if n.profiles.contains(p) {
             p.to_string()
         } else {
             "other".into()
@@ -236,12 +269,13 @@ impl Metrics {
                 kind: kind.into(),
             })
             .observe(took.as_secs_f64());
+        let names = self.names.read().unwrap_or_else(|p| p.into_inner());
         for called in &record.called {
             let server = called
                 .id
                 .strip_prefix("mcp:")
                 .and_then(|rest| rest.split(':').next())
-                .filter(|s| self.servers.contains(*s))
+                .filter(|s| names.servers.contains(*s))
                 .unwrap_or("other");
             self.downstream
                 .get_or_create(&ServerCallLabels {
@@ -255,6 +289,16 @@ impl Metrics {
                 .get_or_create(&ProfileLabels { profile })
                 .inc_by(record.refused.len() as u64);
         }
+    }
+
+    /// Counts a new configuration applied or refused.
+    pub(crate) fn reload(&self, applied: bool) {
+        let outcome = if applied { "applied" } else { "refused" };
+        self.reloads
+            .get_or_create(&OutcomeLabels {
+                outcome: outcome.into(),
+            })
+            .inc();
     }
 
     /// Counts a snapshot built.
@@ -286,7 +330,7 @@ impl Metrics {
                 starts.inc_by(s.connections - seen);
             }
         }
-        for p in &gw.profiles {
+        for p in gw.profiles().iter() {
             let l = ProfileLabels {
                 profile: p.name().to_string(),
             };

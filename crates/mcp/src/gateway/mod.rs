@@ -13,15 +13,16 @@
 #![allow(deprecated)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::service::{Peer, RoleServer};
 use serde_json::Value;
-use toolsearch::{Policy, Provider, Session, ToolSearch};
+use toolsearch::{Provider, Session, ToolSearch};
 use toolsearch_catalog::Tool;
 
-use crate::config::{Config, Destructive, ModelFrom};
+use crate::config::{Config, ModelFrom};
 
+mod apply;
 mod approve;
 mod metrics;
 mod notes;
@@ -31,19 +32,26 @@ mod slots;
 
 use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
+pub use apply::Applied;
 pub use notes::MAX_QUEUED_LOGS;
 pub use session::{to_result, GatewaySession};
 
-/// Each open MCP session's client and the index of its profile, by toolsearch
+/// Each open MCP session's client and the name of its profile, by toolsearch
 /// session id. An entry is the session's own: made when it starts, removed
 /// when its handler is dropped (the client disconnected, sent DELETE, or
 /// stayed idle past the TTL).
-type Peers = Arc<Mutex<std::collections::HashMap<String, (usize, Peer<RoleServer>)>>>;
+type Peers = Arc<Mutex<std::collections::HashMap<String, (String, Peer<RoleServer>)>>>;
 
 /// What every session of one gateway shares.
 pub struct Gateway {
     /// The client profiles, each with its facade; `default` among them.
-    profiles: Vec<Arc<profile::Profile>>,
+    /// Swapped whole when a new configuration is applied.
+    profiles: RwLock<Arc<Vec<Arc<profile::Profile>>>>,
+    /// What the profiles' facades share (the fleet, the sandbox pool, the
+    /// embedding model, the rules in force).
+    shared: apply::Shared,
+    /// One new configuration applied at a time.
+    applying: tokio::sync::Mutex<()>,
     fleet: Arc<Fleet>,
     /// Tools that are not from servers (none unless the embedder adds some).
     extra: Vec<Tool>,
@@ -170,37 +178,16 @@ impl Gateway {
             let command = toolsearch_sandbox::WorkerCommand::locate().ok()?;
             toolsearch_sandbox::Pool::new(pool_config(cfg, command)).ok()
         });
+        let shared = apply::Shared {
+            fleet: fleet.clone(),
+            pool,
+            embedder,
+            rules: Arc::new(RwLock::new(Arc::new(apply::Rules::of(cfg)))),
+        };
         let full = fleet.snapshot(&[]);
         let mut profiles = Vec::with_capacity(profiles_cfg.len());
         for p in profiles_cfg {
-            let settings = cfg.profile_settings(&p);
-            let code = settings.mode != toolsearch::Mode::Tools;
-            let part = profile::Profile::narrowed(&p, &full);
-            let seen: profile::Seen = Arc::new(std::sync::RwLock::new(profile::servers_of(&part)));
-            let mut builder = ToolSearch::builder()
-                .settings(settings)
-                .catalog(part)
-                .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
-                .dispatcher(crate::forward::Forward::to_fleet(&fleet))
-                .availability(fleet.availability())
-                .outages(profile::Profile::outages(&p, fleet.outages(), seen.clone()))
-                .call_timeout(cfg.call_timeout())
-                .approval_timeout(cfg.approval_timeout())
-                .approve_destructive(cfg.destructive != Destructive::Allow);
-            if let Some(pool) = pool.as_ref().filter(|_| code) {
-                builder = builder.sandbox(pool.clone());
-            }
-            if let Some(embedder) = &embedder {
-                builder = builder.semantic(embedder.clone(), toolsearch_embed::default_cache_dir());
-            }
-            if cfg.destructive == Destructive::Elicit {
-                builder = builder.approver(Arc::new(approve::Elicit));
-            }
-            profiles.push(Arc::new(profile::Profile::new(
-                p,
-                Arc::new(builder.build()?),
-                seen,
-            )));
+            profiles.push(shared.profile(cfg, p, &full)?);
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
         let caps = profiles
@@ -212,7 +199,9 @@ impl Gateway {
         let profile_names: Vec<String> = profiles.iter().map(|p| p.name().to_string()).collect();
         let gw = Arc::new(Gateway {
             metrics: metrics::Metrics::new(&server_names, &profile_names),
-            profiles,
+            profiles: RwLock::new(Arc::new(profiles)),
+            shared,
+            applying: tokio::sync::Mutex::new(()),
             fleet,
             extra: Vec::new(),
             peers: Peers::default(),
@@ -227,15 +216,8 @@ impl Gateway {
         });
         // The first probe of code mode (a snippet on the pool) happens here, on
         // a blocking thread, not in the first client's `tools/list`.
-        for (i, p) in gw.profiles.iter().enumerate() {
-            let ts = p.ts.clone();
-            if let Ok(Err(reason)) = tokio::task::spawn_blocking(move || ts.probe_code_mode()).await
-            {
-                tracing::warn!(profile = p.name(), %reason, "code mode unavailable at start; serving the structured tools");
-            }
-            p.list_changed(&gw.snapshots).await;
-            let code_mode = p.ts.code_mode_changes();
-            tokio::spawn(Self::follow_code_mode(Arc::downgrade(&gw), i, code_mode));
+        for p in gw.profiles().iter() {
+            gw.follow_profile(p).await;
         }
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events));
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
@@ -247,26 +229,39 @@ impl Gateway {
 
     /// The facade of the `default` profile (every tool, unless a profile
     /// named `default` narrows it).
-    pub fn toolsearch(&self) -> &Arc<ToolSearch> {
-        &self.profiles[self
-            .profile_index(crate::config::DEFAULT_PROFILE)
-            .unwrap_or(0)]
-        .ts
+    pub fn toolsearch(&self) -> Arc<ToolSearch> {
+        let all = self.profiles();
+        all.iter()
+            .find(|p| p.name() == crate::config::DEFAULT_PROFILE)
+            .unwrap_or(&all[0])
+            .ts
+            .clone()
     }
 
     /// The facade of the profile `name`.
-    pub fn toolsearch_of(&self, name: &str) -> Option<&Arc<ToolSearch>> {
-        Some(&self.profiles[self.profile_index(name)?].ts)
+    pub fn toolsearch_of(&self, name: &str) -> Option<Arc<ToolSearch>> {
+        Some(self.profile(name)?.ts.clone())
     }
 
     /// The names of the profiles served.
     pub fn profile_names(&self) -> Vec<String> {
-        self.profiles.iter().map(|p| p.name().to_string()).collect()
+        self.profiles()
+            .iter()
+            .map(|p| p.name().to_string())
+            .collect()
     }
 
-    /// The index of the profile `name`.
-    fn profile_index(&self, name: &str) -> Option<usize> {
-        self.profiles.iter().position(|p| p.name() == name)
+    /// The profiles served now.
+    fn profiles(&self) -> Arc<Vec<Arc<profile::Profile>>> {
+        self.profiles
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The profile `name` served now.
+    fn profile(&self, name: &str) -> Option<Arc<profile::Profile>> {
+        self.profiles().iter().find(|p| p.name() == name).cloned()
     }
 
     /// The servers.
@@ -310,7 +305,7 @@ impl Gateway {
             let built = g.clone();
             let rebuilt = tokio::task::spawn_blocking(move || {
                 let full = built.fleet.snapshot(&built.extra);
-                for p in &built.profiles {
+                for p in built.profiles().iter() {
                     p.set_catalog(&full);
                 }
                 built.snapshots.fetch_add(1, Ordering::SeqCst);
@@ -322,28 +317,29 @@ impl Gateway {
             }
             g.metrics.snapshot();
             tracing::info!(server = %server, tools = g.toolsearch().host().catalog().len(), "catalog rebuilt");
-            for (i, p) in g.profiles.iter().enumerate() {
+            for p in g.profiles().iter() {
                 // Made once for the new snapshot, and what every session's
                 // `tools/list` then answers.
                 if p.list_changed(&g.snapshots).await {
                     let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
                     g.metrics.served_change();
                     tracing::info!(server = %server, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
-                    g.notify_list_changed(i).await;
+                    g.notify_list_changed(p.name()).await;
                 }
             }
         }
     }
 
-    /// Follows whether code mode is available for the profile at `index`, and
+    /// Follows whether code mode is available for the profile, and
     /// tells its clients when the list they are served changes with it. A
     /// change is announced at most once per direction (lost, recovered) per
     /// [`LIST_CHANGED_EVERY`], so a flapping sandbox cannot storm the
     /// clients; a change held back is announced when its window ends, if it
-    /// still holds. Holds the gateway weakly.
+    /// still holds. Holds the gateway and the profile weakly, and ends when
+    /// the profile is no longer served (a new configuration replaced it).
     async fn follow_code_mode(
         gw: std::sync::Weak<Self>,
-        index: usize,
+        profile: std::sync::Weak<profile::Profile>,
         mut code_mode: tokio::sync::watch::Receiver<bool>,
     ) {
         let mut announced = Announced::default();
@@ -359,19 +355,21 @@ impl Gateway {
                 }
                 () = sleep_until_some(look_at) => {
                     look_at = None;
-                    let Some(g) = gw.upgrade() else { return };
+                    let (Some(g), Some(p)) = (gw.upgrade(), profile.upgrade()) else { return };
+                    if !g.profiles().iter().any(|q| Arc::ptr_eq(q, &p)) {
+                        return;
+                    }
                     let up = *code_mode.borrow_and_update();
                     if let Some(wait) = announced.held_back(up, std::time::Instant::now()) {
                         look_at = Some(tokio::time::Instant::now() + wait);
                         continue;
                     }
-                    let p = &g.profiles[index];
                     if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
                         g.served_changes.fetch_add(1, Ordering::Relaxed);
                         g.metrics.served_change();
                         tracing::warn!(profile = p.name(), code_mode = up, "the tools served changed with code mode's availability");
-                        g.notify_list_changed(index).await;
+                        g.notify_list_changed(p.name()).await;
                     }
                 }
             }
@@ -396,17 +394,17 @@ impl Gateway {
         }
     }
 
-    /// Tells every open session's client of the profile at `index` that its
+    /// Tells every open session's client of the profile `name` that its
     /// list changed. Each send is its own task, bounded by
     /// [`LIST_CHANGED_SEND`]: a client that does not read delays nobody (not
     /// the catalog's follower, not another client).
-    async fn notify_list_changed(&self, index: usize) {
+    async fn notify_list_changed(&self, name: &str) {
         let clients: Vec<Peer<RoleServer>> = self
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .values()
-            .filter(|(i, p)| *i == index && !p.is_transport_closed())
+            .filter(|(n, p)| n == name && !p.is_transport_closed())
             .map(|(_, p)| p.clone())
             .collect();
         for peer in clients {
@@ -440,7 +438,7 @@ impl Gateway {
                 None => format!("server `{}` is not connected yet", s.name),
             })
             .collect();
-        for p in &self.profiles {
+        for p in self.profiles().iter() {
             let code = p.ts.settings().mode != toolsearch::Mode::Tools;
             if code && !*p.ts.code_mode_changes().borrow() {
                 out.push(format!(
@@ -450,6 +448,11 @@ impl Gateway {
             }
         }
         out
+    }
+
+    /// Counts a new configuration applied (or refused) for `/metrics`.
+    pub fn count_reload(&self, applied: bool) {
+        self.metrics.reload(applied);
     }
 
     /// Snippets holding a slot now.

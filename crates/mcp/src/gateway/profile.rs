@@ -39,10 +39,17 @@ pub(crate) struct Profile {
     probe: Conversation,
     /// Its sessions open now.
     pub(crate) open: AtomicU64,
+    /// What its facade was made from (see `apply`).
+    pub(crate) recipe: String,
 }
 
 impl Profile {
-    pub(crate) fn new(cfg: ProfileConfig, ts: Arc<ToolSearch>, seen: Seen) -> Profile {
+    pub(crate) fn new(
+        cfg: ProfileConfig,
+        ts: Arc<ToolSearch>,
+        seen: Seen,
+        recipe: String,
+    ) -> Profile {
         let probe = ts.open(Session::new("list-changed-probe"));
         Profile {
             cfg,
@@ -52,7 +59,13 @@ impl Profile {
             seen,
             probe,
             open: AtomicU64::new(0),
+            recipe,
         }
+    }
+
+    /// The list its clients were last told of.
+    pub(crate) async fn last_announced(&self) -> Option<Arc<Vec<rmcp::model::Tool>>> {
+        self.announced.lock().await.clone()
     }
 
     /// Its name.

@@ -66,22 +66,26 @@ impl Gateway {
     /// A handler for one new MCP session of the profile `name` (`None` when
     /// there is no such profile).
     pub fn session_as(self: &Arc<Self>, name: &str) -> Option<GatewaySession> {
-        let profile = self.profile_index(name)?;
+        let p = self.profile(name)?;
         let n = self.next_session.fetch_add(1, Ordering::Relaxed);
         self.open.fetch_add(1, Ordering::Relaxed);
-        let p = &self.profiles[profile];
         p.opened();
+        let id = format!("mcp-{n}");
         Some(GatewaySession {
             gw: self.clone(),
-            profile,
-            conversation: p.ts.open(Session::new(format!("mcp-{n}"))),
+            profile_name: name.to_string(),
+            bound: std::sync::Mutex::new(Bound {
+                conversation: p.ts.open(Session::new(id.clone())),
+                profile: p,
+            }),
+            id,
         })
     }
 
     /// Sessions of the profile `name` open now.
     pub fn open_sessions_of(&self, name: &str) -> u64 {
-        self.profile_index(name)
-            .map_or(0, |i| self.profiles[i].open.load(Ordering::Relaxed))
+        self.profile(name)
+            .map_or(0, |p| p.open.load(Ordering::Relaxed))
     }
 }
 
@@ -92,23 +96,59 @@ impl Gateway {
 /// are cancelled by their transport.
 pub struct GatewaySession {
     gw: Arc<Gateway>,
-    /// The index of its profile in the gateway's.
-    profile: usize,
+    id: String,
+    profile_name: String,
+    /// Its profile's facade in force and its conversation there: a new
+    /// configuration that makes the facade again moves the session to it
+    /// with its next request.
+    bound: std::sync::Mutex<Bound>,
+}
+
+/// A session's profile and its conversation with that profile's facade.
+#[derive(Clone)]
+struct Bound {
+    profile: Arc<super::profile::Profile>,
     conversation: Conversation,
 }
 
 impl GatewaySession {
     fn id(&self) -> &str {
-        &self.conversation.session().id
-    }
-
-    fn profile(&self) -> &super::profile::Profile {
-        &self.gw.profiles[self.profile]
+        &self.id
     }
 
     /// The name of its profile.
     pub fn profile_name(&self) -> &str {
-        self.profile().name()
+        &self.profile_name
+    }
+
+    /// Its profile as configured now, and its conversation there.
+    ///
+    /// # Errors
+    /// The profile was removed from the configuration.
+    fn bound(&self) -> Result<Bound, McpError> {
+        let mut b = self.bound.lock().unwrap_or_else(|p| p.into_inner());
+        match self.gw.profile(&self.profile_name) {
+            Some(now) if Arc::ptr_eq(&now, &b.profile) => Ok(b.clone()),
+            Some(now) => {
+                b.profile.closed();
+                now.opened();
+                b.conversation = now.ts.open(Session::new(self.id.clone()));
+                b.profile = now;
+                Ok(b.clone())
+            }
+            None => Err(McpError::invalid_request(
+                format!(
+                    "this session's profile `{}` was removed from the gateway's configuration:                      the session can make no more requests",
+                    self.profile_name
+                ),
+                None,
+            )),
+        }
+    }
+
+    /// The profile it is bound to (the one in force at its last request).
+    fn held(&self) -> Bound {
+        self.bound.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 
@@ -120,7 +160,7 @@ impl Drop for GatewaySession {
             .unwrap_or_else(|p| p.into_inner())
             .remove(self.id());
         self.gw.open.fetch_sub(1, Ordering::Relaxed);
-        self.profile().closed();
+        self.held().profile.closed();
     }
 }
 
@@ -143,8 +183,14 @@ pub fn to_result(out: ToolOutput) -> CallToolResult {
 impl GatewaySession {
     /// The turn line of one call: what it ran downstream, what was refused, how
     /// many searches and describes, whether it failed.
-    fn log_turn(&self, name: &str, out: &ToolOutput, started: std::time::Instant) {
-        let record = self.conversation.take_record();
+    fn log_turn(
+        &self,
+        conversation: &Conversation,
+        name: &str,
+        out: &ToolOutput,
+        started: std::time::Instant,
+    ) {
+        let record = conversation.take_record();
         self.gw
             .metrics
             .call(self.profile_name(), name, out, &record, started.elapsed());
@@ -195,7 +241,9 @@ impl ServerHandler for GatewaySession {
         ServerConfig::new(caps)
             .with_server_info(Implementation::new("toolsearch", env!("CARGO_PKG_VERSION")))
             .with_instructions(instructions(
-                self.conversation.shape_now(toolsearch::Provider::Mcp),
+                self.held()
+                    .conversation
+                    .shape_now(toolsearch::Provider::Mcp),
             ))
     }
 
@@ -204,7 +252,10 @@ impl ServerHandler for GatewaySession {
             .peers
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(self.id().to_string(), (self.profile, cx.peer.clone()));
+            .insert(
+                self.id().to_string(),
+                (self.profile_name.clone(), cx.peer.clone()),
+            );
     }
 
     async fn set_level(
@@ -222,8 +273,9 @@ impl ServerHandler for GatewaySession {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
-        let tools = self.profile().served(snapshot, &self.conversation).await;
+        let tools = b.profile.served(snapshot, &b.conversation).await;
         Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 
@@ -237,6 +289,10 @@ impl ServerHandler for GatewaySession {
         if self.gw.is_stopping() {
             return Err(stopped());
         }
+        let Bound {
+            profile,
+            conversation,
+        } = self.bound()?;
         let name = request.name.to_string();
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in
@@ -246,7 +302,7 @@ impl ServerHandler for GatewaySession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .entry(self.id().to_string())
-            .or_insert_with(|| (self.profile, cx.peer.clone()));
+            .or_insert_with(|| (self.profile_name.clone(), cx.peer.clone()));
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
             // A slot of the session's fair share, waiting briefly for one;
@@ -261,7 +317,7 @@ impl ServerHandler for GatewaySession {
                 Ok(p) => Some(p),
                 Err(why) => {
                     let out = ToolOutput::error(ErrorCode::Limit, why);
-                    self.log_turn(&name, &out, std::time::Instant::now());
+                    self.log_turn(&conversation, &name, &out, std::time::Instant::now());
                     return Ok(CallToolResponse::Complete(to_result(out)));
                 }
             }
@@ -286,14 +342,13 @@ impl ServerHandler for GatewaySession {
         let started = std::time::Instant::now();
         // MCP clients cache `tools/list`: a reveal (reveal mode) changes this
         // session's list, so this session's client is told.
-        let reveal = self.profile().ts.settings().mode == Mode::Reveal;
-        let revealed = reveal.then(|| self.conversation.revealed().len());
+        let reveal = profile.ts.settings().mode == Mode::Reveal;
+        let revealed = reveal.then(|| conversation.revealed().len());
         let work = async {
             if bridge.is_some_and(BridgeTool::is_cpu_bound) {
                 // Search and describe are CPU work (a fused search embeds its query):
                 // a blocking thread runs them, never the runtime's.
-                let (conversation, opts, name) =
-                    (self.conversation.clone(), opts.clone(), name.clone());
+                let (conversation, opts, name) = (conversation.clone(), opts.clone(), name.clone());
                 let rt = tokio::runtime::Handle::current();
                 tokio::task::spawn_blocking(move || {
                     rt.block_on(conversation.handle_call_with(&name, args, &opts))
@@ -303,7 +358,7 @@ impl ServerHandler for GatewaySession {
                     ToolOutput::error(ErrorCode::Internal, "the call failed inside the gateway")
                 })
             } else {
-                self.conversation.handle_call_with(&name, args, &opts).await
+                conversation.handle_call_with(&name, args, &opts).await
             }
         };
         tokio::pin!(work);
@@ -321,14 +376,12 @@ impl ServerHandler for GatewaySession {
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;
         if reveal
-            && Some(self.conversation.revealed().len()) != revealed
-            && self
-                .conversation
-                .reveals_change_the_list(toolsearch::Provider::Mcp)
+            && Some(conversation.revealed().len()) != revealed
+            && conversation.reveals_change_the_list(toolsearch::Provider::Mcp)
         {
             let _ = cx.peer.notify_tool_list_changed().await;
         }
-        self.log_turn(&name, &out, started);
+        self.log_turn(&conversation, &name, &out, started);
         Ok(CallToolResponse::Complete(to_result(out)))
     }
 }

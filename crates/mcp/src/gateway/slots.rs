@@ -22,8 +22,6 @@ pub(crate) struct Slots {
     wait: Duration,
     /// Set when the gateway serves one client for its whole life.
     alone: Arc<std::sync::atomic::AtomicBool>,
-    /// Profiles running fewer than `max` at once, and their most.
-    caps: HashMap<String, usize>,
 }
 
 /// The profile of a holder's key (`profile/session`).
@@ -36,6 +34,9 @@ struct State {
     running: usize,
     held: HashMap<String, usize>,
     waiting: VecDeque<Waiter>,
+    /// Profiles running fewer than `max` at once, and their most (a new
+    /// configuration sets them: see [`Slots::set_caps`]).
+    caps: HashMap<String, usize>,
 }
 
 impl State {
@@ -89,14 +90,24 @@ impl Slots {
         caps: HashMap<String, usize>,
     ) -> Arc<Slots> {
         let max = max.max(1);
-        Arc::new(Slots {
+        let slots = Arc::new(Slots {
             state: Mutex::default(),
             max,
             per_session: (max / 2).max(1),
             wait,
             alone,
-            caps: caps.into_iter().filter(|(_, n)| *n < max).collect(),
-        })
+        });
+        slots.set_caps(caps);
+        slots
+    }
+
+    /// Sets the profiles' caps (a new configuration's): snippets running
+    /// keep their slots, the next ones are counted against the new caps,
+    /// and waiters a raised cap lets run are granted now.
+    pub(crate) fn set_caps(self: &Arc<Self>, caps: HashMap<String, usize>) {
+        let mut st = self.state();
+        st.caps = caps.into_iter().filter(|(_, n)| *n < self.max).collect();
+        self.grant_waiting(&mut st);
     }
 
     /// Slots held now by `profile`'s sessions.
@@ -124,7 +135,7 @@ impl Slots {
     fn fits(&self, st: &State, session: &str) -> bool {
         st.running < self.max
             && st.held.get(session).copied().unwrap_or(0) < self.share()
-            && self
+            && st
                 .caps
                 .get(profile_of(session))
                 .is_none_or(|cap| Self::profile_held(st, profile_of(session)) < *cap)
@@ -170,6 +181,7 @@ impl Slots {
                 let mine = self.state().held.get(session).copied().unwrap_or(0);
                 let profile = profile_of(session);
                 let capped = self
+                    .state()
                     .caps
                     .get(profile)
                     .map(|cap| format!(", at most {cap} of profile `{profile}`"))

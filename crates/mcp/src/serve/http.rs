@@ -135,25 +135,26 @@ pub async fn http(
     cfg: &Config,
     addr: SocketAddr,
     stop: CancellationToken,
+    reload: Option<&super::Reloader>,
     on_bound: impl FnOnce(&str),
 ) -> anyhow::Result<()> {
-    let gate = Gatekeeper::new(cfg)?;
-    if !addr.ip().is_loopback() && !gate.requires_credentials() {
-        anyhow::bail!(
-            "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env, profiles' tokens or [auth])"
-        );
+    let doorway = Arc::new(Doorway {
+        addr,
+        tls: cfg.http.tls_cert.is_some(),
+        door: std::sync::RwLock::new(Arc::new(Door::of(cfg, addr)?)),
+    });
+    if let Some(r) = reload {
+        r.attach(doorway.clone());
     }
-    let tls = match (&cfg.http.tls_cert, &cfg.http.tls_key) {
-        (Some(cert), Some(key)) => Some(tls_acceptor(cert, key)?),
-        _ => None,
-    };
+    let first = doorway.door();
+    let gate = &first.gate;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot bind {addr}: {e}"))?;
     let bound = listener.local_addr()?;
     let url = format!(
         "{}://{bound}/mcp",
-        if tls.is_some() { "https" } else { "http" }
+        if doorway.tls { "https" } else { "http" }
     );
     on_bound(&url);
     let ct = CancellationToken::new();
@@ -213,17 +214,6 @@ pub async fn http(
     );
     let max_sessions = cfg.http.max_sessions();
     let limit = Arc::new(RateLimit::new());
-    let budgets = cfg
-        .profiles()
-        .iter()
-        .map(|p| {
-            let budget = Budget {
-                rate: p.rate_limit(cfg.http.rate_limit()),
-                sessions: p.max_sessions.as_ref().map(|n| *n.get_ref() as usize),
-            };
-            (p.name().to_string(), budget)
-        })
-        .collect();
     tracing::info!(
         %url,
         auth = gate.requires_credentials(),
@@ -235,13 +225,10 @@ pub async fn http(
     let front = Arc::new(Front {
         service,
         limit,
-        metadata: gate.resource_metadata(),
-        gate,
-        budgets,
+        doorway: doorway.clone(),
         pins: Pins::new(max_sessions),
         gw: gw.clone(),
         manager,
-        max_sessions,
         ids: InFlight::default(),
         from,
         body_timeout: cfg.http.body_timeout(),
@@ -263,7 +250,9 @@ pub async fn http(
             let front = front.clone();
             async move { Ok::<_, std::convert::Infallible>(front.answer(req, peer).await) }
         });
-        let tls = tls.clone();
+        // The TLS identity in force when the connection came (a renewed
+        // certificate serves the connections after its reload).
+        let tls = doorway.door().tls.clone();
         tokio::spawn(async move {
             let _permit = permit;
             let Some(tls) = tls else {
@@ -287,6 +276,92 @@ async fn live_sessions(manager: &LocalSessionManager) -> usize {
     sessions.values().filter(|h| !h.is_closed()).count()
 }
 
+/// What the front door takes from the configuration in force: who may call
+/// (credentials, the protected resource metadata), their budgets, and the
+/// TLS identity. A reload makes a new one (see [`Doorway::prepare`]).
+struct Door {
+    gate: Gatekeeper,
+    /// The protected resource metadata, when the gateway is a resource server.
+    metadata: Option<Value>,
+    budgets: std::collections::HashMap<String, Budget>,
+    max_sessions: usize,
+    tls: Option<tokio_rustls::TlsAcceptor>,
+}
+
+impl Door {
+    /// The door of `cfg` serving `addr`.
+    ///
+    /// # Errors
+    /// A credential that cannot be read, a TLS identity that does not load,
+    /// or a non-loopback address without auth.
+    fn of(cfg: &Config, addr: SocketAddr) -> anyhow::Result<Door> {
+        let gate = Gatekeeper::new(cfg)?;
+        if !addr.ip().is_loopback() && !gate.requires_credentials() {
+            anyhow::bail!(
+                "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env, profiles' tokens or [auth])"
+            );
+        }
+        let tls = match (&cfg.http.tls_cert, &cfg.http.tls_key) {
+            (Some(cert), Some(key)) => Some(tls_acceptor(cert, key)?),
+            _ => None,
+        };
+        let budgets = cfg
+            .profiles()
+            .iter()
+            .map(|p| {
+                let budget = Budget {
+                    rate: p.rate_limit(cfg.http.rate_limit()),
+                    sessions: p.max_sessions.as_ref().map(|n| *n.get_ref() as usize),
+                };
+                (p.name().to_string(), budget)
+            })
+            .collect();
+        Ok(Door {
+            metadata: gate.resource_metadata(),
+            gate,
+            budgets,
+            max_sessions: cfg.http.max_sessions(),
+            tls,
+        })
+    }
+}
+
+/// The front door's configuration in force, which a reload replaces.
+pub(crate) struct Doorway {
+    addr: SocketAddr,
+    /// Served over TLS (fixed at start: the URL's scheme).
+    tls: bool,
+    door: std::sync::RwLock<Arc<Door>>,
+}
+
+impl Doorway {
+    fn door(&self) -> Arc<Door> {
+        self.door.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The door of a new configuration, made before anything changes.
+    ///
+    /// # Errors
+    /// What [`Door::of`] refuses, and TLS turned on or off (the URL's scheme
+    /// changes only with a restart).
+    pub(crate) fn prepare(&self, cfg: &Config) -> anyhow::Result<PreparedDoor> {
+        if cfg.http.tls_cert.is_some() != self.tls {
+            anyhow::bail!(
+                "http.tls_cert: serving HTTPS or plain HTTP changes only with a restart (the URL's scheme)"
+            );
+        }
+        Ok(PreparedDoor(Door::of(cfg, self.addr)?))
+    }
+
+    /// Puts a prepared door in force: the next request meets it.
+    pub(crate) fn install(&self, door: PreparedDoor) {
+        *self.door.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(door.0);
+    }
+}
+
+/// A new configuration's front door, ready to be put in force.
+pub(crate) struct PreparedDoor(Door);
+
 /// A profile's budgets at the front door.
 struct Budget {
     /// Requests per minute, for the profile and for each of its sessions.
@@ -301,15 +376,12 @@ struct Budget {
 struct Front {
     service: StreamableHttpService<crate::gateway::GatewaySession, LocalSessionManager>,
     limit: Arc<RateLimit>,
-    gate: Gatekeeper,
-    /// The protected resource metadata, when the gateway is a resource server.
-    metadata: Option<Value>,
-    budgets: std::collections::HashMap<String, Budget>,
+    /// The configuration in force at the door.
+    doorway: Arc<Doorway>,
     /// Each session's owner: a request naming a session must come from it.
     pins: Pins,
     gw: Arc<Gateway>,
     manager: Arc<LocalSessionManager>,
-    max_sessions: usize,
     ids: InFlight,
     /// The hosts and origins served.
     from: Origins,
@@ -328,7 +400,8 @@ impl Front {
             tracing::debug!(%peer, status = r.status, why = %r.message, "refused a request");
             return refuse(r.status, &r.message);
         }
-        if let Some(doc) = &self.metadata {
+        let door = self.doorway.door();
+        if let Some(doc) = &door.metadata {
             let path = req.uri().path();
             if path == crate::auth::challenge::WELL_KNOWN
                 || path.strip_prefix(crate::auth::challenge::WELL_KNOWN) == Some(ENDPOINT)
@@ -340,7 +413,7 @@ impl Front {
             .headers()
             .get(http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
-        let caller = match self.gate.caller(authorization).await {
+        let caller = match door.gate.caller(authorization).await {
             Ok(c) => c,
             Err(r) => {
                 tracing::debug!(%peer, status = r.status, "refused a credential");
@@ -399,14 +472,14 @@ impl Front {
             req.headers_mut().remove("mcp-session-id");
             claimed = None;
         }
-        let budget = self.budgets.get(&*caller.profile);
+        let budget = door.budgets.get(&*caller.profile);
         let rate = budget.map_or(600, |b| b.rate);
         if claimed.is_none() && req.method() == http::Method::POST {
-            if let Some(refusal) = self.session_cap(&caller, budget).await {
+            if let Some(refusal) = self.session_cap(&caller, &door, budget).await {
                 return refusal;
             }
         }
-        let anonymous = !self.gate.requires_credentials();
+        let anonymous = !door.gate.requires_credentials();
         let who = match open.then_some(claimed.as_deref()).flatten() {
             Some(s) => format!("session:{s}"),
             None if anonymous => format!("peer:{}", peer.ip()),
@@ -422,7 +495,7 @@ impl Front {
         let mut service = self.service.clone();
         let method = req.method().clone();
         if method != http::Method::POST {
-            if let Err(r) = self.gate.permits(&caller, Operation::Read) {
+            if let Err(r) = door.gate.permits(&caller, Operation::Read) {
                 return refused(&r);
             }
             let (parts, _) = req.into_parts();
@@ -454,7 +527,7 @@ impl Front {
                 Err(answer) => return answer,
             };
         let op = Operation::of(op.method.as_deref(), op.tool.as_deref());
-        if let Err(r) = self.gate.permits(&caller, op) {
+        if let Err(r) = door.gate.permits(&caller, op) {
             return refused(&r);
         }
         let answer = PROFILE
@@ -479,10 +552,11 @@ impl Front {
     async fn session_cap(
         &self,
         caller: &Caller,
+        door: &Door,
         budget: Option<&Budget>,
     ) -> Option<http::Response<Body>> {
-        if live_sessions(&self.manager).await >= self.max_sessions {
-            let max = self.max_sessions;
+        if live_sessions(&self.manager).await >= door.max_sessions {
+            let max = door.max_sessions;
             tracing::warn!(
                 max_sessions = max,
                 "refused a new session: the gateway holds its most"

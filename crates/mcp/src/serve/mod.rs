@@ -11,10 +11,12 @@ mod message;
 mod origin;
 mod pins;
 pub mod protocol;
+mod reload;
 mod stdio;
 
 pub use admin::Admin;
 pub use http::http;
+pub use reload::{Reloaded, Reloader, SETTLE, WATCH_EVERY};
 pub use stdio::stdio;
 
 use std::time::Duration;

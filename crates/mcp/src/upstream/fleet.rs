@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,27 +20,81 @@ use crate::config::Config;
 /// The longest a fleet's stop waits for its servers.
 pub const STOP_WAIT: Duration = Duration::from_secs(4);
 
-/// The servers of one configuration.
+/// The servers of one configuration (see [`Fleet::apply`] for a new one).
 pub struct Fleet {
-    servers: Vec<Arc<Upstream>>,
-    by_name: Arc<HashMap<String, Arc<Upstream>>>,
-    /// Per-server allow / deny globs.
-    filters: HashMap<String, (Vec<Glob>, Vec<Glob>)>,
+    /// The servers configured now; swapped whole by [`Fleet::apply`].
+    members: RwLock<Arc<Members>>,
     shutdown: CancellationToken,
+    /// Where every server tells of its changes (a new server gets a sender).
+    tx: mpsc::UnboundedSender<Event>,
     events: Mutex<Option<mpsc::UnboundedReceiver<Event>>>,
-    tasks: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Each server's task, with the token that stops it alone; servers being
+    /// retired (removed or replaced) stay here until they are gone.
+    tasks: Mutex<Vec<Task>>,
     startup_timeout: Duration,
     one_client: Arc<AtomicBool>,
+    /// In-process servers by name (tests, embedders), kept for a server a
+    /// new configuration adds or changes.
+    links: HashMap<String, Link>,
     /// What the last snapshot found wrong with each server's tools.
     problems: Mutex<HashMap<String, Vec<String>>>,
+}
+
+/// A server's task, and the token that stops it alone.
+struct Task {
+    server: Arc<Upstream>,
+    stop: CancellationToken,
+    handle: tokio::task::JoinHandle<()>,
+}
+
+/// The servers of one configuration, with what each was made from.
+struct Members {
+    list: Vec<Arc<Upstream>>,
+    by_name: HashMap<String, Arc<Upstream>>,
+    /// Per-server allow / deny globs.
+    filters: HashMap<String, (Vec<Glob>, Vec<Glob>)>,
+    /// What each server was made from (its entry and its lifecycle): a
+    /// server whose recipe changes is replaced.
+    recipes: HashMap<String, String>,
+}
+
+/// What [`Fleet::apply`] changed, by server name.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FleetChanges {
+    /// Servers started for the new configuration.
+    pub added: Vec<String>,
+    /// Servers that stopped taking calls (retired once their calls end).
+    pub removed: Vec<String>,
+    /// Servers restarted with their new entry.
+    pub changed: Vec<String>,
+}
+
+impl FleetChanges {
+    /// True when no server changed.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.removed.is_empty() && self.changed.is_empty()
+    }
 }
 
 impl std::fmt::Debug for Fleet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Fleet")
-            .field("servers", &self.servers)
+            .field("servers", &self.members().list)
             .finish_non_exhaustive()
     }
+}
+
+/// What a server of `cfg` is made from: its entry (secrets included: a
+/// rotated token restarts it) and its lifecycle.
+fn recipe(cfg: &Config, s: &crate::config::ServerConfig) -> String {
+    format!(
+        "{}|{}|{:?}|{:?}|{:?}",
+        serde_json::to_string(s).unwrap_or_default(),
+        cfg.is_lazy(s),
+        cfg.idle_stop(s),
+        cfg.manifest_dir(),
+        cfg.startup_timeout()
+    )
 }
 
 /// A server's state, for `status` and logs.
@@ -87,12 +141,49 @@ impl Fleet {
     /// through their link (see [`Link`]).
     pub fn linked(cfg: &Config, links: &HashMap<String, Link>) -> Arc<Fleet> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let one_client = Arc::new(AtomicBool::new(false));
-        let servers: Vec<Arc<Upstream>> = cfg
-            .servers
-            .iter()
-            .map(|s| {
-                Upstream::new(
+        let fleet = Arc::new(Fleet {
+            members: RwLock::new(Arc::new(Members {
+                list: Vec::new(),
+                by_name: HashMap::new(),
+                filters: HashMap::new(),
+                recipes: HashMap::new(),
+            })),
+            shutdown: CancellationToken::new(),
+            tx,
+            events: Mutex::new(Some(rx)),
+            tasks: Mutex::new(Vec::new()),
+            startup_timeout: cfg.startup_timeout(),
+            one_client: Arc::new(AtomicBool::new(false)),
+            links: links.clone(),
+            problems: Mutex::default(),
+        });
+        let members = fleet.members_of(cfg, &fleet.members());
+        *fleet.members.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(members);
+        fleet
+    }
+
+    /// The servers configured now.
+    fn members(&self) -> Arc<Members> {
+        self.members
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The servers of `cfg`: those of `now` whose recipe is the same are
+    /// kept, the others are made (not started).
+    fn members_of(&self, cfg: &Config, now: &Members) -> Members {
+        let mut list = Vec::with_capacity(cfg.servers.len());
+        let mut recipes = HashMap::new();
+        for s in &cfg.servers {
+            let r = recipe(cfg, s);
+            let kept = now
+                .by_name
+                .get(s.name())
+                .filter(|_| now.recipes.get(s.name()) == Some(&r));
+            list.push(match kept {
+                Some(up) => up.clone(),
+                None => Upstream::new(
                     s.clone(),
                     Lifecycle {
                         startup_timeout: cfg.startup_timeout(),
@@ -100,18 +191,17 @@ impl Fleet {
                         idle_stop: cfg.idle_stop(s),
                         manifest_dir: cfg.manifest_dir(),
                     },
-                    tx.clone(),
-                    one_client.clone(),
-                    links.get(s.name()).cloned(),
-                )
-            })
+                    self.tx.clone(),
+                    self.one_client.clone(),
+                    self.links.get(s.name()).cloned(),
+                ),
+            });
+            recipes.insert(s.name().to_string(), r);
+        }
+        let by_name = list
+            .iter()
+            .map(|s| (s.name().to_string(), s.clone()))
             .collect();
-        let by_name = Arc::new(
-            servers
-                .iter()
-                .map(|s| (s.name().to_string(), s.clone()))
-                .collect(),
-        );
         let filters = cfg
             .servers
             .iter()
@@ -120,17 +210,94 @@ impl Fleet {
                 (s.name().to_string(), (g(&s.allow), g(&s.deny)))
             })
             .collect();
-        Arc::new(Fleet {
-            servers,
+        Members {
+            list,
             by_name,
             filters,
-            shutdown: CancellationToken::new(),
-            events: Mutex::new(Some(rx)),
-            tasks: Mutex::new(Vec::new()),
-            startup_timeout: cfg.startup_timeout(),
-            one_client,
-            problems: Mutex::default(),
-        })
+            recipes,
+        }
+    }
+
+    /// Starts `server`'s task, stopped by its own token (a child of the
+    /// fleet's).
+    fn spawn(&self, server: &Arc<Upstream>) {
+        let stop = self.shutdown.child_token();
+        let handle = tokio::spawn(server.clone().run(stop.clone()));
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        tasks.retain(|t| !t.handle.is_finished());
+        tasks.push(Task {
+            server: server.clone(),
+            stop,
+            handle,
+        });
+    }
+
+    /// Applies a new configuration's servers: a server added is started, one
+    /// removed or changed stops taking calls at once (calls name the new one,
+    /// or find it not configured) and is stopped once its calls in flight
+    /// have ended, at most `drain` later (calls still running then end with
+    /// an error naming why); a changed one's replacement starts now. The
+    /// catalog follows (an event per server). Servers whose entry and
+    /// lifecycle are the same are kept as they are, connections and all.
+    pub fn apply(self: &Arc<Self>, cfg: &Config, drain: Duration) -> FleetChanges {
+        let now = self.members();
+        let next = self.members_of(cfg, &now);
+        let mut changes = FleetChanges::default();
+        let mut retired = Vec::new();
+        for old in &now.list {
+            match next.by_name.get(old.name()) {
+                Some(new) if Arc::ptr_eq(new, old) => {}
+                Some(_) => {
+                    changes.changed.push(old.name().to_string());
+                    retired.push(old.clone());
+                }
+                None => {
+                    changes.removed.push(old.name().to_string());
+                    retired.push(old.clone());
+                }
+            }
+        }
+        let started: Vec<Arc<Upstream>> = next
+            .list
+            .iter()
+            .filter(|s| !now.by_name.get(s.name()).is_some_and(|o| Arc::ptr_eq(o, s)))
+            .cloned()
+            .collect();
+        for s in &started {
+            if !now.by_name.contains_key(s.name()) {
+                changes.added.push(s.name().to_string());
+            }
+        }
+        *self.members.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
+        for s in &started {
+            if s.is_lazy() {
+                s.load_manifest();
+            }
+            self.spawn(s);
+        }
+        for old in retired {
+            let name = old.name().to_string();
+            let _ = self.tx.send(Event::Changed(name.clone()));
+            let fleet = Arc::downgrade(self);
+            tokio::spawn(async move {
+                let deadline = tokio::time::Instant::now() + drain;
+                while old.calls().len() > 0 && tokio::time::Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                let Some(fleet) = fleet.upgrade() else { return };
+                fleet.retire(&old);
+                tracing::info!(server = %name, "server retired: it left the configuration");
+            });
+        }
+        changes
+    }
+
+    /// Stops a server that left the configuration (its task's own token).
+    fn retire(&self, server: &Arc<Upstream>) {
+        let tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        for t in tasks.iter().filter(|t| Arc::ptr_eq(&t.server, server)) {
+            t.stop.cancel();
+        }
     }
 
     /// Set once the gateway serves a single client for its whole life (see
@@ -159,8 +326,9 @@ impl Fleet {
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .expect("a fleet starts once");
-        let lazy: Vec<Arc<Upstream>> = self
-            .servers
+        let members = self.members();
+        let lazy: Vec<Arc<Upstream>> = members
+            .list
             .iter()
             .filter(|s| s.is_lazy())
             .cloned()
@@ -172,14 +340,11 @@ impl Fleet {
                 tracing::warn!(error = %e, "reading the manifests failed; lazy servers start now");
             }
         }
-        {
-            let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
-            for s in &self.servers {
-                tasks.push(tokio::spawn(s.clone().run(self.shutdown.clone())));
-            }
+        for s in &members.list {
+            self.spawn(s);
         }
-        let mut pending: std::collections::HashSet<String> = self
-            .servers
+        let mut pending: std::collections::HashSet<String> = members
+            .list
             .iter()
             .filter(|s| !s.is_lazy())
             .map(|s| s.name().to_string())
@@ -202,7 +367,8 @@ impl Fleet {
     pub async fn settled(&self, limit: Duration) {
         let deadline = tokio::time::Instant::now() + limit;
         while self
-            .servers
+            .members()
+            .list
             .iter()
             .any(|s| s.phase() == Phase::Starting || s.manifest_pending())
             && tokio::time::Instant::now() < deadline
@@ -211,19 +377,20 @@ impl Fleet {
         }
     }
 
-    /// The servers.
-    pub fn servers(&self) -> &[Arc<Upstream>] {
-        &self.servers
+    /// The servers configured now.
+    pub fn servers(&self) -> Vec<Arc<Upstream>> {
+        self.members().list.clone()
     }
 
-    /// One server by its configured name.
-    pub fn server(&self, name: &str) -> Option<&Arc<Upstream>> {
-        self.by_name.get(name)
+    /// One server by its configured name (the one configured now).
+    pub fn server(&self, name: &str) -> Option<Arc<Upstream>> {
+        self.members().by_name.get(name).cloned()
     }
 
     /// Every server's state.
     pub fn status(&self) -> Vec<ServerStatus> {
-        self.servers
+        self.members()
+            .list
             .iter()
             .map(|s| ServerStatus {
                 name: s.name().to_string(),
@@ -253,7 +420,8 @@ impl Fleet {
     /// is dropped or repaired and the rest of its server loads.
     pub fn snapshot(&self, extra: &[Tool]) -> Catalog {
         let mut tools: Vec<Tool> = extra.to_vec();
-        for s in &self.servers {
+        let members = self.members();
+        for s in &members.list {
             let Some(listed) = s.tools() else { continue };
             let opts = LoadOptions {
                 served_by: Some(s.name().to_string()),
@@ -299,7 +467,7 @@ impl Fleet {
                     crate::text::clean_for_log(&p.message, 500)
                 );
             }
-            let (allow, deny) = &self.filters[s.name()];
+            let (allow, deny) = &members.filters[s.name()];
             tools.extend(
                 loaded
                     .catalog
@@ -332,9 +500,11 @@ impl Fleet {
                 return true;
             };
             match (tool.source, tool.server.as_deref()) {
-                (toolsearch_catalog::Source::Mcp, Some(server)) => {
-                    fleet.by_name.get(server).is_none_or(|s| s.available())
-                }
+                (toolsearch_catalog::Source::Mcp, Some(server)) => fleet
+                    .members()
+                    .by_name
+                    .get(server)
+                    .is_none_or(|s| s.available()),
                 _ => true,
             }
         })
@@ -349,7 +519,8 @@ impl Fleet {
                 return Vec::new();
             };
             fleet
-                .servers
+                .members()
+                .list
                 .iter()
                 .filter(|s| !(s.is_up() || s.available() && s.phase() != Phase::Down))
                 .map(|s| {
@@ -375,18 +546,16 @@ impl Fleet {
         })
     }
 
-    /// Every server by its configured name.
-    pub fn by_name(&self) -> Arc<HashMap<String, Arc<Upstream>>> {
-        self.by_name.clone()
-    }
-
     /// Stops every server (and everything they started) and waits for them,
     /// at most [`STOP_WAIT`] in all (each server's stop is bounded on its own;
     /// this bounds the sum).
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
         let tasks: Vec<_> =
-            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()));
+            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|p| p.into_inner()))
+                .into_iter()
+                .map(|t| t.handle)
+                .collect();
         let aborts: Vec<_> = tasks.iter().map(|t| t.abort_handle()).collect();
         if tokio::time::timeout(STOP_WAIT, futures::future::join_all(tasks))
             .await

@@ -1,0 +1,251 @@
+//! Reload: a new configuration put in force while the gateway serves, on
+//! `SIGHUP` and when its file changes (watched as editors save it: written in
+//! place or renamed over; a burst of writes makes one reload). The new file
+//! is read and checked whole first: a file that does not parse or validate,
+//! a change only a restart can make (see [`crate::config::needs_restart`]),
+//! a token variable that is not set or a TLS identity that does not load is
+//! refused with its reason, and the configuration in force stays. Otherwise
+//! the front door (credentials, rate and session budgets, TLS certificate)
+//! and the gateway (servers, profiles, policy, limits: see
+//! [`Gateway::apply`]) take it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::http::Doorway;
+use crate::config::Config;
+use crate::gateway::{Applied, Gateway};
+
+/// How often the file is looked at.
+pub const WATCH_EVERY: Duration = Duration::from_millis(500);
+
+/// How long the file must stay unchanged before a change is applied (an
+/// editor's save is several writes, or a write then a rename).
+pub const SETTLE: Duration = Duration::from_millis(300);
+
+/// Puts new configurations in force (one at a time).
+pub struct Reloader {
+    path: PathBuf,
+    gw: Arc<Gateway>,
+    /// The configuration in force.
+    current: tokio::sync::Mutex<Config>,
+    /// The HTTP front door, when the gateway serves HTTP.
+    door: Mutex<Option<Arc<Doorway>>>,
+    /// New configurations applied, and refused, so far.
+    counts: Mutex<(u64, u64)>,
+    /// The files watched: the configuration's, and the TLS certificate and
+    /// key it names (a renewed certificate is re-read).
+    watched: Mutex<Vec<PathBuf>>,
+}
+
+/// The files whose change reloads `cfg` read from `path`.
+fn files_of(path: &Path, cfg: &Config) -> Vec<PathBuf> {
+    let mut v = vec![path.to_path_buf()];
+    v.extend(cfg.http.tls_cert.iter().cloned());
+    v.extend(cfg.http.tls_key.iter().cloned());
+    v
+}
+
+/// What a reload did.
+#[derive(Debug, serde::Serialize)]
+pub struct Reloaded {
+    /// The keys whose effective values changed (see `config check --diff`).
+    pub changed: usize,
+    /// What the gateway changed.
+    pub applied: Applied,
+}
+
+impl Reloader {
+    /// A reloader of the file at `path`, whose configuration `cfg` is in
+    /// force in `gw`.
+    pub fn new(path: &Path, cfg: Config, gw: Arc<Gateway>) -> Arc<Reloader> {
+        Arc::new(Reloader {
+            path: path.to_path_buf(),
+            gw,
+            watched: Mutex::new(files_of(path, &cfg)),
+            current: tokio::sync::Mutex::new(cfg),
+            door: Mutex::new(None),
+            counts: Mutex::default(),
+        })
+    }
+
+    /// The HTTP front door takes new configurations too.
+    pub(crate) fn attach(&self, door: Arc<Doorway>) {
+        *self.door.lock().unwrap_or_else(|p| p.into_inner()) = Some(door);
+    }
+
+    /// `(applied, refused)` so far.
+    pub fn counts(&self) -> (u64, u64) {
+        *self.counts.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reads the file again and puts it in force.
+    ///
+    /// # Errors
+    /// Why the new configuration was refused (the one in force stays).
+    pub async fn reload(&self) -> anyhow::Result<Reloaded> {
+        let out = self.reload_inner().await;
+        self.gw.count_reload(out.is_ok());
+        let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        match &out {
+            Ok(_) => c.0 += 1,
+            Err(_) => c.1 += 1,
+        }
+        out
+    }
+
+    async fn reload_inner(&self) -> anyhow::Result<Reloaded> {
+        let mut current = self.current.lock().await;
+        let next = Config::load(&self.path)?;
+        let restart = crate::config::needs_restart(&current, &next);
+        if !restart.is_empty() {
+            anyhow::bail!(
+                "these settings change only with a restart: {}",
+                restart.join("; ")
+            );
+        }
+        let changed = crate::config::diff(&current, &next)["changes"]
+            .as_u64()
+            .unwrap_or(0) as usize;
+        let door = self.door.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        // Everything that can fail, before anything changes.
+        let opened = match &door {
+            Some(d) => Some(d.prepare(&next)?),
+            None => None,
+        };
+        let applied = self.gw.apply(&next).await?;
+        if let (Some(d), Some(opened)) = (door, opened) {
+            d.install(opened);
+        }
+        *self.watched.lock().unwrap_or_else(|p| p.into_inner()) = files_of(&self.path, &next);
+        *current = next;
+        Ok(Reloaded { changed, applied })
+    }
+
+    /// Reloads on `SIGHUP` and when the file changes, until `stop` fires;
+    /// each outcome is logged (and printed on stderr: `toolsearch: …`).
+    /// `SIGHUP` is listened for from this call on (before, it would end the
+    /// process); call it in the runtime.
+    pub fn run(
+        self: Arc<Self>,
+        stop: CancellationToken,
+    ) -> impl std::future::Future<Output = ()> + Send {
+        use tokio::signal::unix::{signal, SignalKind};
+        let hup = match signal(SignalKind::hangup()) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGHUP cannot be listened for; the file is still watched");
+                None
+            }
+        };
+        self.follow(hup, stop)
+    }
+
+    async fn follow(
+        self: Arc<Self>,
+        mut hup: Option<tokio::signal::unix::Signal>,
+        stop: CancellationToken,
+    ) {
+        let stamps = || {
+            let files = self
+                .watched
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            files.iter().map(|f| Stamp::of(f)).collect::<Vec<_>>()
+        };
+        let mut seen = stamps();
+        loop {
+            let why = tokio::select! {
+                () = stop.cancelled() => return,
+                Some(()) = async { match hup.as_mut() { Some(h) => h.recv().await, None => None } } => "SIGHUP",
+                () = tokio::time::sleep(WATCH_EVERY) => {
+                    let now = stamps();
+                    if now == seen {
+                        continue;
+                    }
+                    // Settled: the same for SETTLE (an editor's save is done).
+                    let mut last = now;
+                    loop {
+                        tokio::time::sleep(SETTLE).await;
+                        let again = stamps();
+                        if again == last {
+                            break;
+                        }
+                        last = again;
+                    }
+                    seen = last;
+                    if seen.iter().any(Stamp::is_none) {
+                        // Gone (removed, or between an editor's unlink and
+                        // rename): nothing to apply until it is back.
+                        continue;
+                    }
+                    "a file changed"
+                }
+            };
+            if why == "SIGHUP" {
+                seen = stamps();
+            }
+            let files = self.watched.lock().unwrap_or_else(|p| p.into_inner()).len();
+            let out = self.reload().await;
+            if self.watched.lock().unwrap_or_else(|p| p.into_inner()).len() != files {
+                seen = stamps();
+            }
+            match out {
+                Ok(r) => {
+                    let summary = serde_json::to_string(&r).unwrap_or_default();
+                    tracing::info!(trigger = why, %summary, "configuration reloaded");
+                    eprintln!("toolsearch: configuration reloaded ({why}): {summary}");
+                }
+                Err(e) => {
+                    tracing::warn!(trigger = why, error = %format!("{e:#}"), "new configuration refused; the one in force stays");
+                    eprintln!(
+                        "toolsearch: new configuration refused ({why}); the one in force stays: {e:#}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What the watcher compares: the file's identity, size, modification time
+/// and a hash of its bytes (a rename over it changes the identity; a write
+/// within the same second changes the bytes). `None` when it cannot be read.
+#[derive(PartialEq, Eq, Clone, Copy, Debug)]
+struct Stamp(Option<(u64, u64, u64, std::time::SystemTime, u64)>);
+
+impl Stamp {
+    fn of(path: &Path) -> Stamp {
+        use std::hash::{Hash, Hasher};
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = std::fs::metadata(path) else {
+            return Stamp(None);
+        };
+        // A config file is small; one that is not is read only up to its
+        // first MiB for the hash (its stamp still moves with size and time).
+        let bytes = std::fs::File::open(path)
+            .and_then(|f| {
+                use std::io::Read;
+                let mut v = Vec::new();
+                f.take(1 << 20).read_to_end(&mut v)?;
+                Ok(v)
+            })
+            .unwrap_or_default();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        Stamp(Some((
+            meta.dev(),
+            meta.ino(),
+            meta.len(),
+            meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+            h.finish(),
+        )))
+    }
+
+    fn is_none(&self) -> bool {
+        self.0.is_none()
+    }
+}
