@@ -33,6 +33,7 @@ mod metadata;
 mod plans;
 mod profiles;
 mod progress;
+mod prometheus;
 mod protocol;
 mod reload;
 mod routing;

@@ -19,6 +19,8 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     ("nodejs", "/usr/bin/node"),
     ("npm", "/usr/bin/npm"),
     ("python3-pip", "/usr/lib/python3/dist-packages/pip"),
+    // The metrics test scrapes the gateway with a real Prometheus.
+    ("prometheus", "/usr/bin/prometheus"),
 ];
 
 const USAGE: &str = "usage: cargo xtask <task>

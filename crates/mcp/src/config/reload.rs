@@ -56,16 +56,28 @@ pub fn needs_restart(from: &Config, to: &Config) -> Vec<String> {
     leaves("", &from.effective(), &mut a);
     leaves("", &to.effective(), &mut b);
     let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let mut out: Vec<String> = Vec::new();
-    for k in keys.into_iter().filter(|k| a.get(*k) != b.get(*k)) {
-        let rule = RESTART_ONLY.iter().find(|(prefix, _)| {
-            k.as_str() == *prefix || k.strip_prefix(prefix).is_some_and(|r| r.starts_with('.'))
-        });
-        if let Some((_, why)) = rule {
-            out.push(format!("{k} ({why})"));
-        }
-    }
-    out
+    let changed: Vec<&String> = keys
+        .into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .collect();
+    // One entry per rule, naming its keys (a table added or removed whole
+    // names its keys, not the table).
+    RESTART_ONLY
+        .iter()
+        .filter_map(|(prefix, why)| {
+            let under: Vec<&str> = changed
+                .iter()
+                .filter(|k| k.strip_prefix(prefix).is_some_and(|r| r.starts_with('.')))
+                .map(|k| k.as_str())
+                .collect();
+            let keys = if under.is_empty() {
+                changed.iter().find(|k| k.as_str() == *prefix)?.to_string()
+            } else {
+                under.join(", ")
+            };
+            Some(format!("{keys} ({why})"))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -76,13 +88,16 @@ mod tests {
     fn a_new_address_needs_a_restart_and_a_new_policy_does_not() {
         let a = Config::parse("[http]\nlisten = \"127.0.0.1:8080\"\n").unwrap();
         let b = Config::parse(
-            "[http]\nlisten = \"127.0.0.1:9090\"\n[admin]\nlisten = \"127.0.0.1:9100\"\n",
+            "[http]\nlisten = \"127.0.0.1:9090\"\n[admin]\nlisten = \"127.0.0.1:9100\"\ntoken_env = \"T\"\n",
         )
         .unwrap();
         let why = needs_restart(&a, &b);
         assert_eq!(why.len(), 2, "{why:?}");
-        assert!(why[0].starts_with("admin.listen ("), "{why:?}");
-        assert!(why[1].starts_with("http.listen ("), "{why:?}");
+        assert!(why[0].starts_with("http.listen ("), "{why:?}");
+        assert!(
+            why[1].starts_with("admin.allowed_hosts, admin.listen"),
+            "{why:?}"
+        );
         let c = Config::parse(
             "[http]\nlisten = \"127.0.0.1:8080\"\nrate_limit_per_minute = 5\n[policy]\ndeny = [\"*x*\"]\n\
              [[servers]]\nname = \"t\"\ncommand = \"x\"\n",

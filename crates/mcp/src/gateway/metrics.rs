@@ -76,6 +76,14 @@ pub(crate) struct Metrics {
     served_changes: Counter,
     snippets_running: Gauge,
     reloads: Family<OutcomeLabels, Counter>,
+    snippets_waiting: Gauge,
+    sandbox_workers: Gauge,
+    sandbox_replaced: Counter,
+    list_bytes: Family<ProfileLabels, Gauge>,
+    aggregator_bytes: Family<ProfileLabels, Gauge>,
+    lists: Family<ProfileLabels, Counter>,
+    bytes_saved: Family<ProfileLabels, Counter>,
+    query_cache: Family<OutcomeLabels, Counter>,
     /// Scrapes one at a time (the counters set from totals are read and
     /// raised under it).
     scrape: Mutex<()>,
@@ -182,7 +190,63 @@ impl Metrics {
             "New configurations put in force (applied) or refused, since start",
             reloads.clone(),
         );
+        let snippets_waiting = Gauge::default();
+        registry.register(
+            "snippets_waiting",
+            "Snippets waiting for a slot now (the gateway's queue)",
+            snippets_waiting.clone(),
+        );
+        let sandbox_workers = Gauge::default();
+        registry.register(
+            "sandbox_workers",
+            "Sandbox worker processes alive now (running and standby)",
+            sandbox_workers.clone(),
+        );
+        let sandbox_replaced = Counter::default();
+        registry.register(
+            "sandbox_replaced_workers",
+            "Sandbox workers replaced because they did not stop when told",
+            sandbox_replaced.clone(),
+        );
+        let list_bytes = Family::<ProfileLabels, Gauge>::default();
+        registry.register(
+            "tools_list_bytes",
+            "Bytes of the profile's tools/list answer now (what each conversation carries up front)",
+            list_bytes.clone(),
+        );
+        let aggregator_bytes = Family::<ProfileLabels, Gauge>::default();
+        registry.register(
+            "aggregator_list_bytes",
+            "Bytes a plain aggregator would send up front for the profile's tools (every schema)",
+            aggregator_bytes.clone(),
+        );
+        let lists = Family::<ProfileLabels, Counter>::default();
+        registry.register(
+            "tools_list_answers",
+            "tools/list answers sent, by profile",
+            lists.clone(),
+        );
+        let bytes_saved = Family::<ProfileLabels, Counter>::default();
+        registry.register(
+            "list_bytes_saved",
+            "Bytes not sent up front against a plain aggregator, summed over tools/list answers",
+            bytes_saved.clone(),
+        );
+        let query_cache = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "embedding_query_cache",
+            "Search queries answered from the embedding cache (hit) or embedded (miss)",
+            query_cache.clone(),
+        );
         Metrics {
+            snippets_waiting,
+            sandbox_workers,
+            sandbox_replaced,
+            list_bytes,
+            aggregator_bytes,
+            lists,
+            bytes_saved,
+            query_cache,
             reloads,
             registry,
             calls,
@@ -301,6 +365,18 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts a `tools/list` answer of `served` bytes where a plain
+    /// aggregator would send `aggregator`.
+    pub(crate) fn listed(&self, profile: &str, served: usize, aggregator: usize) {
+        let l = ProfileLabels {
+            profile: self.profile(profile),
+        };
+        self.lists.get_or_create(&l).inc();
+        self.bytes_saved
+            .get_or_create(&l)
+            .inc_by(aggregator.saturating_sub(served) as u64);
+    }
+
     /// Counts a snapshot built.
     pub(crate) fn snapshot(&self) {
         self.snapshots.inc();
@@ -324,11 +400,7 @@ impl Metrics {
             self.server_in_flight
                 .get_or_create(&l)
                 .set(s.calls_in_flight as i64);
-            let starts = self.server_starts.get_or_create(&l);
-            let seen = starts.get();
-            if s.connections > seen {
-                starts.inc_by(s.connections - seen);
-            }
+            raise_to(&self.server_starts.get_or_create(&l), s.connections);
         }
         for p in gw.profiles().iter() {
             let l = ProfileLabels {
@@ -343,12 +415,41 @@ impl Metrics {
             self.code_mode
                 .get_or_create(&l)
                 .set(i64::from(*p.ts.code_mode_changes().borrow()));
+            let bytes = *p.bytes.lock().unwrap_or_else(|p| p.into_inner());
+            self.list_bytes.get_or_create(&l).set(bytes.served as i64);
+            self.aggregator_bytes
+                .get_or_create(&l)
+                .set(bytes.aggregator as i64);
         }
         self.snippets_running.set(gw.snippets_running() as i64);
+        self.snippets_waiting.set(gw.snippets.waiting() as i64);
+        if let Some(pool) = &gw.shared.pool {
+            let s = pool.stats();
+            self.sandbox_workers
+                .set((s.live_processes.max(s.live_isolates)) as i64);
+            raise_to(&self.sandbox_replaced, s.replaced_workers);
+        }
+        if let Some(model) = &gw.shared.embedder {
+            let q = model.query_cache_stats();
+            for (outcome, total) in [("hit", q.hits), ("miss", q.misses)] {
+                let c = self.query_cache.get_or_create(&OutcomeLabels {
+                    outcome: outcome.into(),
+                });
+                raise_to(&c, total);
+            }
+        }
         let mut text = String::new();
         if prometheus_client::encoding::text::encode(&mut text, &self.registry).is_err() {
             text.clear();
         }
         text
+    }
+}
+
+/// Raises a counter kept from a total elsewhere to that total.
+fn raise_to(counter: &Counter, total: u64) {
+    let seen = counter.get();
+    if total > seen {
+        counter.inc_by(total - seen);
     }
 }

@@ -20,6 +20,40 @@ struct Served {
     tools: Arc<Vec<rmcp::model::Tool>>,
 }
 
+/// The bytes of a profile's `tools/list` answer against a plain
+/// aggregator's (every tool of its catalog with its whole schema), as of
+/// its last answer made.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct ListBytes {
+    pub(crate) served: usize,
+    pub(crate) aggregator: usize,
+    /// The snapshot the aggregator's bytes are of (made once for each).
+    snapshot: Option<u64>,
+}
+
+/// The bytes of `tools` as a `tools/list` answer.
+fn list_bytes<T: serde::Serialize>(tools: &[T]) -> usize {
+    serde_json::to_string(&serde_json::json!({ "tools": tools })).map_or(0, |s| s.len())
+}
+
+/// The bytes a plain aggregator would send for `catalog`: each tool's name,
+/// description and schemas.
+fn aggregator_bytes(catalog: &Catalog) -> usize {
+    let tools: Vec<serde_json::Value> = catalog
+        .tools()
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "description": t.description,
+                "inputSchema": t.input_schema,
+                "outputSchema": t.output_schema,
+            })
+        })
+        .collect();
+    list_bytes(&tools)
+}
+
 /// A profile: its configuration, its facade, what its clients were last
 /// served, and its sessions.
 pub(crate) struct Profile {
@@ -39,6 +73,8 @@ pub(crate) struct Profile {
     probe: Conversation,
     /// Its sessions open now.
     pub(crate) open: AtomicU64,
+    /// Its list's bytes against a plain aggregator's (see [`ListBytes`]).
+    pub(crate) bytes: Mutex<ListBytes>,
     /// What its facade was made from (see `apply`).
     pub(crate) recipe: String,
 }
@@ -59,6 +95,7 @@ impl Profile {
             seen,
             probe,
             open: AtomicU64::new(0),
+            bytes: Mutex::default(),
             recipe,
         }
     }
@@ -156,18 +193,27 @@ impl Profile {
             }
         }
         let conversation = conversation.clone();
-        let tools: Arc<Vec<rmcp::model::Tool>> = Arc::new(
-            tokio::task::spawn_blocking(move || {
-                conversation
-                    .definitions(Provider::Mcp)
-                    .tools
-                    .into_iter()
-                    .filter_map(|t| serde_json::from_value(t).ok())
-                    .collect()
-            })
-            .await
-            .unwrap_or_default(),
-        );
+        let catalog = self.ts.host().catalog();
+        let known = *self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let known = (known.snapshot == Some(snapshot)).then_some(known.aggregator);
+        let (tools, bytes) = tokio::task::spawn_blocking(move || {
+            let tools: Vec<rmcp::model::Tool> = conversation
+                .definitions(Provider::Mcp)
+                .tools
+                .into_iter()
+                .filter_map(|t| serde_json::from_value(t).ok())
+                .collect();
+            let bytes = ListBytes {
+                served: list_bytes(&tools),
+                aggregator: known.unwrap_or_else(|| aggregator_bytes(&catalog)),
+                snapshot: Some(snapshot),
+            };
+            (tools, bytes)
+        })
+        .await
+        .unwrap_or_default();
+        let tools = Arc::new(tools);
+        *self.bytes.lock().unwrap_or_else(|p| p.into_inner()) = bytes;
         if !per_session {
             *self.served.lock().unwrap_or_else(|p| p.into_inner()) = Some(Served {
                 snapshot,

@@ -276,6 +276,10 @@ impl ServerHandler for GatewaySession {
         let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
         let tools = b.profile.served(snapshot, &b.conversation).await;
+        let bytes = *b.profile.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        self.gw
+            .metrics
+            .listed(&self.profile_name, bytes.served, bytes.aggregator);
         Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
     }
 

@@ -233,6 +233,15 @@ impl Slots {
     pub(crate) fn running(&self) -> usize {
         self.state().running
     }
+
+    /// Snippets waiting for a slot now.
+    pub(crate) fn waiting(&self) -> usize {
+        self.state()
+            .waiting
+            .iter()
+            .filter(|w| !w.grant.is_closed())
+            .count()
+    }
 }
 
 #[cfg(test)]
