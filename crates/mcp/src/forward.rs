@@ -29,6 +29,14 @@ impl Forward {
     }
 }
 
+/// True when `upstream` is no longer the fleet's server of its name.
+fn retired(fleet: &std::sync::Weak<Fleet>, upstream: &Arc<Upstream>) -> bool {
+    fleet
+        .upgrade()
+        .and_then(|f| f.server(upstream.name()))
+        .is_none_or(|now| !Arc::ptr_eq(&now, upstream))
+}
+
 fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
     DispatchError::new(
         DispatchErrorKind::Unavailable,
@@ -57,7 +65,8 @@ fn vanished(server: &str, name: &str, started_now: bool) -> DispatchError {
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
-        let upstream = self.fleet.upgrade().and_then(|f| f.server(&server));
+        let fleet = self.fleet.clone();
+        let upstream = fleet.upgrade().and_then(|f| f.server(&server));
         let name = tool.upstream_name().to_string();
         Box::pin(async move {
             let Some(upstream) = upstream else {
@@ -76,7 +85,17 @@ impl Dispatcher for Forward {
             }
             let answer = call(&upstream, lease.peer().clone(), name, args, cx).await;
             drop(lease);
-            answer
+            match answer {
+                // The server ended under the call because a new configuration
+                // removed or replaced it (its calls had the call timeout to end).
+                Err(e) if e.kind == DispatchErrorKind::Unavailable && retired(&fleet, &upstream) => {
+                    Err(unavailable(
+                        &server,
+                        "a new configuration of the gateway removed or replaced it while this call ran",
+                    ))
+                }
+                answer => answer,
+            }
         })
     }
 }
