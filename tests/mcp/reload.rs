@@ -429,23 +429,6 @@ async fn a_changed_address_and_a_bad_file_are_refused_and_the_configuration_in_f
     let _ = client.cancel().await;
 }
 
-/// A CA and a certificate it signed for `localhost`: (ca, cert, key) PEM.
-fn signed(cn: &str) -> (String, String, String) {
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, cn);
-    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
-        .unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()])
-        .unwrap()
-        .signed_by(&key, &ca)
-        .unwrap();
-    (ca.as_ref().pem(), cert.pem(), key.serialize_pem())
-}
-
 /// The status of a GET over HTTPS trusting only `ca`, or why it failed.
 async fn https_status(port: u16, ca: &str) -> Result<u16, String> {
     toolsearch_mcp::http_client::install_tls_provider();
@@ -469,7 +452,7 @@ async fn a_renewed_certificate_is_served_without_a_restart() {
         path.with_file_name("cert.pem"),
         path.with_file_name("key.pem"),
     );
-    let (ca1, cert1, key1) = signed("first CA");
+    let (ca1, cert1, key1) = crate::tls::private_ca();
     std::fs::write(&cert, cert1).unwrap();
     std::fs::write(&key, key1).unwrap();
     save(
@@ -482,9 +465,9 @@ async fn a_renewed_certificate_is_served_without_a_restart() {
     let gw = Running::start(&path, &[]);
     let first = https_status(gw.port, &ca1).await;
     assert!(first.is_ok(), "{first:?}");
-    // Renewed in place (a certificate of another CA, so the change shows):
+    // Renewed in place (a certificate of a new CA, so the change shows):
     // the watched files changed; no signal, no change of the config file.
-    let (ca2, cert2, key2) = signed("second CA");
+    let (ca2, cert2, key2) = crate::tls::private_ca();
     let tmp = path.with_file_name("new.pem");
     std::fs::write(&tmp, key2).unwrap();
     std::fs::rename(&tmp, &key).unwrap();

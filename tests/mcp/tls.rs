@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::common::*;
 
 /// A CA, and a certificate it signed for `localhost` and 127.0.0.1: (ca, cert, key) PEM.
-fn private_ca() -> (String, String, String) {
+pub fn private_ca() -> (String, String, String) {
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     ca_params
