@@ -178,12 +178,13 @@ async fn a_real_prometheus_scrapes_the_series_of_a_scripted_session() {
             > 10,
         "{tools:?}"
     );
-    one("toolsearch_sandbox_workers").await;
+    let workers = one("toolsearch_sandbox_workers").await;
+    let n = |v: &[Value]| v[0]["value"][1].as_str().unwrap().parse::<u64>().unwrap();
+    assert!(n(&workers) >= 1, "{workers:?}");
     one("toolsearch_code_mode{profile=\"default\"}").await;
     // Up front: code mode's list against a plain aggregator's, and the saving.
     let served = one("toolsearch_tools_list_bytes{profile=\"default\"}").await;
     let plain = one("toolsearch_aggregator_list_bytes{profile=\"default\"}").await;
-    let n = |v: &[Value]| v[0]["value"][1].as_str().unwrap().parse::<u64>().unwrap();
     assert!(
         n(&served) > 0 && n(&plain) > 4 * n(&served),
         "{served:?} {plain:?}"

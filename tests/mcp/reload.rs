@@ -191,7 +191,7 @@ async fn servers_come_and_go_while_a_client_calls_and_a_call_in_flight_ends_norm
         let peer = client.peer().clone();
         let long = long.clone();
         tokio::spawn(async move {
-            let args = json!({"duration": 3, "steps": 3});
+            let args = json!({"duration": 8, "steps": 8});
             let Value::Object(args) = args else {
                 unreachable!()
             };
@@ -211,6 +211,8 @@ async fn servers_come_and_go_while_a_client_calls_and_a_call_in_flight_ends_norm
     // The watcher may see the save first; either applies it once.
     let line = gw.reload_line().await;
     assert!(line.contains("\"removed\":[\"everything\"]"), "{line}");
+    // The reload came while the call ran: the drain is what it proves.
+    assert!(!in_flight.is_finished(), "the call ended before the reload");
     let done = in_flight
         .await
         .unwrap()
@@ -528,6 +530,8 @@ async fn a_session_moves_to_its_rebuilt_profile_and_a_removed_profiles_session_i
     assert_eq!(applied.profiles_rebuilt, ["a"]);
     assert_eq!(applied.profiles_removed, ["b"]);
     assert!(applied.servers.is_empty(), "{applied:?}");
+    // Its open session still counts against it before it moves over.
+    assert_eq!(gw.open_sessions_of("a"), 1);
     // The session of `a` meets its new view with its next request, and is
     // told its list changed.
     let now = found(&a).await.unwrap();

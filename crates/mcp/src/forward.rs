@@ -37,6 +37,15 @@ fn retired(fleet: &std::sync::Weak<Fleet>, upstream: &Arc<Upstream>) -> bool {
         .is_none_or(|now| !Arc::ptr_eq(&now, upstream))
 }
 
+/// The error of a call its server's retirement cut (a new configuration
+/// removed or replaced the server, and the call outlasted the drain).
+fn cut(server: &str) -> DispatchError {
+    unavailable(
+        server,
+        "a new configuration of the gateway removed or replaced it while this call ran",
+    )
+}
+
 fn unavailable(server: &str, why: impl std::fmt::Display) -> DispatchError {
     DispatchError::new(
         DispatchErrorKind::Unavailable,
@@ -76,10 +85,11 @@ impl Dispatcher for Forward {
                 ));
             };
             // A stopped lazy server is started here, the call waiting for it.
-            let lease = upstream
-                .acquire(&cx.cancel)
-                .await
-                .map_err(|why| unavailable(&server, why))?;
+            let lease = match upstream.acquire(&cx.cancel).await {
+                Ok(lease) => lease,
+                Err(_) if retired(&fleet, &upstream) => return Err(cut(&server)),
+                Err(why) => return Err(unavailable(&server, why)),
+            };
             if upstream.is_lazy() && !upstream.lists(&name) {
                 return Err(vanished(&server, &name, lease.started()));
             }
@@ -88,11 +98,10 @@ impl Dispatcher for Forward {
             match answer {
                 // The server ended under the call because a new configuration
                 // removed or replaced it (its calls had the call timeout to end).
-                Err(e) if e.kind == DispatchErrorKind::Unavailable && retired(&fleet, &upstream) => {
-                    Err(unavailable(
-                        &server,
-                        "a new configuration of the gateway removed or replaced it while this call ran",
-                    ))
+                Err(e)
+                    if e.kind == DispatchErrorKind::Unavailable && retired(&fleet, &upstream) =>
+                {
+                    Err(cut(&server))
                 }
                 answer => answer,
             }

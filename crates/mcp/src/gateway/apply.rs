@@ -5,6 +5,7 @@
 //! restart.
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, RwLock};
 
 use toolsearch::{BeforeCall, Policy, ToolSearch};
@@ -74,7 +75,23 @@ fn recipe(cfg: &Config, p: &ProfileConfig) -> String {
             m.remove(key);
         }
     }
-    format!("{}|{}", p.effective(&cfg.http), whole)
+    // What only the front door reads (credentials, budgets) is not the
+    // facade's: changing it keeps the facade and its sessions' state.
+    let mut own = p.effective(&cfg.http);
+    if let Some(m) = own.as_object_mut() {
+        for key in [
+            "token_env",
+            "token_file",
+            "claim",
+            "scope",
+            "rate_limit_per_minute",
+            "max_sessions",
+            "max_concurrent_snippets",
+        ] {
+            m.remove(key);
+        }
+    }
+    format!("{own}|{whole}")
 }
 
 /// What every profile's facade shares.
@@ -92,6 +109,7 @@ impl Shared {
         cfg: &Config,
         p: ProfileConfig,
         full: &Catalog,
+        open: Option<&Arc<AtomicU64>>,
     ) -> anyhow::Result<Arc<Profile>> {
         let settings = cfg.profile_settings(&p);
         let code = settings.mode != toolsearch::Mode::Tools;
@@ -118,12 +136,11 @@ impl Shared {
             builder = builder.approver(Arc::new(approve::Elicit));
         }
         let recipe = recipe(cfg, &p);
-        Ok(Arc::new(Profile::new(
-            p,
-            Arc::new(builder.build()?),
-            seen,
-            recipe,
-        )))
+        let mut made = Profile::new(p, Arc::new(builder.build()?), seen, recipe);
+        if let Some(open) = open {
+            made = made.counting_on(open.clone());
+        }
+        Ok(Arc::new(made))
     }
 }
 
@@ -141,7 +158,48 @@ pub struct Applied {
     pub profiles_rebuilt: Vec<String>,
 }
 
+/// The profiles of a new configuration (those whose recipe is the same
+/// kept), the ones made for it, and what changed.
+type Made = (Vec<Arc<Profile>>, Vec<Arc<Profile>>, Applied);
+
 impl Gateway {
+    /// The profiles `cfg` asks for, given the ones in force (`now`).
+    fn made_for(&self, cfg: &Config, now: &[Arc<Profile>]) -> anyhow::Result<Made> {
+        let full = self.fleet.snapshot(&self.extra);
+        let mut next = Vec::new();
+        let mut applied = Applied::default();
+        let mut rebuilt = Vec::new();
+        for p in cfg.profiles() {
+            let kept = now
+                .iter()
+                .find(|q| q.name() == p.name())
+                .filter(|q| q.recipe == recipe(cfg, &p));
+            match kept {
+                Some(q) => next.push(q.clone()),
+                None => {
+                    let name = p.name().to_string();
+                    let before = now.iter().find(|q| q.name() == name);
+                    if before.is_some() {
+                        applied.profiles_rebuilt.push(name);
+                    } else {
+                        applied.profiles_added.push(name);
+                    }
+                    let built = self
+                        .shared
+                        .profile(cfg, p, &full, before.map(|q| &q.open))?;
+                    rebuilt.push(built.clone());
+                    next.push(built);
+                }
+            }
+        }
+        applied.profiles_removed = now
+            .iter()
+            .filter(|q| !next.iter().any(|n| n.name() == q.name()))
+            .map(|q| q.name().to_string())
+            .collect();
+        Ok((next, rebuilt, applied))
+    }
+
     /// Puts `cfg` in force: its servers (see [`Fleet::apply`]: added ones
     /// start, removed ones stop taking calls and are stopped once their calls
     /// in flight end, at most the call timeout later, changed ones restart),
@@ -155,41 +213,18 @@ impl Gateway {
     /// A profile's facade that cannot be built (nothing is changed then).
     pub async fn apply(self: &Arc<Self>, cfg: &Config) -> anyhow::Result<Applied> {
         cfg.settings().validate()?;
-        let wanted = cfg.profiles();
-        for p in &wanted {
+        for p in &cfg.profiles() {
             cfg.profile_settings(p).validate()?;
         }
         let _one = self.applying.lock().await;
         let now = self.profiles();
-        let full = self.fleet.snapshot(&self.extra);
-        let mut next = Vec::with_capacity(wanted.len());
-        let mut applied = Applied::default();
-        let mut rebuilt = Vec::new();
-        for p in wanted {
-            let kept = now
-                .iter()
-                .find(|q| q.name() == p.name())
-                .filter(|q| q.recipe == recipe(cfg, &p));
-            match kept {
-                Some(q) => next.push(q.clone()),
-                None => {
-                    let name = p.name().to_string();
-                    if now.iter().any(|q| q.name() == name) {
-                        applied.profiles_rebuilt.push(name);
-                    } else {
-                        applied.profiles_added.push(name);
-                    }
-                    let built = self.shared.profile(cfg, p, &full)?;
-                    rebuilt.push(built.clone());
-                    next.push(built);
-                }
-            }
-        }
-        applied.profiles_removed = now
-            .iter()
-            .filter(|q| !next.iter().any(|n| n.name() == q.name()))
-            .map(|q| q.name().to_string())
-            .collect();
+        // Made off the runtime: a snapshot and a facade (its index, its
+        // embeddings) take CPU seconds for a large catalog.
+        let (gw, next_cfg, current) = (self.clone(), cfg.clone(), now.clone());
+        let (next, rebuilt, mut applied) =
+            tokio::task::spawn_blocking(move || gw.made_for(&next_cfg, &current))
+                .await
+                .map_err(|_| anyhow::anyhow!("building the new profiles panicked"))??;
         // Nothing failed: the new configuration goes in force.
         *self.shared.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Rules::of(cfg));
         let max = cfg.http.max_concurrent_snippets();
@@ -222,6 +257,9 @@ impl Gateway {
             }
         }
         applied.servers = self.fleet.apply(cfg, cfg.call_timeout());
+        // One snapshot after it all: servers that came up while the facades
+        // were built, and a lazy server added with its manifest, are in it.
+        self.fleet.resnapshot("(new configuration)");
         Ok(applied)
     }
 

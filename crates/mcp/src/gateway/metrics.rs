@@ -89,6 +89,8 @@ pub(crate) struct Metrics {
     scrape: Mutex<()>,
     /// The label values allowed now: the configured servers and profiles.
     names: std::sync::RwLock<Names>,
+    /// Each server's object and the connections of it counted so far.
+    starts_seen: Mutex<std::collections::HashMap<String, (usize, u64)>>,
 }
 
 #[derive(Default)]
@@ -265,6 +267,7 @@ impl Metrics {
             snippets_running,
             scrape: Mutex::new(()),
             names: std::sync::RwLock::default(),
+            starts_seen: Mutex::default(),
         }
         .configured(servers, profiles)
     }
@@ -274,12 +277,35 @@ impl Metrics {
         self
     }
 
-    /// Sets the label values allowed (a new configuration's servers and
-    /// profiles; series of earlier ones stay, no longer raised).
+    /// Sets the label values allowed: a new configuration's servers and
+    /// profiles. The gauges of names no longer configured go (a removed
+    /// server is not shown up); counters keep their totals, no longer raised.
     pub(crate) fn configure(&self, servers: &[String], profiles: &[String]) {
         let mut n = self.names.write().unwrap_or_else(|p| p.into_inner());
-        n.servers.extend(servers.iter().cloned());
-        n.profiles.extend(profiles.iter().cloned());
+        for gone in n.servers.iter().filter(|s| !servers.contains(s)) {
+            let l = ServerLabels {
+                server: gone.clone(),
+            };
+            for g in [&self.server_up, &self.server_tools, &self.server_in_flight] {
+                g.remove(&l);
+            }
+        }
+        for gone in n.profiles.iter().filter(|p| !profiles.contains(p)) {
+            let l = ProfileLabels {
+                profile: gone.clone(),
+            };
+            for g in [
+                &self.catalog_tools,
+                &self.sessions,
+                &self.code_mode,
+                &self.list_bytes,
+                &self.aggregator_bytes,
+            ] {
+                g.remove(&l);
+            }
+        }
+        n.servers = servers.iter().cloned().collect();
+        n.profiles = profiles.iter().cloned().collect();
     }
 
     fn profile(&self, p: &str) -> String {
@@ -391,17 +417,32 @@ impl Metrics {
     /// now.
     pub(crate) fn render(&self, gw: &Gateway) -> String {
         let _one = self.scrape.lock().unwrap_or_else(|p| p.into_inner());
-        for s in gw.fleet().status() {
+        let mut starts = self.starts_seen.lock().unwrap_or_else(|p| p.into_inner());
+        for s in gw.fleet().servers() {
             let l = ServerLabels {
-                server: s.name.clone(),
+                server: s.name().to_string(),
             };
-            self.server_up.get_or_create(&l).set(i64::from(s.up));
-            self.server_tools.get_or_create(&l).set(s.tools as i64);
+            self.server_up.get_or_create(&l).set(i64::from(s.is_up()));
+            self.server_tools
+                .get_or_create(&l)
+                .set(s.tools().map_or(0, |t| t.len()) as i64);
             self.server_in_flight
                 .get_or_create(&l)
-                .set(s.calls_in_flight as i64);
-            raise_to(&self.server_starts.get_or_create(&l), s.connections);
+                .set(s.calls().len() as i64);
+            // Counted by increments of each server object: one a new
+            // configuration made again starts from 0.
+            let id = std::sync::Arc::as_ptr(&s) as usize;
+            let seen = starts.entry(s.name().to_string()).or_insert((id, 0));
+            if seen.0 != id {
+                *seen = (id, 0);
+            }
+            let now = s.connections();
+            if now > seen.1 {
+                self.server_starts.get_or_create(&l).inc_by(now - seen.1);
+                seen.1 = now;
+            }
         }
+        drop(starts);
         for p in gw.profiles().iter() {
             let l = ProfileLabels {
                 profile: p.name().to_string(),

@@ -187,7 +187,7 @@ impl Gateway {
         let full = fleet.snapshot(&[]);
         let mut profiles = Vec::with_capacity(profiles_cfg.len());
         for p in profiles_cfg {
-            profiles.push(shared.profile(cfg, p, &full)?);
+            profiles.push(shared.profile(cfg, p, &full, None)?);
         }
         let max_snippets = cfg.http.max_concurrent_snippets();
         let caps = profiles
@@ -249,6 +249,11 @@ impl Gateway {
             .iter()
             .map(|p| p.name().to_string())
             .collect()
+    }
+
+    /// True when the profile `name` is served now.
+    pub fn has_profile(&self, name: &str) -> bool {
+        self.profiles().iter().any(|p| p.name() == name)
     }
 
     /// The profiles served now.

@@ -71,8 +71,10 @@ pub(crate) struct Profile {
     seen: Seen,
     /// A conversation of no client, whose list is what a new session is served.
     probe: Conversation,
-    /// Its sessions open now.
-    pub(crate) open: AtomicU64,
+    /// Its sessions open now: shared with the facade a new configuration
+    /// makes for it (its sessions move over one by one; the count is the
+    /// profile's, whichever facade they are on).
+    pub(crate) open: Arc<AtomicU64>,
     /// Its list's bytes against a plain aggregator's (see [`ListBytes`]).
     pub(crate) bytes: Mutex<ListBytes>,
     /// What its facade was made from (see `apply`).
@@ -94,10 +96,17 @@ impl Profile {
             announced: tokio::sync::Mutex::new(None),
             seen,
             probe,
-            open: AtomicU64::new(0),
+            open: Arc::default(),
             bytes: Mutex::default(),
             recipe,
         }
+    }
+
+    /// Counts its sessions on `open` (its predecessor's, when a new
+    /// configuration made it again).
+    pub(crate) fn counting_on(mut self, open: Arc<AtomicU64>) -> Profile {
+        self.open = open;
+        self
     }
 
     /// The list its clients were last told of.

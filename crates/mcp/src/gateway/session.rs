@@ -130,15 +130,16 @@ impl GatewaySession {
         match self.gw.profile(&self.profile_name) {
             Some(now) if Arc::ptr_eq(&now, &b.profile) => Ok(b.clone()),
             Some(now) => {
-                b.profile.closed();
-                now.opened();
+                // The count is the profile's (shared by its facades): the
+                // session stays counted once.
                 b.conversation = now.ts.open(Session::new(self.id.clone()));
                 b.profile = now;
                 Ok(b.clone())
             }
             None => Err(McpError::invalid_request(
                 format!(
-                    "this session's profile `{}` was removed from the gateway's configuration:                      the session can make no more requests",
+                    "this session's profile `{}` was removed from the gateway's configuration: the \
+                     session can make no more requests",
                     self.profile_name
                 ),
                 None,

@@ -420,6 +420,15 @@ impl Front {
                 return refused(&r);
             }
         };
+        if !self.gw.has_profile(&caller.profile) {
+            // Between a new configuration's gateway and its front door: the
+            // credential's profile is gone.
+            let message = format!(
+                "the profile `{}` of this credential is no longer configured",
+                caller.profile
+            );
+            return refuse(401, &message);
+        }
         if req.uri().path() != ENDPOINT {
             let message = format!("no such endpoint: MCP is served on {ENDPOINT}");
             return protocol::error(404, &Value::Null, -32601, &message);

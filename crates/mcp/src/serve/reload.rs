@@ -149,36 +149,31 @@ impl Reloader {
         mut hup: Option<tokio::signal::unix::Signal>,
         stop: CancellationToken,
     ) {
-        let stamps = || {
-            let files = self
-                .watched
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone();
-            files.iter().map(|f| Stamp::of(f)).collect::<Vec<_>>()
-        };
-        let mut seen = stamps();
+        let mut seen = self.stamps().await;
         loop {
             let why = tokio::select! {
                 () = stop.cancelled() => return,
                 Some(()) = async { match hup.as_mut() { Some(h) => h.recv().await, None => None } } => "SIGHUP",
                 () = tokio::time::sleep(WATCH_EVERY) => {
-                    let now = stamps();
+                    let now = self.stamps().await;
                     if now == seen {
                         continue;
                     }
                     // Settled: the same for SETTLE (an editor's save is done).
                     let mut last = now;
                     loop {
-                        tokio::time::sleep(SETTLE).await;
-                        let again = stamps();
+                        tokio::select! {
+                            () = stop.cancelled() => return,
+                            () = tokio::time::sleep(SETTLE) => {}
+                        }
+                        let again = self.stamps().await;
                         if again == last {
                             break;
                         }
                         last = again;
                     }
                     seen = last;
-                    if seen.iter().any(Stamp::is_none) {
+                    if seen.iter().any(|(_, s)| s.is_none()) {
                         // Gone (removed, or between an editor's unlink and
                         // rename): nothing to apply until it is back.
                         continue;
@@ -187,12 +182,17 @@ impl Reloader {
                 }
             };
             if why == "SIGHUP" {
-                seen = stamps();
+                seen = self.stamps().await;
             }
-            let files = self.watched.lock().unwrap_or_else(|p| p.into_inner()).len();
             let out = self.reload().await;
-            if self.watched.lock().unwrap_or_else(|p| p.into_inner()).len() != files {
-                seen = stamps();
+            // A new configuration may name other TLS files: watched from now.
+            let watched = self
+                .watched
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone();
+            if seen.iter().map(|(f, _)| f).ne(watched.iter()) {
+                seen = self.stamps().await;
             }
             match out {
                 Ok(r) => {
@@ -208,6 +208,29 @@ impl Reloader {
                 }
             }
         }
+    }
+}
+
+impl Reloader {
+    /// The watched files with their stamps, read off the runtime (each is
+    /// read and hashed).
+    async fn stamps(&self) -> Vec<(PathBuf, Stamp)> {
+        let files = self
+            .watched
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        tokio::task::spawn_blocking(move || {
+            files
+                .into_iter()
+                .map(|f| {
+                    let s = Stamp::of(&f);
+                    (f, s)
+                })
+                .collect()
+        })
+        .await
+        .unwrap_or_default()
     }
 }
 

@@ -85,15 +85,15 @@ impl std::fmt::Debug for Fleet {
 }
 
 /// What a server of `cfg` is made from: its entry (secrets included: a
-/// rotated token restarts it) and its lifecycle.
+/// rotated token restarts it) and its lifecycle (the startup timeout is not:
+/// a new one applies to the servers a configuration starts).
 fn recipe(cfg: &Config, s: &crate::config::ServerConfig) -> String {
+    let lazy = cfg.is_lazy(s);
     format!(
-        "{}|{}|{:?}|{:?}|{:?}",
+        "{}|{lazy}|{:?}|{:?}",
         serde_json::to_string(s).unwrap_or_default(),
-        cfg.is_lazy(s),
         cfg.idle_stop(s),
-        cfg.manifest_dir(),
-        cfg.startup_timeout()
+        lazy.then(|| cfg.manifest_dir())
     )
 }
 
@@ -281,7 +281,9 @@ impl Fleet {
             let fleet = Arc::downgrade(self);
             tokio::spawn(async move {
                 let deadline = tokio::time::Instant::now() + drain;
-                while old.calls().len() > 0 && tokio::time::Instant::now() < deadline {
+                while (old.calls().len() > 0 || old.is_busy())
+                    && tokio::time::Instant::now() < deadline
+                {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 let Some(fleet) = fleet.upgrade() else { return };
@@ -290,6 +292,12 @@ impl Fleet {
             });
         }
         changes
+    }
+
+    /// Asks for a new snapshot (after a new configuration: its facades are
+    /// given the servers' lists as they are now).
+    pub(crate) fn resnapshot(&self, why: &str) {
+        let _ = self.tx.send(Event::Changed(why.to_string()));
     }
 
     /// Stops a server that left the configuration (its task's own token).

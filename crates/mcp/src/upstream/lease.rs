@@ -40,6 +40,11 @@ impl Drop for Lease {
 }
 
 impl Upstream {
+    /// True while a call holds a lease on it.
+    pub(crate) fn is_busy(&self) -> bool {
+        self.state().busy > 0
+    }
+
     /// The connection for one call: at once when connected. A lazy server that
     /// is stopped (or died) is started, and the call waits for that start (at
     /// most the startup timeout, as any start), racing `cancel` and the
