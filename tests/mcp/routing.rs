@@ -132,10 +132,15 @@ async fn over_a_stream_what_names_no_call_reaches_no_client() {
         let seen = c.seen();
         assert!(seen.logs.is_empty(), "{:?}", seen.logs);
         assert!(seen.prompts.is_empty(), "{:?}", seen.prompts);
-        // Progress names its call by token on every transport.
+        // Progress names its call by token on every transport. It is
+        // coalesced (only the latest value per call is owed: see
+        // `gateway::notes`), so 1 may be passed over when 2 comes at once;
+        // the last one always arrives, and nothing of the other call does
+        // (the client's SDK hands each notification to a task of its own:
+        // the order they are recorded in is not the order sent).
         let mut progress = seen.progress.clone();
         progress.sort_by(f64::total_cmp);
-        assert_eq!(progress, vec![1.0, 2.0]);
+        assert!(progress == [2.0] || progress == [1.0, 2.0], "{progress:?}");
     }
     gw.shutdown().await;
 }
