@@ -10,7 +10,7 @@ use super::Config;
 
 /// Every leaf of `v` by its path (`http.rate_limit_per_minute`,
 /// `servers[time].args`); lists of named objects are keyed by name.
-pub(super) fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
+fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>) {
     let join = |k: &str| {
         if prefix.is_empty() {
             k.to_string()
@@ -39,16 +39,29 @@ pub(super) fn leaves(prefix: &str, v: &Value, out: &mut BTreeMap<String, Value>)
 /// The keys whose effective values differ from `from` to `to`: each with
 /// both values (`null` where a key is only on one side).
 pub fn diff(from: &Config, to: &Config) -> Value {
+    let changed: Vec<Value> = changed(from, to)
+        .into_iter()
+        .map(|(k, (a, b))| json!({"key": k, "from": a, "to": b}))
+        .collect();
+    json!({"changes": changed.len(), "changed": changed})
+}
+
+/// Each key whose effective value differs from `from` to `to`, in key order,
+/// with its value on each side (`None` where it is only on one side).
+pub(super) fn changed(
+    from: &Config,
+    to: &Config,
+) -> BTreeMap<String, (Option<Value>, Option<Value>)> {
     let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
     leaves("", &from.effective(), &mut a);
     leaves("", &to.effective(), &mut b);
-    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let changed: Vec<Value> = keys
-        .into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
-        .map(|k| json!({"key": k, "from": a.get(k), "to": b.get(k)}))
-        .collect();
-    json!({"changes": changed.len(), "changed": changed})
+    let keys: std::collections::BTreeSet<String> = a.keys().chain(b.keys()).cloned().collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let pair = (a.remove(&k), b.remove(&k));
+            (pair.0 != pair.1).then_some((k, pair))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -4,9 +4,7 @@
 //! A new configuration that changes one of those is refused whole, naming
 //! each, and the one in force stays.
 
-use std::collections::BTreeMap;
-
-use super::diff::leaves;
+use super::diff::changed;
 use super::Config;
 
 /// The settings a reload cannot change (a key, or every key under it), and
@@ -52,14 +50,7 @@ pub const RESTART_ONLY: &[(&str, &str)] = &[
 /// The settings `to` changes from `from` that only a restart can: each as
 /// `key (why)`. Empty when a reload may apply `to`.
 pub fn needs_restart(from: &Config, to: &Config) -> Vec<String> {
-    let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
-    leaves("", &from.effective(), &mut a);
-    leaves("", &to.effective(), &mut b);
-    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let changed: Vec<&String> = keys
-        .into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
-        .collect();
+    let changed: Vec<String> = changed(from, to).into_keys().collect();
     // One entry per rule, naming its keys (a table added or removed whole
     // names its keys, not the table).
     RESTART_ONLY
