@@ -317,6 +317,35 @@ fn wait_ready(p: &mut Proc) -> Result<(), String> {
     }
 }
 
+/// An extra driver's wait for a job: `None` once `idle` passed without one
+/// (or the queue closed). A base driver waits for the next job in `recv()`
+/// while it holds the queue's lock, so a plain `lock()` here could wait behind
+/// it for as long as no job comes and never reach its own idle deadline; the
+/// extra driver only ever tries the lock, and looks again shortly.
+fn take_within<T>(queue: &Mutex<Receiver<T>>, idle: Duration) -> Option<T> {
+    const LOOK_AGAIN: Duration = Duration::from_millis(20);
+    let until = Instant::now() + idle;
+    loop {
+        let rx = match queue.try_lock() {
+            Ok(rx) => rx,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                let left = until.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return None;
+                }
+                std::thread::sleep(left.min(LOOK_AGAIN));
+                continue;
+            }
+        };
+        let left = until.saturating_duration_since(Instant::now());
+        return match rx.recv_timeout(left) {
+            Ok(job) => Some(job),
+            Err(_) => None,
+        };
+    }
+}
+
 /// One worker slot: takes jobs from the queue and runs each in its process.
 /// The driver counted itself in `shared.drivers` before it started. An
 /// `extra` one (past the pool's `workers`) ends after
@@ -329,13 +358,11 @@ pub(crate) fn drive(shared: Arc<Shared>, queue: Arc<Mutex<Receiver<HostJob>>>, e
     loop {
         let job = {
             shared.idle.fetch_add(1, Ordering::SeqCst);
-            let got = {
+            let got = if extra {
+                take_within(&queue, crate::limits::EXTRA_WORKER_IDLE)
+            } else {
                 let rx = queue.lock().unwrap_or_else(|p| p.into_inner());
-                if extra {
-                    rx.recv_timeout(crate::limits::EXTRA_WORKER_IDLE).ok()
-                } else {
-                    rx.recv().ok()
-                }
+                rx.recv().ok()
             };
             shared.idle.fetch_sub(1, Ordering::SeqCst);
             match got {
@@ -657,5 +684,44 @@ impl std::fmt::Debug for Shared {
         f.debug_struct("Shared")
             .field("command", &self.command)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An extra driver's idle wait ends even while a base driver holds the
+    /// queue in a blocking `recv()` (the soak once saw an extra driver never
+    /// end: it waited for the lock, not for a job).
+    #[test]
+    fn an_extra_drivers_wait_ends_while_a_base_driver_holds_the_queue() {
+        let (tx, rx) = mpsc::channel::<u32>();
+        let queue = Arc::new(Mutex::new(rx));
+        let (held_tx, held_rx) = mpsc::channel();
+        let base = {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                let rx = queue.lock().unwrap();
+                held_tx.send(()).unwrap();
+                rx.recv().ok()
+            })
+        };
+        held_rx.recv().unwrap();
+        let (done_tx, done_rx) = mpsc::channel();
+        {
+            let queue = queue.clone();
+            std::thread::spawn(move || {
+                let _ = done_tx.send(take_within(&queue, Duration::from_millis(100)));
+            });
+        }
+        // Generous: the wait is 100 ms; only a wait that never ends fails.
+        let got = done_rx.recv_timeout(Duration::from_secs(60));
+        assert_eq!(got, Ok(None), "the extra driver's wait did not end");
+        tx.send(7).unwrap();
+        assert_eq!(base.join().unwrap(), Some(7));
+        // With the lock free, a queued job is taken.
+        tx.send(8).unwrap();
+        assert_eq!(take_within(&queue, Duration::from_millis(100)), Some(8));
     }
 }
