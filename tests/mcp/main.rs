@@ -45,3 +45,4 @@ mod soak_bad_clients;
 mod stopping;
 mod streams;
 mod tls;
+mod traces;

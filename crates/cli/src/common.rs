@@ -141,13 +141,34 @@ pub fn escape_unsafe(text: &str) -> String {
 /// that is down shows in the client's log without any setting). Both binaries
 /// call it first.
 pub fn init_logs() {
-    let filter = tracing_subscriber::EnvFilter::builder()
-        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
-        .with_env_var("TOOLSEARCH_LOG")
-        .from_env_lossy();
     tracing_subscriber::fmt()
         .with_writer(|| Redacting(std::io::stderr()))
-        .with_env_filter(filter)
+        .with_env_filter(log_filter())
+        .init();
+}
+
+/// What `TOOLSEARCH_LOG` lets through to stderr.
+fn log_filter() -> tracing_subscriber::EnvFilter {
+    tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
+        .with_env_var("TOOLSEARCH_LOG")
+        .from_env_lossy()
+}
+
+/// [`init_logs`], and the spans of toolsearch's own crates (with their
+/// events) go to `traces` as well, whatever `TOOLSEARCH_LOG` says.
+#[cfg(feature = "otel")]
+pub fn init_logs_and_traces(traces: &toolsearch_mcp::telemetry::otlp::Traces) {
+    use tracing_subscriber::prelude::*;
+    let ours = tracing_subscriber::filter::Targets::new()
+        .with_target("toolsearch", tracing_subscriber::filter::LevelFilter::INFO);
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(|| Redacting(std::io::stderr()))
+                .with_filter(log_filter()),
+        )
+        .with(traces.layer().with_filter(ours))
         .init();
 }
 

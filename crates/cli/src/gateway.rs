@@ -181,6 +181,10 @@ fn pool(cfg: &Config) -> Result<Pool> {
         .map_err(|e| anyhow::anyhow!("cannot start the sandbox: {e}"))
 }
 
+/// How long the spans still batched at the end may take to go.
+#[cfg(feature = "otel")]
+const TRACES_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub fn run(args: Args) -> Result<ExitCode> {
     // Before any thread allocates: a gateway runs for weeks.
     toolsearch_sandbox::bound_kept_memory();
@@ -190,6 +194,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     toolsearch_mcp::http_client::install_tls_provider();
     use_keeper()?;
     let rt = runtime(http.is_some())?;
+    #[cfg(feature = "otel")]
+    let traces =
+        toolsearch_mcp::telemetry::otlp::Traces::start(&cfg.telemetry, rt.handle().clone())?;
+    #[cfg(feature = "otel")]
+    match &traces {
+        Some(t) => crate::common::init_logs_and_traces(t),
+        None => crate::common::init_logs(),
+    }
+    #[cfg(not(feature = "otel"))]
+    crate::common::init_logs();
     let pool = pool(&cfg)?;
     let out = rt.block_on(async {
         // A signal while the servers start ends the start (their processes are
@@ -231,6 +245,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         eprintln!(
             "toolsearch: sandbox worker processes were still exiting after {SHUTDOWN_WAIT:?}"
         );
+    }
+    // The spans still batched go while the runtime that sends them runs.
+    #[cfg(feature = "otel")]
+    if let Some(t) = traces {
+        t.shutdown(TRACES_WAIT);
     }
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     out.map(|()| ExitCode::SUCCESS)

@@ -73,8 +73,12 @@ fn main() -> ExitCode {
     // Facades built without a pool of their own (`prompt-size`, `search`'s code
     // mode) start this executable as their sandbox worker.
     toolsearch::serve_if_worker();
-    common::init_logs();
     let cli = Cli::parse();
+    // The gateway sets its logs up once its configuration is read (traces
+    // may go to a collector too).
+    if !matches!(cli.command, Command::Gateway(_)) {
+        common::init_logs();
+    }
     let result = match cli.command {
         Command::Search(args) => search::run(args),
         Command::Exec(args) => exec::run(args),

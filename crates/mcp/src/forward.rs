@@ -77,7 +77,15 @@ impl Dispatcher for Forward {
         let fleet = self.fleet.clone();
         let upstream = fleet.upgrade().and_then(|f| f.server(&server));
         let name = tool.upstream_name().to_string();
-        Box::pin(async move {
+        let span = tracing::info_span!(
+            "downstream",
+            otel.name = %format!("tools/call {}", crate::text::clean_for_log(&name, 80)),
+            otel.kind = "client",
+            mcp.method.name = "tools/call",
+            gen_ai.tool.name = %crate::text::clean_for_log(&name, 80),
+            toolsearch.server = %server,
+        );
+        let work = async move {
             let Some(upstream) = upstream else {
                 return Err(unavailable(
                     &server,
@@ -105,7 +113,8 @@ impl Dispatcher for Forward {
                 }
                 answer => answer,
             }
-        })
+        };
+        Box::pin(tracing::Instrument::instrument(work, span))
     }
 }
 
@@ -156,7 +165,14 @@ async fn call(
             ))
         }
     };
-    let params = CallToolRequestParams::new(name).with_arguments(arguments);
+    let mut params = CallToolRequestParams::new(name).with_arguments(arguments);
+    // The trace goes on to the server (in `_meta`; an HTTP server's request
+    // carries it as headers too).
+    let mut meta = rmcp::model::MetaObject::new();
+    crate::telemetry::pass_on(&mut meta);
+    if !meta.is_empty() {
+        params.meta = Some(meta.into());
+    }
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer
         .send_cancellable_request(request, PeerRequestOptions::no_options())

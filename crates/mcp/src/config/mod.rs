@@ -17,6 +17,7 @@ mod limits;
 mod profiles;
 mod reload;
 mod servers;
+mod telemetry;
 
 pub use admin::AdminConfig;
 pub(crate) use auth::secure_url;
@@ -27,6 +28,7 @@ pub use limits::{Limits, PolicyConfig};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use reload::{needs_restart, RESTART_ONLY};
 pub use servers::{redact_url, ServerConfig};
+pub use telemetry::TelemetryConfig;
 
 /// A configuration problem, with the key and line it is about.
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +184,9 @@ pub struct Config {
     pub auth: Option<AuthConfig>,
     /// `[admin]`: the operator's surface (health, readiness, metrics).
     pub admin: Option<AdminConfig>,
+    /// `[telemetry]`: metrics on or off, and traces over OTLP.
+    #[serde(default)]
+    pub telemetry: TelemetryConfig,
     /// The embedding model fused with search (a sentence-transformers directory).
     /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `toolsearch model fetch`
     /// installed in the user's cache, else none (lexical search).
@@ -293,6 +298,7 @@ impl Config {
         if let Some(admin) = &self.admin {
             admin.check()?;
         }
+        self.telemetry.check()?;
         if self.mode == ModeName::Native {
             return Err(error(format!(
                 "line {}: `mode = \"native\"`: MCP clients have no provider-hosted tool \
@@ -487,6 +493,7 @@ impl Config {
             "profiles": self.profiles().iter().map(|p| p.effective(&self.http)).collect::<Vec<_>>(),
             "auth": self.auth.as_ref().map(AuthConfig::effective),
             "admin": self.admin.as_ref().map(AdminConfig::effective),
+            "telemetry": self.telemetry.effective(),
         })
     }
 }

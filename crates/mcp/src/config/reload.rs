@@ -12,6 +12,10 @@ use super::Config;
 pub const RESTART_ONLY: &[(&str, &str)] = &[
     ("http.listen", "the listening address is bound at start"),
     ("admin", "the admin surface is bound at start"),
+    (
+        "telemetry",
+        "metrics and the trace export are set up at start",
+    ),
     ("http.allowed_hosts", "the hosts served are fixed at start"),
     (
         "http.allowed_origins",

@@ -91,6 +91,9 @@ pub(crate) struct Metrics {
     names: std::sync::RwLock<Names>,
     /// Each server's object and the connections of it counted so far.
     starts_seen: Mutex<std::collections::HashMap<String, (usize, u64)>>,
+    /// `[telemetry] metrics`: off, the request path counts nothing and a
+    /// scrape answers only that.
+    enabled: bool,
 }
 
 #[derive(Default)]
@@ -100,7 +103,7 @@ struct Names {
 }
 
 impl Metrics {
-    pub(crate) fn new(servers: &[String], profiles: &[String]) -> Metrics {
+    pub(crate) fn new(servers: &[String], profiles: &[String], enabled: bool) -> Metrics {
         let mut registry = Registry::with_prefix("toolsearch");
         let calls = Family::<CallLabels, Counter>::default();
         registry.register(
@@ -268,6 +271,7 @@ impl Metrics {
             scrape: Mutex::new(()),
             names: std::sync::RwLock::default(),
             starts_seen: Mutex::default(),
+            enabled,
         }
         .configured(servers, profiles)
     }
@@ -326,6 +330,9 @@ impl Metrics {
         record: &TurnRecord,
         took: std::time::Duration,
     ) {
+        if !self.enabled {
+            return;
+        }
         let kind = match BridgeTool::from_name(name) {
             Some(BridgeTool::SearchCode) => "snippet",
             Some(BridgeTool::Search) => "search",
@@ -394,6 +401,9 @@ impl Metrics {
     /// Counts a `tools/list` answer of `served` bytes where a plain
     /// aggregator would send `aggregator`.
     pub(crate) fn listed(&self, profile: &str, served: usize, aggregator: usize) {
+        if !self.enabled {
+            return;
+        }
         let l = ProfileLabels {
             profile: self.profile(profile),
         };
@@ -416,6 +426,9 @@ impl Metrics {
     /// The text a scrape answers: the counters kept, and the gateway's state
     /// now.
     pub(crate) fn render(&self, gw: &Gateway) -> String {
+        if !self.enabled {
+            return "# toolsearch: metrics are off ([telemetry] metrics = false)\n# EOF\n".into();
+        }
         let _one = self.scrape.lock().unwrap_or_else(|p| p.into_inner());
         let mut starts = self.starts_seen.lock().unwrap_or_else(|p| p.into_inner());
         for s in gw.fleet().servers() {

@@ -198,7 +198,7 @@ impl Gateway {
         let server_names: Vec<String> = cfg.servers.iter().map(|s| s.name().to_string()).collect();
         let profile_names: Vec<String> = profiles.iter().map(|p| p.name().to_string()).collect();
         let gw = Arc::new(Gateway {
-            metrics: metrics::Metrics::new(&server_names, &profile_names),
+            metrics: metrics::Metrics::new(&server_names, &profile_names, cfg.telemetry.metrics()),
             profiles: RwLock::new(Arc::new(profiles)),
             shared,
             applying: tokio::sync::Mutex::new(()),

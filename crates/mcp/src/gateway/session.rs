@@ -18,6 +18,7 @@ use serde_json::Value;
 use toolsearch::{
     BridgeTool, CallOptions, Conversation, ErrorCode, Mode, Notifier, Session, Shape, ToolOutput,
 };
+use tracing::Instrument;
 
 use super::notes::{flush, note_queue, ToClient};
 use super::Gateway;
@@ -299,6 +300,25 @@ impl ServerHandler for GatewaySession {
             conversation,
         } = self.bound()?;
         let name = request.name.to_string();
+        // The request's span (the root of its trace, or a child of the
+        // client's): its search, describe, snippet and downstream calls are
+        // its children. Names only; arguments stay out of traces.
+        let span = tracing::info_span!(
+            "tools/call",
+            otel.name = %format!("tools/call {}", crate::text::clean_for_log(&name, 80)),
+            otel.kind = "server",
+            mcp.method.name = "tools/call",
+            gen_ai.tool.name = %crate::text::clean_for_log(&name, 80),
+            mcp.session.id = %self.id(),
+            toolsearch.profile = %self.profile_name(),
+        );
+        crate::telemetry::adopt(
+            &span,
+            &cx.meta,
+            cx.extensions
+                .get::<http::request::Parts>()
+                .map(|p| &p.headers),
+        );
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in
         // flight when the first call arrives.
@@ -355,15 +375,23 @@ impl ServerHandler for GatewaySession {
                 // a blocking thread runs them, never the runtime's.
                 let (conversation, opts, name) = (conversation.clone(), opts.clone(), name.clone());
                 let rt = tokio::runtime::Handle::current();
+                let span = span.clone();
                 tokio::task::spawn_blocking(move || {
-                    rt.block_on(conversation.handle_call_with(&name, args, &opts))
+                    rt.block_on(
+                        conversation
+                            .handle_call_with(&name, args, &opts)
+                            .instrument(span),
+                    )
                 })
                 .await
                 .unwrap_or_else(|_| {
                     ToolOutput::error(ErrorCode::Internal, "the call failed inside the gateway")
                 })
             } else {
-                conversation.handle_call_with(&name, args, &opts).await
+                conversation
+                    .handle_call_with(&name, args, &opts)
+                    .instrument(span.clone())
+                    .await
             }
         };
         tokio::pin!(work);

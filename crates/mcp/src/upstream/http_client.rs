@@ -297,6 +297,15 @@ impl StreamableHttpClient for Marking {
         };
         let is_call = matches!(&message, rmcp::model::JsonRpcMessage::Request(r)
             if matches!(r.request, rmcp::model::ClientRequest::CallToolRequest(_)));
+        // A call's trace context (see `crate::telemetry`) as W3C headers too.
+        let mut custom_headers = custom_headers;
+        if let rmcp::model::JsonRpcMessage::Request(r) = &message {
+            if let rmcp::model::ClientRequest::CallToolRequest(call) = &r.request {
+                if let Some(meta) = &call.params.meta {
+                    custom_headers.extend(crate::telemetry::header_of(meta));
+                }
+            }
+        }
         // Pages of a listing may be as large as a whole listing; a call's result
         // is held to MAX_RESULT_BYTES here, with an answer rather than a closed
         // transport.

@@ -49,6 +49,9 @@ pub struct CatalogBridge {
     /// The media items of the MCP results handed to the snippet (the only ones
     /// its answer promotes to content of their kind).
     media: Arc<super::answer::Media>,
+    /// The snippet's span: the parent of each search, describe and call the
+    /// snippet makes (they reach the host from the sandbox, outside it).
+    span: tracing::Span,
 }
 
 /// Most search notes one snippet's answer carries (a snippet makes at most a few
@@ -100,16 +103,24 @@ impl CatalogBridge {
             context,
             notes: Default::default(),
             media: Default::default(),
+            span: tracing::Span::current(),
         }
     }
 
-    pub(crate) fn from_host(host: Arc<Host>, scope: Arc<Scope>, context: CallContext) -> Self {
+    /// A bridge for one snippet whose span is `span`.
+    pub(crate) fn from_host(
+        host: Arc<Host>,
+        scope: Arc<Scope>,
+        context: CallContext,
+        span: tracing::Span,
+    ) -> Self {
         CatalogBridge {
             host,
             scope,
             context,
             notes: Default::default(),
             media: Default::default(),
+            span,
         }
     }
 
@@ -146,6 +157,7 @@ impl CatalogBridge {
 
 impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
+        let _span = tracing::info_span!(parent: &self.span, "search").entered();
         let result = self
             .host
             .search(&[query], limit.map(|l| l as usize), &self.scope)
@@ -160,6 +172,7 @@ impl Bridge for CatalogBridge {
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
+        let _span = tracing::info_span!(parent: &self.span, "describe", tool = %id).entered();
         self.host.describe(id, &self.scope).map_err(to_bridge)
     }
 
@@ -170,21 +183,26 @@ impl Bridge for CatalogBridge {
             cancel,
             ..self.context.clone()
         };
-        Box::pin(async move {
-            let (tool, v, _notes) = host.call_tool(&id, args, &scope, cx).await.map_err(|e| {
-                if let Some(content) = e.detail.as_ref().and_then(|d| d.get("content")) {
-                    media.record(content);
-                }
-                to_bridge(e)
-            })?;
-            Ok(match tool.source {
-                toolsearch_catalog::Source::Mcp => {
-                    media.record(&v["content"]);
-                    crate::host::outcome::snippet_value(v)
-                }
-                _ => v,
-            })
-        })
+        let span = tracing::info_span!(parent: &self.span, "call", otel.name = %format!("call {id}"), tool = %id);
+        Box::pin(tracing::Instrument::instrument(
+            async move {
+                let (tool, v, _notes) =
+                    host.call_tool(&id, args, &scope, cx).await.map_err(|e| {
+                        if let Some(content) = e.detail.as_ref().and_then(|d| d.get("content")) {
+                            media.record(content);
+                        }
+                        to_bridge(e)
+                    })?;
+                Ok(match tool.source {
+                    toolsearch_catalog::Source::Mcp => {
+                        media.record(&v["content"]);
+                        crate::host::outcome::snippet_value(v)
+                    }
+                    _ => v,
+                })
+            },
+            span,
+        ))
     }
 }
 

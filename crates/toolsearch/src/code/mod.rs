@@ -141,8 +141,28 @@ impl CodeMode {
             }
         };
         let scope = Arc::new(scope);
-        let bridge = Arc::new(CatalogBridge::from_host(host.clone(), scope.clone(), cx));
-        let result = pool.execute(code, bridge.clone()).await;
+        let span = tracing::info_span!(
+            "snippet",
+            code_bytes = code.len(),
+            outcome = tracing::field::Empty,
+            calls = tracing::field::Empty,
+        );
+        let bridge = Arc::new(CatalogBridge::from_host(
+            host.clone(),
+            scope.clone(),
+            cx,
+            span.clone(),
+        ));
+        let result =
+            tracing::Instrument::instrument(pool.execute(code, bridge.clone()), span.clone()).await;
+        if !span.is_disabled() {
+            let outcome = result
+                .error
+                .as_ref()
+                .map_or("ok".into(), |e| format!("{:?}", e.kind).to_lowercase());
+            span.record("outcome", outcome);
+            span.record("calls", result.calls.len());
+        }
         scope.record(|t| {
             t.turn.isolate_start_us.push(result.stats.startup_us);
             t.turn.snippet_run_us.push(result.stats.run_us);
