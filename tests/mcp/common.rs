@@ -251,7 +251,16 @@ pub type StderrLines = std::io::Lines<std::io::BufReader<std::process::ChildStde
 /// Spawns `cmd`, a gateway serving HTTP on a loopback port it prints on stderr;
 /// the process, its port, and the rest of its stderr (to be read, so that the
 /// gateway never blocks on it).
-pub fn spawn_http_gateway(mut cmd: Command) -> (std::process::Child, u16, StderrLines) {
+pub fn spawn_http_gateway(cmd: Command) -> (std::process::Child, u16, StderrLines) {
+    let (child, port, _, lines) = spawn_http_gateway_with_admin(cmd);
+    (child, port, lines)
+}
+
+/// [`spawn_http_gateway`], and the admin surface's address (`127.0.0.1:N`)
+/// when the gateway printed one before its MCP address.
+pub fn spawn_http_gateway_with_admin(
+    mut cmd: Command,
+) -> (std::process::Child, u16, Option<String>, StderrLines) {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -260,17 +269,20 @@ pub fn spawn_http_gateway(mut cmd: Command) -> (std::process::Child, u16, Stderr
         .unwrap();
     let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
     let t0 = Instant::now();
+    let mut admin = None;
     let port = loop {
         let line = lines
             .next()
             .expect("the gateway printed its address")
             .unwrap();
-        if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
+        if let Some(url) = line.strip_prefix("toolsearch: admin surface on ") {
+            admin = Some(url.trim().trim_start_matches("http://").to_string());
+        } else if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
             break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
         }
         assert!(t0.elapsed() < Duration::from_secs(60));
     };
-    (child, port, lines)
+    (child, port, admin, lines)
 }
 
 /// CPU time (user + system, in clock ticks) a process has used so far.

@@ -5,7 +5,6 @@
 //! catalog, the sandbox, and the bytes sent up front against a plain
 //! aggregator.
 
-use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -20,31 +19,14 @@ fn start_gateway(
     cfg: &std::path::Path,
     env: &[(&str, &str)],
 ) -> (std::process::Child, String, String) {
-    let mut child = Command::new(binary())
-        .args(["gateway", "--http", "127.0.0.1:0", "--config"])
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
         .arg(cfg)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let (mut mcp, mut admin) = (None, None);
-    while mcp.is_none() || admin.is_none() {
-        let line = lines
-            .next()
-            .expect("the gateway printed its addresses")
-            .unwrap();
-        if let Some(url) = line.strip_prefix("toolsearch: serving MCP on ") {
-            mcp = Some(url.trim().to_string());
-        }
-        if let Some(url) = line.strip_prefix("toolsearch: admin surface on ") {
-            admin = Some(url.trim().trim_start_matches("http://").to_string());
-        }
-    }
+        .envs(env.iter().copied());
+    let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
     std::thread::spawn(move || for _ in lines {});
-    (child, mcp.unwrap(), admin.unwrap())
+    let admin = admin.expect("the gateway printed its admin address");
+    (child, format!("http://127.0.0.1:{port}/mcp"), admin)
 }
 
 /// One instant query of Prometheus's HTTP API: its result vector.

@@ -228,27 +228,27 @@ async fn a_snippet_s_span_tree_reaches_an_otlp_receiver_and_its_trace_goes_on_to
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     check_tree(&receiver, trace2, parent2, &answer).await;
 
-    // Not sampled by the client: nothing is exported, and the server is told
-    // the same decision (the trace goes on with its flags `00`).
+    // Not sampled by the client: nothing of it is exported, and its servers
+    // are told the same decision (its context goes on, flagged `00`).
     let trace3 = "11111111111111111111111111111111";
     let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "tool_search_code", "arguments": {"code": SNIPPET}}});
     let header = format!("00-{trace3}-{parent}-00");
     let (_, _, answer) = post(&http, &url, Some(&sid), Some(&header), call).await;
     assert_eq!(answer["result"]["isError"], false, "{answer}");
-    let seen = returned(&answer);
-    for got in &seen {
+    for got in returned(&answer) {
         let h = got["header"].as_str().unwrap_or_default();
         assert!(
             h.starts_with(&format!("00-{trace3}-")) && h.ends_with("-00"),
-            "{seen:?}"
+            "{got}"
         );
-        assert_eq!(got["meta"], got["header"], "{seen:?}");
+        assert_eq!(got["meta"], got["header"], "{got}");
     }
 
     // The gateway's stop sends what is batched; the receiver refused nothing.
     let _ = nix_term(&gw);
-    let _ = gw.wait();
+    let status = gw.wait().unwrap();
+    assert!(status.success(), "the gateway's stop: {status:?}");
     let lines = receiver.json_lines();
     assert!(
         lines.iter().all(|l| l.get("refused").is_none()),

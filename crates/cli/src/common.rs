@@ -156,19 +156,19 @@ fn log_filter() -> tracing_subscriber::EnvFilter {
 }
 
 /// [`init_logs`], and the spans of toolsearch's own crates (with their
-/// events) go to `traces` as well, whatever `TOOLSEARCH_LOG` says.
+/// warnings) go to `traces` as well, whatever `TOOLSEARCH_LOG` says. Under a
+/// request whose trace is not sampled they are not made, for the logs either.
 #[cfg(feature = "otel")]
 pub fn init_logs_and_traces(traces: &toolsearch_mcp::telemetry::otlp::Traces) {
     use tracing_subscriber::prelude::*;
-    let ours = tracing_subscriber::filter::Targets::new()
-        .with_target("toolsearch", tracing_subscriber::filter::LevelFilter::INFO);
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(|| Redacting(std::io::stderr()))
                 .with_filter(log_filter()),
         )
-        .with(traces.layer().with_filter(ours))
+        // Last: its gate decides which of toolsearch's spans are made at all.
+        .with(traces.layer())
         .init();
 }
 

@@ -246,10 +246,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "toolsearch: sandbox worker processes were still exiting after {SHUTDOWN_WAIT:?}"
         );
     }
-    // The spans still batched go while the runtime that sends them runs.
+    // The spans still batched go while the runtime that sends them runs (a
+    // stdio gateway's runtime runs tasks only inside `block_on`).
     #[cfg(feature = "otel")]
     if let Some(t) = traces {
-        t.shutdown(TRACES_WAIT);
+        let _ = rt.block_on(async move {
+            tokio::task::spawn_blocking(move || t.shutdown(TRACES_WAIT)).await
+        });
     }
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     out.map(|()| ExitCode::SUCCESS)

@@ -10,6 +10,7 @@ mod bench;
 mod bench_docs;
 mod bench_fused;
 mod bench_gateway;
+mod bench_telemetry;
 mod bench_lazy;
 mod bench_node;
 mod bench_os;
@@ -46,6 +47,9 @@ enum Command {
     Bench(bench::Args),
     /// The latency the gateway adds to a direct call of a downstream tool.
     BenchGateway(bench_gateway::Args),
+    /// What metrics and traces add to a call's latency: gateways differing
+    /// only in `[telemetry]`, called in turn.
+    BenchTelemetry(bench_telemetry::Args),
     /// Start time, first call and footprint of a gateway over many slow servers,
     /// `lazy = false` against `lazy = true`.
     BenchLazy(bench_lazy::Args),
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Bench(args) => bench::run(args),
         Command::BenchGateway(args) => bench_gateway::run(args),
+        Command::BenchTelemetry(args) => bench_telemetry::run(args),
         Command::BenchLazy(args) => bench_lazy::run(args),
         Command::BenchProfiles(args) => bench_profiles::run(args),
         Command::SlowServer(args) => slow_server::run(args),

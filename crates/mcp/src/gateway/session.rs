@@ -304,13 +304,15 @@ impl ServerHandler for GatewaySession {
         // client's): its search, describe, snippet and downstream calls are
         // its children. Names only; arguments stay out of traces.
         let span = tracing::info_span!(
-            "tools/call",
+            crate::telemetry::REQUEST,
             otel.name = %format!("tools/call {}", crate::text::clean_for_log(&name, 80)),
             otel.kind = "server",
             mcp.method.name = "tools/call",
             gen_ai.tool.name = %crate::text::clean_for_log(&name, 80),
             mcp.session.id = %self.id(),
             toolsearch.profile = %self.profile_name(),
+            // crate::telemetry::UNSAMPLED_FIELD
+            toolsearch.unsampled = tracing::field::Empty,
         );
         crate::telemetry::adopt(
             &span,
@@ -319,6 +321,7 @@ impl ServerHandler for GatewaySession {
                 .get::<http::request::Parts>()
                 .map(|p| &p.headers),
         );
+        crate::telemetry::settle(&span);
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in
         // flight when the first call arrives.

@@ -18,6 +18,34 @@ pub mod otlp;
 
 use rmcp::model::MetaObject;
 
+/// The name of the gateway's span for one request: the root of what the
+/// gateway exports of it.
+pub(crate) const REQUEST: &str = "tools/call";
+
+/// The field a request's span gets once its trace is known not to be sampled
+/// (see [`settle`]).
+pub(crate) const UNSAMPLED_FIELD: &str = "toolsearch.unsampled";
+
+/// Settles whether the request of `span` (made with an empty
+/// [`UNSAMPLED_FIELD`], its parent adopted) is traced: unsampled, it is
+/// marked, and nothing under it is made a span for the export.
+#[cfg_attr(not(feature = "otel"), allow(unused_variables))]
+pub(crate) fn settle(span: &tracing::Span) {
+    #[cfg(feature = "otel")]
+    {
+        use opentelemetry::trace::TraceContextExt;
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        if span.is_disabled() {
+            return;
+        }
+        let cx = span.context();
+        let sc = cx.span().span_context().clone();
+        if sc.is_valid() && !sc.is_sampled() {
+            span.record(UNSAMPLED_FIELD, true);
+        }
+    }
+}
+
 /// Makes the trace context a client sent the parent of `span`: `_meta`'s
 /// first, else the HTTP request's headers. A malformed value is ignored (the
 /// span starts a trace of its own).
@@ -55,7 +83,9 @@ pub(crate) fn adopt(span: &tracing::Span, meta: &MetaObject, headers: Option<&ht
 
 /// Writes the current span's trace context into `meta` (`traceparent`, and
 /// `tracestate` when there is one), for the call it goes with. Nothing when no
-/// trace is recorded (no `otel`, no exporter, or the span is not sampled).
+/// trace is recorded (no `otel`, or no exporter). A request whose trace is not
+/// sampled passes its own context on, flagged so: its servers keep the
+/// decision.
 #[cfg_attr(not(feature = "otel"), allow(unused_variables))]
 pub(crate) fn pass_on(meta: &mut MetaObject) {
     #[cfg(feature = "otel")]

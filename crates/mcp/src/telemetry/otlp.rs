@@ -78,15 +78,29 @@ impl Traces {
         Ok(Some(Traces { provider }))
     }
 
-    /// The layer that turns a subscriber's spans into exported ones.
+    /// The layers that turn a subscriber's spans into exported ones: the
+    /// request's span and, when its trace is sampled, toolsearch's spans under
+    /// it (see [`Gate`]), with toolsearch's warnings as their events. Add it
+    /// last (outermost): the gate decides for the whole subscriber.
     pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + Send + Sync + 'static
     where
         S: tracing::Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
     {
+        use tracing_subscriber::Layer;
+        let ours = tracing_subscriber::filter::filter_fn(|m| {
+            m.target().starts_with("toolsearch")
+                && if m.is_span() {
+                    *m.level() <= tracing::Level::INFO
+                } else {
+                    *m.level() <= tracing::Level::WARN
+                }
+        });
         tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("toolsearch"))
             .with_tracked_inactivity(false)
             .with_threads(false)
+            .with_filter(ours)
+            .and_then(Gate)
     }
 
     /// Sends what is batched and stops, waiting at most `within`. Call it off
@@ -131,5 +145,125 @@ impl HttpClient for OnRuntime {
             Ok::<_, HttpError>(out.body(Bytes::from(body))?)
         });
         task.await?
+    }
+}
+
+/// The gate of toolsearch's spans while traces are exported: the gateway's
+/// request span ([`super::REQUEST`]) always passes; a span of toolsearch's
+/// crates under a request that [`super::settle`] marked unsampled is not made
+/// at all, for any layer (a trace kept at 1% costs the other 99 requests one
+/// span each, not the dozen under it), nor is one outside any request. Their
+/// work then runs in the request's span, whose context (flagged unsampled) is
+/// what a downstream call passes on. Everything else passes untouched.
+#[derive(Debug, Clone, Copy)]
+pub struct Gate;
+
+/// A request span's mark, once its trace is known not to be sampled.
+struct Unsampled;
+
+fn gated(meta: &tracing::Metadata<'_>) -> bool {
+    meta.is_span() && meta.target().starts_with("toolsearch") && meta.name() != super::REQUEST
+}
+
+impl<S> tracing_subscriber::Layer<S> for Gate
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn register_callsite(
+        &self,
+        meta: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        if gated(meta) {
+            tracing::subscriber::Interest::sometimes()
+        } else {
+            tracing::subscriber::Interest::always()
+        }
+    }
+
+    fn enabled(
+        &self,
+        meta: &tracing::Metadata<'_>,
+        cx: tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        !gated(meta)
+            || cx
+                .lookup_current()
+                .is_some_and(|s| s.extensions().get::<Unsampled>().is_none())
+    }
+
+    fn on_record(
+        &self,
+        id: &tracing::span::Id,
+        values: &tracing::span::Record<'_>,
+        cx: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        let mut marked = Marked(false);
+        values.record(&mut marked);
+        if marked.0 {
+            if let Some(span) = cx.span(id) {
+                span.extensions_mut().insert(Unsampled);
+            }
+        }
+    }
+}
+
+/// Whether a record sets [`super::UNSAMPLED_FIELD`].
+struct Marked(bool);
+
+impl tracing::field::Visit for Marked {
+    fn record_bool(&mut self, field: &tracing::field::Field, value: bool) {
+        if field.name() == super::UNSAMPLED_FIELD && value {
+            self.0 = true;
+        }
+    }
+
+    fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracing_subscriber::prelude::*;
+
+    /// Under a request marked unsampled no span of toolsearch's is made; under
+    /// one that is not, they are; outside any request, none.
+    #[test]
+    fn the_gate_makes_no_span_under_an_unsampled_request() {
+        let sub = tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::layer::Identity::new()
+                    .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
+            )
+            .with(Gate);
+        tracing::subscriber::with_default(sub, || {
+            let outside = tracing::info_span!(target: "toolsearch_mcp::x", "child");
+            assert!(outside.is_disabled(), "no span outside a request");
+            let other = tracing::info_span!(target: "rmcp::x", "theirs");
+            let _ = other;
+            let traced = tracing::info_span!(
+                target: "toolsearch_mcp::x",
+                "tools/call",
+                toolsearch.unsampled = tracing::field::Empty
+            );
+            assert!(!traced.is_disabled());
+            traced.in_scope(|| {
+                let child = tracing::info_span!(target: "toolsearch::y", "child");
+                assert!(!child.is_disabled(), "a traced request's child is made");
+            });
+            let unsampled = tracing::info_span!(
+                target: "toolsearch_mcp::x",
+                "tools/call",
+                toolsearch.unsampled = tracing::field::Empty
+            );
+            unsampled.record(crate::telemetry::UNSAMPLED_FIELD, true);
+            unsampled.in_scope(|| {
+                let child = tracing::info_span!(target: "toolsearch::y", "child");
+                assert!(child.is_disabled(), "an unsampled request's child is not made");
+                assert_eq!(
+                    tracing::Span::current().metadata().map(|m| m.name()),
+                    Some("tools/call")
+                );
+            });
+        });
     }
 }

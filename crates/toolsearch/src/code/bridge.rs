@@ -49,8 +49,9 @@ pub struct CatalogBridge {
     /// The media items of the MCP results handed to the snippet (the only ones
     /// its answer promotes to content of their kind).
     media: Arc<super::answer::Media>,
-    /// The snippet's span: the parent of each search, describe and call the
-    /// snippet makes (they reach the host from the sandbox, outside it).
+    /// The snippet's span (or, when no subscriber wants it, the nearest span
+    /// that is wanted): each search, describe and call the snippet makes runs
+    /// in it, since they reach the host from the sandbox, outside it.
     span: tracing::Span,
 }
 
@@ -157,7 +158,8 @@ impl CatalogBridge {
 
 impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
-        let _span = tracing::info_span!(parent: &self.span, "search").entered();
+        let _in = self.span.enter();
+        let _span = tracing::info_span!("search").entered();
         let result = self
             .host
             .search(&[query], limit.map(|l| l as usize), &self.scope)
@@ -172,7 +174,8 @@ impl Bridge for CatalogBridge {
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
-        let _span = tracing::info_span!(parent: &self.span, "describe", tool = %id).entered();
+        let _in = self.span.enter();
+        let _span = tracing::info_span!("describe", tool = %id).entered();
         self.host.describe(id, &self.scope).map_err(to_bridge)
     }
 
@@ -183,7 +186,17 @@ impl Bridge for CatalogBridge {
             cancel,
             ..self.context.clone()
         };
-        let span = tracing::info_span!(parent: &self.span, "call", otel.name = %format!("call {id}"), tool = %id);
+        // Made inside the snippet's span (a subscriber may want it only there);
+        // run in it, or in the snippet's when it is not wanted.
+        let span = {
+            let _in = self.span.enter();
+            tracing::info_span!("call", otel.name = %format!("call {id}"), tool = %id)
+        };
+        let span = if span.is_disabled() {
+            self.span.clone()
+        } else {
+            span
+        };
         Box::pin(tracing::Instrument::instrument(
             async move {
                 let (tool, v, _notes) =

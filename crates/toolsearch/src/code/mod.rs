@@ -147,11 +147,19 @@ impl CodeMode {
             outcome = tracing::field::Empty,
             calls = tracing::field::Empty,
         );
+        // Where the snippet's searches and calls run: its span, or the nearest
+        // one a subscriber wants (a trace's request whose snippet is not
+        // traced still passes its context on).
+        let anchor = if span.is_disabled() {
+            tracing::Span::current()
+        } else {
+            span.clone()
+        };
         let bridge = Arc::new(CatalogBridge::from_host(
             host.clone(),
             scope.clone(),
             cx,
-            span.clone(),
+            anchor,
         ));
         let result =
             tracing::Instrument::instrument(pool.execute(code, bridge.clone()), span.clone()).await;
