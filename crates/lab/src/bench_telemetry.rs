@@ -50,8 +50,14 @@ pub struct Args {
 const VARIANTS: [(&str, &str); 4] = [
     ("off", "metrics = false"),
     ("metrics", "metrics = true"),
-    ("metrics+traces_1pct", "metrics = true\nsample = 0.01\nENDPOINT"),
-    ("metrics+traces_all", "metrics = true\nsample = 1.0\nENDPOINT"),
+    (
+        "metrics+traces_1pct",
+        "metrics = true\nsample = 0.01\nENDPOINT",
+    ),
+    (
+        "metrics+traces_all",
+        "metrics = true\nsample = 1.0\nENDPOINT",
+    ),
 ];
 
 /// A stand-in collector: answers every POST with 200 and counts the bytes.
@@ -145,7 +151,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let dir = std::env::temp_dir().join(format!("toolsearch-bench-telemetry-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("toolsearch-bench-telemetry-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let report = rt.block_on(async {
         let mut gws = Vec::new();

@@ -66,7 +66,7 @@ impl TelemetryConfig {
             return Err(error(format!(
                 "[telemetry] `otlp_endpoint` `{}` is not an http(s) URL; give the collector's \
                  traces URL, such as http://127.0.0.1:4318/v1/traces",
-                crate::text::clean_for_log(url, 200)
+                super::redact_url(url).escape_debug()
             )));
         }
         Ok(())
@@ -75,9 +75,62 @@ impl TelemetryConfig {
     pub(super) fn effective(&self) -> serde_json::Value {
         serde_json::json!({
             "metrics": self.metrics(),
-            "otlp_endpoint": self.otlp_endpoint.as_deref().map(|u| crate::text::redact_urls(u).into_owned()),
+            "otlp_endpoint": self.otlp_endpoint.as_deref().map(super::redact_url),
             "sample": self.sample(),
             "service_name": self.service_name(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(sample: Option<f64>, endpoint: Option<&str>) -> TelemetryConfig {
+        TelemetryConfig {
+            sample,
+            otlp_endpoint: endpoint.map(String::from),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn bad_telemetry_settings_are_refused_with_the_key_named() {
+        let e = with(Some(1.5), None).check().unwrap_err().to_string();
+        assert!(e.contains("`sample` is 1.5"), "{e}");
+        assert!(with(Some(-0.1), None).check().is_err());
+        assert!(with(Some(0.01), None).check().is_ok());
+        if cfg!(feature = "otel") {
+            let e = with(None, Some("grpc://collector:4317"))
+                .check()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("not an http(s) URL"), "{e}");
+            assert!(with(None, Some("http://127.0.0.1:4318/v1/traces"))
+                .check()
+                .is_ok());
+        } else {
+            let e = with(None, Some("http://127.0.0.1:4318/v1/traces"))
+                .check()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("`otel` feature"), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_effective_view_hides_the_endpoint_s_secrets() {
+        let v = with(
+            None,
+            Some("https://user:pw@collector.example/v1/traces?key=s3cret"),
+        )
+        .effective();
+        let shown = v["otlp_endpoint"].as_str().unwrap();
+        assert!(
+            !shown.contains("pw") && !shown.contains("s3cret"),
+            "{shown}"
+        );
+        assert_eq!(v["sample"], 1.0);
+        assert_eq!(v["metrics"], true);
     }
 }

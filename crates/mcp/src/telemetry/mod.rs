@@ -24,6 +24,7 @@ pub(crate) const REQUEST: &str = "tools/call";
 
 /// The field a request's span gets once its trace is known not to be sampled
 /// (see [`settle`]).
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(crate) const UNSAMPLED_FIELD: &str = "toolsearch.unsampled";
 
 /// Settles whether the request of `span` (made with an empty

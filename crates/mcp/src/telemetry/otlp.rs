@@ -258,7 +258,10 @@ mod tests {
             unsampled.record(crate::telemetry::UNSAMPLED_FIELD, true);
             unsampled.in_scope(|| {
                 let child = tracing::info_span!(target: "toolsearch::y", "child");
-                assert!(child.is_disabled(), "an unsampled request's child is not made");
+                assert!(
+                    child.is_disabled(),
+                    "an unsampled request's child is not made"
+                );
                 assert_eq!(
                     tracing::Span::current().metadata().map(|m| m.name()),
                     Some("tools/call")

@@ -339,10 +339,7 @@ fn take_within<T>(queue: &Mutex<Receiver<T>>, idle: Duration) -> Option<T> {
             }
         };
         let left = until.saturating_duration_since(Instant::now());
-        return match rx.recv_timeout(left) {
-            Ok(job) => Some(job),
-            Err(_) => None,
-        };
+        return rx.recv_timeout(left).ok();
     }
 }
 
