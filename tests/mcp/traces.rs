@@ -131,14 +131,18 @@ const SNIPPET: &str = "const a = await openclaw.tools.call('mcp:traced:seen', {n
 /// whose id is the `traceparent` the server saw (header and `_meta`).
 async fn check_tree(receiver: &Script, trace: &str, client_span: &str, answer: &Value) {
     // The batch goes out within OTEL_BSP_SCHEDULE_DELAY (100 ms here).
+    // Each span goes when it ends, in whichever batch is open then: wait for
+    // the whole tree (the request, the snippet, two downstream calls).
     let complete = eventually(60, || {
-        spans_of(receiver, trace)
-            .iter()
-            .any(|s| s["name"] == "tools/call tool_search_code")
+        let spans = spans_of(receiver, trace);
+        let named = |n: &str| spans.iter().filter(|s| s["name"] == n).count();
+        named("tools/call tool_search_code") >= 1
+            && named("snippet") >= 1
+            && named("tools/call seen") >= 2
     })
     .await;
     let spans = spans_of(receiver, trace);
-    assert!(complete, "the request's span was not exported: {spans:#?}");
+    assert!(complete, "the span tree was not all exported: {spans:#?}");
     let roots: Vec<&Value> = spans
         .iter()
         .filter(|s| s["name"] == "tools/call tool_search_code")

@@ -18,6 +18,17 @@ pub mod otlp;
 
 use rmcp::model::MetaObject;
 
+/// Set once spans are exported ([`otlp::Traces::start`]): until then nothing
+/// a client sends is read.
+#[cfg(feature = "otel")]
+static EXPORTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The longest `traceparent` read (version 00 is 55 bytes) and `tracestate`
+/// kept (W3C lets a hop drop it); anything longer is ignored, so a client's
+/// junk costs nothing and never reaches a server as a header it refuses.
+const MAX_TRACEPARENT: usize = 128;
+const MAX_TRACESTATE: usize = 512;
+
 /// The name of the gateway's span for one request: the root of what the
 /// gateway exports of it.
 pub(crate) const REQUEST: &str = "tools/call";
@@ -36,7 +47,7 @@ pub(crate) fn settle(span: &tracing::Span) {
     {
         use opentelemetry::trace::TraceContextExt;
         use tracing_opentelemetry::OpenTelemetrySpanExt;
-        if span.is_disabled() {
+        if span.is_disabled() || !EXPORTING.load(std::sync::atomic::Ordering::Relaxed) {
             return;
         }
         let cx = span.context();
@@ -56,21 +67,25 @@ pub(crate) fn adopt(span: &tracing::Span, meta: &MetaObject, headers: Option<&ht
     {
         use opentelemetry::propagation::TextMapPropagator;
         use tracing_opentelemetry::OpenTelemetrySpanExt;
-        let mut carrier = std::collections::HashMap::new();
-        if let Some(parent) = meta.get_traceparent() {
-            carrier.insert("traceparent".to_string(), parent.to_string());
-            if let Some(state) = meta.get_tracestate() {
-                carrier.insert("tracestate".to_string(), state.to_string());
-            }
-        } else if let Some(h) = headers {
-            for key in ["traceparent", "tracestate"] {
-                if let Some(v) = h.get(key).and_then(|v| v.to_str().ok()) {
-                    carrier.insert(key.to_string(), v.to_string());
-                }
-            }
-        }
-        if carrier.is_empty() {
+        if !EXPORTING.load(std::sync::atomic::Ordering::Relaxed) {
             return;
+        }
+        let header = |key: &str| {
+            headers
+                .and_then(|h| h.get(key))
+                .and_then(|v| v.to_str().ok())
+        };
+        let (parent, state) = match meta.get_traceparent() {
+            Some(p) => (Some(p), meta.get_tracestate()),
+            None => (header("traceparent"), header("tracestate")),
+        };
+        let Some(parent) = parent.filter(|p| p.len() <= MAX_TRACEPARENT) else {
+            return;
+        };
+        let mut carrier = std::collections::HashMap::new();
+        carrier.insert("traceparent".to_string(), parent.to_string());
+        if let Some(state) = state.filter(|s| s.len() <= MAX_TRACESTATE) {
+            carrier.insert("tracestate".to_string(), state.to_string());
         }
         let cx = opentelemetry_sdk::propagation::TraceContextPropagator::new().extract(&carrier);
         if opentelemetry::trace::TraceContextExt::span(&cx)
@@ -94,6 +109,9 @@ pub(crate) fn pass_on(meta: &mut MetaObject) {
         use opentelemetry::propagation::TextMapPropagator;
         use opentelemetry::trace::TraceContextExt;
         use tracing_opentelemetry::OpenTelemetrySpanExt;
+        if !EXPORTING.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
         let cx = tracing::Span::current().context();
         if !cx.span().span_context().is_valid() {
             return;
@@ -104,7 +122,10 @@ pub(crate) fn pass_on(meta: &mut MetaObject) {
         if let Some(parent) = carrier.remove("traceparent") {
             meta.set_traceparent(parent);
         }
-        if let Some(state) = carrier.remove("tracestate").filter(|s| !s.is_empty()) {
+        if let Some(state) = carrier
+            .remove("tracestate")
+            .filter(|s| !s.is_empty() && s.len() <= MAX_TRACESTATE)
+        {
             meta.set_tracestate(state);
         }
     }
@@ -126,6 +147,7 @@ pub(crate) fn header_of(meta: &MetaObject) -> Vec<(http::HeaderName, http::Heade
     ];
     pairs
         .into_iter()
+        .filter(|(_, v)| v.is_some_and(|v| v.len() <= MAX_TRACESTATE))
         .filter_map(|(k, v)| Some((k, http::HeaderValue::from_str(v?).ok()?)))
         .collect()
 }
@@ -151,5 +173,7 @@ mod tests {
         let h = header_of(&meta);
         assert_eq!(h.len(), 1, "a value that is no header value is dropped");
         assert_eq!(h[0].0, "tracestate");
+        meta.set_tracestate("k=".to_string() + &"v".repeat(4000));
+        assert!(header_of(&meta).is_empty(), "an oversized value is dropped");
     }
 }

@@ -75,6 +75,7 @@ impl Traces {
             ))))
             .with_resource(resource)
             .build();
+        super::EXPORTING.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(Some(Traces { provider }))
     }
 
@@ -94,7 +95,8 @@ impl Traces {
                 } else {
                     *m.level() <= tracing::Level::WARN
                 }
-        });
+        })
+        .with_max_level_hint(tracing::level_filters::LevelFilter::INFO);
         tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("toolsearch"))
             .with_tracked_inactivity(false)
@@ -189,6 +191,13 @@ where
             || cx
                 .lookup_current()
                 .is_some_and(|s| s.extensions().get::<Unsampled>().is_none())
+    }
+
+    /// It never enables anything itself: the global level stays what the
+    /// other layers ask (without a hint every `debug!` of every crate would be
+    /// evaluated on each request).
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::OFF)
     }
 
     fn on_record(

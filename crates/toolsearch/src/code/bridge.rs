@@ -51,8 +51,10 @@ pub struct CatalogBridge {
     media: Arc<super::answer::Media>,
     /// The snippet's span (or, when no subscriber wants it, the nearest span
     /// that is wanted): each search, describe and call the snippet makes runs
-    /// in it, since they reach the host from the sandbox, outside it.
-    span: tracing::Span,
+    /// in it, since they reach the host from the sandbox, outside it. Let go
+    /// when the snippet's run ends ([`CatalogBridge::end_span`]): the sandbox
+    /// may keep the bridge a little longer.
+    span: Arc<std::sync::Mutex<tracing::Span>>,
 }
 
 /// Most search notes one snippet's answer carries (a snippet makes at most a few
@@ -104,7 +106,7 @@ impl CatalogBridge {
             context,
             notes: Default::default(),
             media: Default::default(),
-            span: tracing::Span::current(),
+            span: Arc::new(std::sync::Mutex::new(tracing::Span::none())),
         }
     }
 
@@ -121,8 +123,18 @@ impl CatalogBridge {
             context,
             notes: Default::default(),
             media: Default::default(),
-            span,
+            span: Arc::new(std::sync::Mutex::new(span)),
         }
+    }
+
+    /// The span the snippet's work runs in (none once its run ended).
+    fn span(&self) -> tracing::Span {
+        self.span.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Lets go of the snippet's span, so that it ends with the run.
+    pub(crate) fn end_span(&self) {
+        *self.span.lock().unwrap_or_else(|p| p.into_inner()) = tracing::Span::none();
     }
 
     /// What this bridge's searches said besides their hits (limit notes, names not
@@ -158,7 +170,8 @@ impl CatalogBridge {
 
 impl Bridge for CatalogBridge {
     fn search(&self, query: &str, limit: Option<u32>) -> Result<Value, BridgeError> {
-        let _in = self.span.enter();
+        let anchor = self.span();
+        let _in = anchor.enter();
         let _span = tracing::info_span!("search").entered();
         let result = self
             .host
@@ -174,7 +187,8 @@ impl Bridge for CatalogBridge {
     }
 
     fn describe(&self, id: &str) -> Result<Value, BridgeError> {
-        let _in = self.span.enter();
+        let anchor = self.span();
+        let _in = anchor.enter();
         let _span = tracing::info_span!("describe", tool = %id).entered();
         self.host.describe(id, &self.scope).map_err(to_bridge)
     }
@@ -188,15 +202,12 @@ impl Bridge for CatalogBridge {
         };
         // Made inside the snippet's span (a subscriber may want it only there);
         // run in it, or in the snippet's when it is not wanted.
+        let anchor = self.span();
         let span = {
-            let _in = self.span.enter();
+            let _in = anchor.enter();
             tracing::info_span!("call", otel.name = %format!("call {id}"), tool = %id)
         };
-        let span = if span.is_disabled() {
-            self.span.clone()
-        } else {
-            span
-        };
+        let span = if span.is_disabled() { anchor } else { span };
         Box::pin(tracing::Instrument::instrument(
             async move {
                 let (tool, v, _notes) =

@@ -163,6 +163,7 @@ impl CodeMode {
         ));
         let result =
             tracing::Instrument::instrument(pool.execute(code, bridge.clone()), span.clone()).await;
+        bridge.end_span();
         if !span.is_disabled() {
             let outcome = result
                 .error
