@@ -243,6 +243,13 @@ mod tests {
                 tracing_subscriber::layer::Identity::new()
                     .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
             )
+            // As the export's layer: toolsearch's spans, at INFO.
+            .with(
+                tracing_subscriber::layer::Identity::new().with_filter(
+                    tracing_subscriber::filter::filter_fn(|m| m.target().starts_with("toolsearch"))
+                        .with_max_level_hint(tracing::level_filters::LevelFilter::INFO),
+                ),
+            )
             .with(Gate);
         tracing::subscriber::with_default(sub, || {
             let outside = tracing::info_span!(target: "toolsearch_mcp::x", "child");
