@@ -16,17 +16,56 @@ use toolsearch_mcp::Config;
 
 use toolsearch_cli::common::print_json;
 
+/// The tool a gateway benchmark calls, and the configuration serving it
+/// (`bench-gateway`, `bench-telemetry`).
 #[derive(clap::Args)]
-pub struct Args {
-    /// The gateway configuration; the tool's server must be a stdio server in it.
+pub struct ToolArgs {
+    /// The gateway configuration serving the tool (bench-gateway: the tool's
+    /// server must be a stdio server in it).
     #[arg(long)]
-    config: PathBuf,
+    pub config: PathBuf,
     /// The tool to call: `mcp:<server>:<tool>`.
     #[arg(long, default_value = "mcp:everything:echo")]
-    tool: String,
+    pub tool: String,
     /// Its arguments (JSON object).
     #[arg(long, default_value = r#"{"message": "hi"}"#)]
-    args: String,
+    pub args: String,
+}
+
+impl ToolArgs {
+    /// `--args`, read.
+    pub fn arguments(&self) -> Result<serde_json::Map<String, Value>> {
+        let Value::Object(args) = serde_json::from_str(&self.args).context("--args is not JSON")?
+        else {
+            bail!("--args must be a JSON object");
+        };
+        Ok(args)
+    }
+}
+
+/// One call, timed in milliseconds; a tool error is an error.
+pub async fn timed_call(
+    client: &RunningService<RoleClient, ()>,
+    name: &str,
+    args: &serde_json::Map<String, Value>,
+) -> Result<f64> {
+    let t0 = Instant::now();
+    let r = client
+        .peer()
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.clone()))
+        .await
+        .with_context(|| format!("calling {name}"))?;
+    let took = t0.elapsed().as_secs_f64() * 1e3;
+    if r.is_error == Some(true) {
+        bail!("{name} answered an error: {:?}", r.content);
+    }
+    Ok(took)
+}
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    call: ToolArgs,
     /// Calls per side.
     #[arg(long, default_value_t = 200)]
     runs: usize,
@@ -45,16 +84,7 @@ async fn measure(
     let mut ms = Vec::with_capacity(runs);
     for i in 0..runs + 5 {
         tokio::time::sleep(pause).await;
-        let t0 = Instant::now();
-        let r = client
-            .peer()
-            .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.clone()))
-            .await
-            .with_context(|| format!("calling {name}"))?;
-        let took = t0.elapsed().as_secs_f64() * 1e3;
-        if r.is_error == Some(true) {
-            bail!("{name} answered an error: {:?}", r.content);
-        }
+        let took = timed_call(client, name, args).await?;
         // The first calls warm both sides up.
         if i >= 5 {
             ms.push(took);
@@ -65,8 +95,8 @@ async fn measure(
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let cfg = Config::load(&a.config)?;
-    let mut parts = a.tool.splitn(3, ':');
+    let cfg = Config::load(&a.call.config)?;
+    let mut parts = a.call.tool.splitn(3, ':');
     let (Some("mcp"), Some(server), Some(tool)) = (parts.next(), parts.next(), parts.next()) else {
         bail!("--tool must be mcp:<server>:<tool>");
     };
@@ -76,9 +106,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let Some(command) = &s.command else {
         bail!("server `{server}` is not a stdio server");
     };
-    let Value::Object(args) = serde_json::from_str(&a.args).context("--args is not JSON")? else {
-        bail!("--args must be a JSON object");
-    };
+    let args = a.call.arguments()?;
     let pause = Duration::from_millis(a.pause_ms);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -99,7 +127,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         // aggregator, the tool sent directly.
         let gw_cfg =
             std::env::temp_dir().join(format!("toolsearch-bench-{}.toml", std::process::id()));
-        let text = std::fs::read_to_string(&a.config)?;
+        let text = std::fs::read_to_string(&a.call.config)?;
         let text: String = text
             .lines()
             .filter(|l| {
@@ -126,7 +154,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let (d50, d95) = (percentile(&direct_ms, 0.5), percentile(&direct_ms, 0.95));
         let (g50, g95) = (percentile(&gw_ms, 0.5), percentile(&gw_ms, 0.95));
         anyhow::Ok(json!({
-            "tool": a.tool,
+            "tool": a.call.tool,
             "runs": a.runs,
             "pause_ms": a.pause_ms,
             "direct": {"p50_ms": d50, "p95_ms": d95},

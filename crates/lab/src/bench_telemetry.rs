@@ -7,34 +7,26 @@
 //! repetitions, and what each adds to the gateway that counts nothing.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService};
+use anyhow::{bail, Result};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
+use crate::bench_gateway::{timed_call, ToolArgs};
 use crate::eval::harness::percentile;
 use toolsearch_cli::common::print_json;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// A gateway configuration serving the tool (its servers are used; its own
-    /// `mode`, `activation` and `[telemetry]` are replaced).
-    #[arg(long)]
-    config: PathBuf,
-    /// The tool: `mcp:<server>:<tool>`.
-    #[arg(long, default_value = "mcp:everything:echo")]
-    tool: String,
-    /// Its arguments (JSON object).
-    #[arg(long, default_value = r#"{"message": "hi"}"#)]
-    args: String,
+    /// The tool and the configuration serving it (its servers are used; its
+    /// own `mode`, `activation` and `[telemetry]` are replaced).
+    #[command(flatten)]
+    call: ToolArgs,
     /// Calls per gateway and kind in each repetition.
     #[arg(long, default_value_t = 100)]
     runs: usize,
@@ -101,35 +93,14 @@ fn receiver(bytes: Arc<AtomicU64>) -> Result<u16> {
     Ok(port)
 }
 
-/// One call, timed in milliseconds.
-async fn timed(
-    client: &RunningService<RoleClient, ()>,
-    name: &str,
-    args: &serde_json::Map<String, Value>,
-) -> Result<f64> {
-    let t0 = Instant::now();
-    let r = client
-        .peer()
-        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args.clone()))
-        .await
-        .with_context(|| format!("calling {name}"))?;
-    let took = t0.elapsed().as_secs_f64() * 1e3;
-    if r.is_error == Some(true) {
-        bail!("{name} answered an error: {:?}", r.content);
-    }
-    Ok(took)
-}
-
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     percentile(&v, 0.5)
 }
 
 pub fn run(a: Args) -> Result<ExitCode> {
-    let Value::Object(args) = serde_json::from_str(&a.args).context("--args is not JSON")? else {
-        bail!("--args must be a JSON object");
-    };
-    let text = std::fs::read_to_string(&a.config)?;
+    let args = a.call.arguments()?;
+    let text = std::fs::read_to_string(&a.call.config)?;
     if text.lines().any(|l| l.trim() == "[telemetry]") {
         bail!("the config has a [telemetry] table: this benchmark sets its own");
     }
@@ -175,12 +146,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
             "code".to_string(),
             Value::String(format!(
                 "return await openclaw.tools.call({}, {});",
-                json!(a.tool),
+                json!(a.call.tool),
                 Value::Object(args.clone())
             )),
         )]);
         let kinds = [
-            ("direct", a.tool.clone(), args.clone()),
+            ("direct", a.call.tool.clone(), args.clone()),
             ("snippet", "tool_search_code".to_string(), snippet),
         ];
         // p50s[variant][kind] over the repetitions.
@@ -197,7 +168,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
                         let g = (i + j) % gws.len();
                         let (_, name, args) = &kinds[k];
                         tokio::time::sleep(pause).await;
-                        let took = timed(&gws[g], name, args).await?;
+                        let took = timed_call(&gws[g], name, args).await?;
                         if i >= 5 {
                             ms[g][k].push(took);
                         }
@@ -241,7 +212,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             out.insert(name.to_string(), Value::Object(per));
         }
         anyhow::Ok(json!({
-            "tool": a.tool,
+            "tool": a.call.tool,
             "runs_per_repeat": a.runs,
             "repeats": a.repeats,
             "pause_ms": a.pause_ms,
