@@ -248,6 +248,26 @@ async fn a_snippet_s_span_tree_reaches_an_otlp_receiver_and_its_trace_goes_on_to
         assert_eq!(got["meta"], got["header"], "{got}");
     }
 
+    // No context, and `sample = 0`: a trace of the gateway's own, not kept,
+    // goes on to its servers (one trace for the request's calls, flagged `00`),
+    // and nothing of it is exported.
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "tool_search_code", "arguments": {"code": SNIPPET}}});
+    let (_, _, answer) = post(&http, &url, Some(&sid), None, call).await;
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let seen = returned(&answer);
+    let trace4 = seen[0]["header"].as_str().unwrap_or_default();
+    let trace4 = trace4.get(3..35).unwrap_or_default().to_string();
+    for got in &seen {
+        let h = got["header"].as_str().unwrap_or_default();
+        assert!(
+            h.len() == 55 && h[3..35] == trace4 && h.ends_with("-00"),
+            "{got}"
+        );
+        assert_eq!(got["meta"], got["header"], "{got}");
+    }
+    assert!(![trace, trace2, trace3].contains(&trace4.as_str()));
+
     // The gateway's stop sends what is batched; the receiver refused nothing.
     let _ = nix_term(&gw);
     let status = gw.wait().unwrap();
@@ -258,6 +278,7 @@ async fn a_snippet_s_span_tree_reaches_an_otlp_receiver_and_its_trace_goes_on_to
         "{lines:#?}"
     );
     assert!(spans_of(&receiver, trace3).is_empty());
+    assert!(spans_of(&receiver, &trace4).is_empty());
 }
 
 /// Asks the gateway to stop (SIGTERM), as an operator would.
@@ -265,4 +286,94 @@ fn nix_term(child: &Child) -> std::io::Result<std::process::ExitStatus> {
     Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
+}
+
+/// A stdio gateway whose batch would wait ten minutes: its stop (the client
+/// closes stdin) sends the batch before it exits, and a request that came with
+/// no trace context is the root of a trace of its own, passed on to its server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the fixtures' Python packages (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn a_stdio_gateway_sends_its_last_batch_at_its_stop_and_roots_a_trace_of_its_own() {
+    use std::io::Write;
+    let receiver = Script::start("otlp_receiver.py");
+    let server = Script::start("traced_server.py");
+    let cfg = temp_path("traces-stdio.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mode = \"code\"\nactivation = \"always\"\nsemantic = false\n\
+             [telemetry]\notlp_endpoint = \"http://127.0.0.1:{}/v1/traces\"\n\
+             service_name = \"toolsearch-under-test\"\n\n\
+             [[servers]]\nname = \"traced\"\nurl = \"http://127.0.0.1:{}/mcp\"\n",
+            receiver.port, server.port
+        ),
+    )
+    .unwrap();
+    let mut gw = Command::new(binary())
+        .args(["gateway", "--config"])
+        .arg(&cfg)
+        .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = gw.stdin.take().unwrap();
+    let mut from = std::io::BufReader::new(gw.stdout.take().unwrap()).lines();
+    let mut ask = |msg: Value| -> Value {
+        writeln!(to, "{msg}").unwrap();
+        let Some(id) = msg.get("id").cloned() else {
+            return Value::Null;
+        };
+        loop {
+            let line = from.next().expect("the gateway answers").unwrap();
+            let m: Value = serde_json::from_str(&line).unwrap();
+            if m["id"] == id {
+                return m;
+            }
+        }
+    };
+    let init = ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "traces", "version": "0"}}}),
+    );
+    assert!(init["result"].is_object(), "{init}");
+    ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let answer = ask(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "tool_search_code", "arguments": {"code": SNIPPET}}}),
+    );
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    // The server saw one trace, sampled, which the client did not send.
+    let seen = returned(&answer);
+    let trace = seen[0]["header"].as_str().unwrap_or_default()[3..35].to_string();
+    assert!(
+        seen.iter().all(|s| {
+            let h = s["header"].as_str().unwrap_or_default();
+            h.len() == 55 && h[3..35] == trace && h.ends_with("-01")
+        }),
+        "{seen:?}"
+    );
+    assert!(
+        receiver.json_lines().is_empty(),
+        "the batch waits for its delay or the stop"
+    );
+
+    // The client goes: the gateway stops, and sends the batch first.
+    drop(to);
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = gw.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "the gateway did not stop"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "the gateway's stop: {status:?}");
+    // The whole tree, under a root (no parent span).
+    check_tree(&receiver, &trace, "", &answer).await;
 }

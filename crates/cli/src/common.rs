@@ -157,18 +157,25 @@ fn log_filter() -> tracing_subscriber::EnvFilter {
 
 /// [`init_logs`], and the spans of toolsearch's own crates (with their
 /// warnings) go to `traces` as well, whatever `TOOLSEARCH_LOG` says. Under a
-/// request whose trace is not sampled they are not made, for the logs either.
+/// request whose trace is not kept they are not made, for the logs either.
 #[cfg(feature = "otel")]
 pub fn init_logs_and_traces(traces: &toolsearch_mcp::telemetry::otlp::Traces) {
     use tracing_subscriber::prelude::*;
+    let logs = log_filter();
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(|| Redacting(std::io::stderr()))
                 .with_filter(log_filter()),
         )
-        // Last: its gate decides which of toolsearch's spans are made at all.
         .with(traces.layer())
+        // Last: the gate decides which of toolsearch's spans are made at all,
+        // and turns off every callsite neither the logs nor the export want.
+        .with(toolsearch_mcp::telemetry::otlp::Gate::new(move |m| {
+            tracing_subscriber::layer::Filter::<tracing_subscriber::Registry>::callsite_enabled(
+                &logs, m,
+            )
+        }))
         .init();
 }
 

@@ -1,9 +1,10 @@
 //! `toolsearch-lab bench-telemetry`: what metrics and traces add to a call's
 //! latency. Gateways that differ only in `[telemetry]` run side by side
-//! (counting off; metrics; metrics and traces kept at 1%; metrics and every
-//! trace), each exporting to a receiver in this process; the calls go to them
-//! in turn, a pause apart, so that load and drift fall on all alike. Each
-//! repetition gives each one's p50; the report gives the median over the
+//! (counting off, twice: the second shows the run's noise; metrics; metrics
+//! and traces kept at 1%; metrics and every trace), each exporting to a
+//! receiver in this process; the calls go to them in turn, a pause apart, so
+//! that load and drift fall on all alike. Each repetition starts them afresh
+//! and gives each one's p50; the report gives the median over the
 //! repetitions, and what each adds to the gateway that counts nothing.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -38,9 +39,11 @@ pub struct Args {
     pause_ms: u64,
 }
 
-/// The gateways compared: a name and their `[telemetry]`.
-const VARIANTS: [(&str, &str); 4] = [
+/// The gateways compared: a name and their `[telemetry]`. The second is the
+/// first again: what it "adds" is the noise floor of the run.
+const VARIANTS: [(&str, &str); 5] = [
     ("off", "metrics = false"),
+    ("off_again", "metrics = false"),
     ("metrics", "metrics = true"),
     (
         "metrics+traces_1pct",
@@ -93,6 +96,19 @@ fn receiver(bytes: Arc<AtomicU64>) -> Result<u16> {
     Ok(port)
 }
 
+/// The CPU time, in ns, all threads of process `pid` have run so far
+/// (`/proc/<pid>/task/*/schedstat`; 0 where there is no such file).
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     percentile(&v, 0.5)
@@ -125,21 +141,20 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let dir =
         std::env::temp_dir().join(format!("toolsearch-bench-telemetry-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
+    let mut paths = Vec::new();
+    for (name, telemetry) in VARIANTS {
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(
+            &path,
+            format!(
+                "mode = \"code\"\nactivation = \"always\"\n{kept}\n\n[telemetry]\n{}\n",
+                telemetry.replace("ENDPOINT", &endpoint)
+            ),
+        )?;
+        paths.push(path);
+    }
+    let exe = crate::toolsearch_exe()?;
     let report = rt.block_on(async {
-        let mut gws = Vec::new();
-        for (name, telemetry) in VARIANTS {
-            let path = dir.join(format!("{name}.toml"));
-            std::fs::write(
-                &path,
-                format!(
-                    "mode = \"code\"\nactivation = \"always\"\n{kept}\n\n[telemetry]\n{}\n",
-                    telemetry.replace("ENDPOINT", &endpoint)
-                ),
-            )?;
-            let mut cmd = tokio::process::Command::new(crate::toolsearch_exe()?);
-            cmd.args(["gateway", "--config"]).arg(&path);
-            gws.push(().serve(TokioChildProcess::new(cmd)?).await?);
-        }
         // The two kinds of call: the tool sent directly, and a snippet that
         // calls it once.
         let snippet = serde_json::Map::from_iter([(
@@ -155,11 +170,32 @@ pub fn run(a: Args) -> Result<ExitCode> {
             ("snippet", "tool_search_code".to_string(), snippet),
         ];
         // p50s[variant][kind] over the repetitions.
-        let mut p50s = vec![vec![Vec::new(); kinds.len()]; gws.len()];
+        let mut p50s = vec![vec![Vec::new(); kinds.len()]; VARIANTS.len()];
         let mut p95s = p50s.clone();
         let mut added = p50s.clone();
+        let mut cpu_us = vec![Vec::new(); VARIANTS.len()];
+        // Per call, what it took minus what the `off` gateway's call of the same
+        // kind took in the same round (the two a few tens of ms apart).
+        let mut paired = p50s.clone();
         let t0 = Instant::now();
-        for _ in 0..a.repeats {
+        let n = VARIANTS.len();
+        for rep in 0..a.repeats {
+            // Fresh gateways each repetition, started in a rotating order: a
+            // process's own luck (where its threads and memory land) falls on
+            // one repetition, not on its variant's every figure.
+            let mut gws = Vec::new();
+            for j in 0..n {
+                let path = &paths[(rep + j) % n];
+                let mut cmd = tokio::process::Command::new(&exe);
+                cmd.args(["gateway", "--config"]).arg(path);
+                let child = TokioChildProcess::new(cmd)?;
+                let pid = child.id().unwrap_or(0);
+                gws.push(((rep + j) % n, pid, ().serve(child).await?));
+            }
+            gws.sort_by_key(|(v, _, _)| *v);
+            let pids: Vec<u32> = gws.iter().map(|(_, p, _)| *p).collect();
+            let gws: Vec<_> = gws.into_iter().map(|(_, _, g)| g).collect();
+            let cpu0: Vec<u64> = pids.iter().map(|p| cpu_ns(*p)).collect();
             let mut ms = vec![vec![Vec::new(); kinds.len()]; gws.len()];
             for i in 0..a.runs + 5 {
                 for k in 0..kinds.len() {
@@ -177,6 +213,12 @@ pub fn run(a: Args) -> Result<ExitCode> {
             }
             for g in 0..gws.len() {
                 for k in 0..kinds.len() {
+                    let d = ms[g][k].iter().zip(&ms[0][k]).map(|(a, b)| a - b);
+                    paired[g][k].extend(d);
+                }
+            }
+            for g in 0..gws.len() {
+                for k in 0..kinds.len() {
                     ms[g][k].sort_by(f64::total_cmp);
                     p50s[g][k].push(percentile(&ms[g][k], 0.5));
                     p95s[g][k].push(percentile(&ms[g][k], 0.95));
@@ -188,9 +230,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
                     added[g][k].push(d);
                 }
             }
-        }
-        for gw in gws {
-            let _ = gw.cancel().await;
+            // The gateway's own CPU time per call (every thread; the
+            // sandbox's workers and the servers are other processes).
+            let calls = ((a.runs + 5) * kinds.len()) as f64;
+            for (g, pid) in pids.iter().enumerate() {
+                let used = cpu_ns(*pid).saturating_sub(cpu0[g]) as f64;
+                cpu_us[g].push(used / calls / 1e3);
+            }
+            for gw in gws {
+                let _ = gw.cancel().await;
+            }
         }
         let mut out = serde_json::Map::new();
         for (g, (name, _)) in VARIANTS.iter().enumerate() {
@@ -204,11 +253,21 @@ pub fn run(a: Args) -> Result<ExitCode> {
                         "p50_ms": p50,
                         "p95_ms": median(p95s[g][k].clone()),
                         "added_p50_us": median(added[g][k].clone()) * 1e3,
+                        "paired_median_us": median(paired[g][k].clone()) * 1e3,
                         "p50s_ms": p50s[g][k],
                         "ratio_p50_to_off": if base > 0.0 { p50 / base } else { 0.0 },
                     }),
                 );
             }
+            per.insert(
+                "cpu_us_per_call".into(),
+                json!({
+                    "median": median(cpu_us[g].clone()),
+                    "added": median(
+                        cpu_us[g].iter().zip(&cpu_us[0]).map(|(a, b)| a - b).collect()
+                    ),
+                }),
+            );
             out.insert(name.to_string(), Value::Object(per));
         }
         anyhow::Ok(json!({
@@ -218,7 +277,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
             "pause_ms": a.pause_ms,
             "seconds": t0.elapsed().as_secs(),
             "exported_bytes": bytes.load(Ordering::Relaxed),
-            "how": "gateways differing only in [telemetry], called in turn (interleaved); per gateway and kind the median over the repetitions of each repetition's p50; added_p50_us: median over repetitions of (p50 - the `off` gateway's p50 in the same repetition)",
+            "how": "gateways differing only in [telemetry], started afresh for each repetition and called in turn (interleaved); per gateway and kind the median over the repetitions of each repetition's p50; added_p50_us: median over repetitions of (p50 - the `off` gateway's p50 in the same repetition); paired_median_us: median over all calls of (the call - the `off` gateway's call of the same kind in the same round); cpu_us_per_call: the gateway process's CPU time (all its threads) per call, both kinds, median over repetitions, and added over `off` in the same repetition; `off_again` is `off` run twice: its figures are the run's noise",
             "variants": out,
         }))
     })?;

@@ -169,7 +169,7 @@ async fn call(
     // The trace goes on to the server (in `_meta`; an HTTP server's request
     // carries it as headers too).
     let mut meta = rmcp::model::MetaObject::new();
-    crate::telemetry::pass_on(&mut meta);
+    crate::telemetry::pass_on(&mut meta, cx.trace.as_deref());
     if !meta.is_empty() {
         params.meta = Some(meta.into());
     }

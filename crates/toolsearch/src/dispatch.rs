@@ -62,6 +62,20 @@ pub struct CallContext {
     pub principal: Option<Arc<str>>,
     /// Where progress and log messages of the running call go, if anywhere.
     pub notify: Option<Notifier>,
+    /// The caller's trace, for the dispatcher to pass on to the tool's server
+    /// (see [`CallOptions::trace`]).
+    pub trace: Option<Arc<TraceContext>>,
+}
+
+/// A W3C trace context, as a call carries it to a tool's server (MCP puts it
+/// in the request's `_meta`; over HTTP it is the `traceparent` and
+/// `tracestate` headers too).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceContext {
+    /// `00-<trace id>-<parent span id>-<flags>`.
+    pub traceparent: String,
+    /// Vendors' entries, when there are any.
+    pub tracestate: Option<String>,
 }
 
 /// How one call is run: cancellation and where its progress goes.
@@ -72,6 +86,11 @@ pub struct CallOptions {
     pub cancel: tokio_util::sync::CancellationToken,
     /// Receives progress and log messages of the tools the call runs.
     pub notify: Option<Notifier>,
+    /// The trace the call is part of, passed on to the servers of the tools it
+    /// runs when no span of the caller's own records one (a gateway passes a
+    /// request's context on this way when it keeps no trace of it: the
+    /// servers hear the same decision).
+    pub trace: Option<Arc<TraceContext>>,
 }
 
 /// Runs the real tools behind the catalog. Called only after the policy check.

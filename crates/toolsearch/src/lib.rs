@@ -69,6 +69,7 @@ pub use render::Definitions;
 pub use dispatch::{
     dispatcher_fn, echo_value, AskError, AskFuture, CallContext, CallOptions, DispatchError,
     DispatchErrorKind, DispatchFuture, Dispatcher, EchoDispatcher, FnDispatcher, Notifier, Notify,
+    TraceContext,
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage,

@@ -136,7 +136,13 @@ impl Shared {
             builder = builder.approver(Arc::new(approve::Elicit));
         }
         let recipe = recipe(cfg, &p);
-        let mut made = Profile::new(p, Arc::new(builder.build()?), seen, recipe);
+        let mut made = Profile::new(
+            p,
+            Arc::new(builder.build()?),
+            seen,
+            recipe,
+            cfg.telemetry.metrics(),
+        );
         if let Some(open) = open {
             made = made.counting_on(open.clone());
         }

@@ -75,8 +75,10 @@ pub(crate) struct Profile {
     /// makes for it (its sessions move over one by one; the count is the
     /// profile's, whichever facade they are on).
     pub(crate) open: Arc<AtomicU64>,
-    /// Its list's bytes against a plain aggregator's (see [`ListBytes`]).
+    /// Its list's bytes against a plain aggregator's (see [`ListBytes`]);
+    /// measured only when `counted` (`[telemetry] metrics`).
     pub(crate) bytes: Mutex<ListBytes>,
+    counted: bool,
     /// What its facade was made from (see `apply`).
     pub(crate) recipe: String,
 }
@@ -87,6 +89,7 @@ impl Profile {
         ts: Arc<ToolSearch>,
         seen: Seen,
         recipe: String,
+        counted: bool,
     ) -> Profile {
         let probe = ts.open(Session::new("list-changed-probe"));
         Profile {
@@ -98,6 +101,7 @@ impl Profile {
             probe,
             open: Arc::default(),
             bytes: Mutex::default(),
+            counted,
             recipe,
         }
     }
@@ -183,7 +187,8 @@ impl Profile {
     }
 
     /// What `tools/list` answers `conversation` for `snapshot`: made on a
-    /// blocking thread (every schema is serialised for the size estimate) once
+    /// blocking thread (with metrics on, every schema is serialised for the
+    /// size estimate) once
     /// per snapshot and availability of code mode, and shared by the profile's
     /// sessions; in reveal mode each session's own.
     pub(crate) async fn served(
@@ -205,6 +210,7 @@ impl Profile {
         let catalog = self.ts.host().catalog();
         let known = *self.bytes.lock().unwrap_or_else(|p| p.into_inner());
         let known = (known.snapshot == Some(snapshot)).then_some(known.aggregator);
+        let counted = self.counted;
         let (tools, bytes) = tokio::task::spawn_blocking(move || {
             let tools: Vec<rmcp::model::Tool> = conversation
                 .definitions(Provider::Mcp)
@@ -212,10 +218,14 @@ impl Profile {
                 .into_iter()
                 .filter_map(|t| serde_json::from_value(t).ok())
                 .collect();
-            let bytes = ListBytes {
-                served: list_bytes(&tools),
-                aggregator: known.unwrap_or_else(|| aggregator_bytes(&catalog)),
-                snapshot: Some(snapshot),
+            let bytes = if counted {
+                ListBytes {
+                    served: list_bytes(&tools),
+                    aggregator: known.unwrap_or_else(|| aggregator_bytes(&catalog)),
+                    snapshot: Some(snapshot),
+                }
+            } else {
+                ListBytes::default()
             };
             (tools, bytes)
         })

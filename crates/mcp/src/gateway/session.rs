@@ -302,26 +302,16 @@ impl ServerHandler for GatewaySession {
         let name = request.name.to_string();
         // The request's span (the root of its trace, or a child of the
         // client's): its search, describe, snippet and downstream calls are
-        // its children. Names only; arguments stay out of traces.
-        let span = tracing::info_span!(
-            crate::telemetry::REQUEST,
-            otel.name = %format!("tools/call {}", crate::text::clean_for_log(&name, 80)),
-            otel.kind = "server",
-            mcp.method.name = "tools/call",
-            gen_ai.tool.name = %crate::text::clean_for_log(&name, 80),
-            mcp.session.id = %self.id(),
-            toolsearch.profile = %self.profile_name(),
-            // crate::telemetry::UNSAMPLED_FIELD
-            toolsearch.unsampled = tracing::field::Empty,
-        );
-        crate::telemetry::adopt(
-            &span,
+        // its children.
+        let crate::telemetry::Request { span, trace } = crate::telemetry::request(
+            &name,
+            self.id(),
+            self.profile_name(),
             &cx.meta,
             cx.extensions
                 .get::<http::request::Parts>()
                 .map(|p| &p.headers),
         );
-        crate::telemetry::settle(&span);
         let args = Value::Object(request.arguments.unwrap_or_default());
         // The approver asks this session's client; `initialized` may still be in
         // flight when the first call arrives.
@@ -366,6 +356,7 @@ impl ServerHandler for GatewaySession {
                 notes: notes.clone(),
                 origin: cx.id.clone(),
             }))),
+            trace,
         };
         let started = std::time::Instant::now();
         // MCP clients cache `tools/list`: a reveal (reveal mode) changes this

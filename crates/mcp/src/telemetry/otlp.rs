@@ -70,39 +70,36 @@ impl Traces {
             .build();
         let provider = SdkTracerProvider::builder()
             .with_batch_exporter(exporter)
-            .with_sampler(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
-                cfg.sample(),
-            ))))
+            // The request's span is the only root, made only when its trace
+            // is kept (see `super::request`, which applies `sample`): the
+            // sampler follows that decision, and a client's.
+            .with_sampler(Sampler::ParentBased(Box::new(Sampler::AlwaysOn)))
             .with_resource(resource)
             .build();
+        super::SAMPLE.store(cfg.sample().to_bits(), std::sync::atomic::Ordering::Relaxed);
         super::EXPORTING.store(true, std::sync::atomic::Ordering::Relaxed);
         Ok(Some(Traces { provider }))
     }
 
-    /// The layers that turn a subscriber's spans into exported ones: the
-    /// request's span and, when its trace is sampled, toolsearch's spans under
-    /// it (see [`Gate`]), with toolsearch's warnings as their events. Add it
-    /// last (outermost): the gate decides for the whole subscriber.
+    /// The layer that turns a subscriber's spans into exported ones: the span
+    /// of a request whose trace is kept and toolsearch's spans under it, with
+    /// toolsearch's warnings as their events ([`Ours`]); no source locations,
+    /// no targets, no threads, no busy/idle times. Put [`Gate`] over it.
     pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + Send + Sync + 'static
     where
         S: tracing::Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
     {
         use tracing_subscriber::Layer;
-        let ours = tracing_subscriber::filter::filter_fn(|m| {
-            m.target().starts_with("toolsearch")
-                && if m.is_span() {
-                    *m.level() <= tracing::Level::INFO
-                } else {
-                    *m.level() <= tracing::Level::WARN
-                }
-        })
-        .with_max_level_hint(tracing::level_filters::LevelFilter::INFO);
         tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("toolsearch"))
             .with_tracked_inactivity(false)
             .with_threads(false)
-            .with_filter(ours)
-            .and_then(Gate)
+            .with_location(false)
+            .with_target(false)
+            // Nothing reads OpenTelemetry's own current context: the spans
+            // carry it (`OpenTelemetrySpanExt::context`).
+            .with_context_activation(false)
+            .with_filter(Ours)
     }
 
     /// Sends what is batched and stops, waiting at most `within`. Call it off
@@ -150,18 +147,88 @@ impl HttpClient for OnRuntime {
     }
 }
 
-/// The gate of toolsearch's spans while traces are exported: the gateway's
-/// request span ([`super::REQUEST`]) always passes; a span of toolsearch's
-/// crates under a request that [`super::settle`] marked unsampled is not made
-/// at all, for any layer (a trace kept at 1% costs the other 99 requests one
-/// span each, not the dozen under it), nor is one outside any request. Their
-/// work then runs in the request's span, whose context (flagged unsampled) is
-/// what a downstream call passes on. Everything else passes untouched.
+/// What the export takes: toolsearch's spans (INFO and up) and warnings,
+/// decided by the callsite alone, so that every other callsite stays off for
+/// good (`Interest::never`) and costs nothing at run time; never the span of a
+/// request whose trace is not kept ([`super::UNSAMPLED`]).
 #[derive(Debug, Clone, Copy)]
-pub struct Gate;
+pub struct Ours;
 
-/// A request span's mark, once its trace is known not to be sampled.
-struct Unsampled;
+fn ours(meta: &tracing::Metadata<'_>) -> bool {
+    meta.target().starts_with("toolsearch")
+        && meta.target() != super::UNSAMPLED
+        && if meta.is_span() {
+            *meta.level() <= tracing::Level::INFO
+        } else {
+            *meta.level() <= tracing::Level::WARN
+        }
+}
+
+impl<S> tracing_subscriber::layer::Filter<S> for Ours {
+    fn enabled(
+        &self,
+        meta: &tracing::Metadata<'_>,
+        _: &tracing_subscriber::layer::Context<'_, S>,
+    ) -> bool {
+        ours(meta)
+    }
+
+    fn callsite_enabled(
+        &self,
+        meta: &'static tracing::Metadata<'static>,
+    ) -> tracing::subscriber::Interest {
+        if ours(meta) {
+            tracing::subscriber::Interest::always()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
+
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::INFO)
+    }
+}
+
+/// The gate of toolsearch's spans while traces are exported: the gateway's
+/// request spans ([`super::REQUEST`]) always pass; any other span of
+/// toolsearch's crates is made only under a request whose trace is kept, for
+/// any layer. Under one whose trace is not kept ([`super::UNSAMPLED`]), or
+/// outside any request, none is: their work runs in the request's span (a
+/// trace kept at 1% costs the other 99 requests no span of the export's).
+///
+/// It also says `never` for every callsite neither the export ([`Ours`]) nor
+/// the logs want (`logs`: what the log layer's filter says of a callsite), so
+/// that those cost nothing. That is why it needs to be told: a layer without
+/// a filter that does not say `never` turns the filtered layers' `never`
+/// into `sometimes`, and a callsite all of them then refuse is made all the
+/// same (`tracing-subscriber` 0.3: `any_enabled` is `bits != u64::MAX`); every
+/// other crate's INFO spans and events would be made, at a cost to each
+/// request. Add it last (outermost).
+pub struct Gate {
+    logs: Box<
+        dyn Fn(&'static tracing::Metadata<'static>) -> tracing::subscriber::Interest + Send + Sync,
+    >,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate").finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    /// The gate, with what the logs want of each callsite.
+    pub fn new(
+        logs: impl Fn(&'static tracing::Metadata<'static>) -> tracing::subscriber::Interest
+            + Send
+            + Sync
+            + 'static,
+    ) -> Gate {
+        Gate {
+            logs: Box::new(logs),
+        }
+    }
+}
 
 fn gated(meta: &tracing::Metadata<'_>) -> bool {
     meta.is_span() && meta.target().starts_with("toolsearch") && meta.name() != super::REQUEST
@@ -175,10 +242,14 @@ where
         &self,
         meta: &'static tracing::Metadata<'static>,
     ) -> tracing::subscriber::Interest {
+        use tracing::subscriber::Interest;
         if gated(meta) {
-            tracing::subscriber::Interest::sometimes()
+            Interest::sometimes()
+        } else if ours(meta) || !(self.logs)(meta).is_never() {
+            // No objection: the layers' filters decide.
+            Interest::always()
         } else {
-            tracing::subscriber::Interest::always()
+            Interest::never()
         }
     }
 
@@ -187,10 +258,16 @@ where
         meta: &tracing::Metadata<'_>,
         cx: tracing_subscriber::layer::Context<'_, S>,
     ) -> bool {
-        !gated(meta)
-            || cx
-                .lookup_current()
-                .is_some_and(|s| s.extensions().get::<Unsampled>().is_none())
+        if !gated(meta) {
+            return true;
+        }
+        // The nearest request around the current span decides.
+        let request = cx.lookup_current().and_then(|current| {
+            current.scope().find(|s| {
+                s.name() == super::REQUEST && s.metadata().target().starts_with("toolsearch")
+            })
+        });
+        request.is_some_and(|r| r.metadata().target() != super::UNSAMPLED)
     }
 
     /// It never enables anything itself: the global level stays what the
@@ -199,79 +276,77 @@ where
     fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
         Some(tracing::level_filters::LevelFilter::OFF)
     }
-
-    fn on_record(
-        &self,
-        id: &tracing::span::Id,
-        values: &tracing::span::Record<'_>,
-        cx: tracing_subscriber::layer::Context<'_, S>,
-    ) {
-        let mut marked = Marked(false);
-        values.record(&mut marked);
-        if marked.0 {
-            if let Some(span) = cx.span(id) {
-                span.extensions_mut().insert(Unsampled);
-            }
-        }
-    }
-}
-
-/// Whether a record sets [`super::UNSAMPLED_FIELD`].
-struct Marked(bool);
-
-impl tracing::field::Visit for Marked {
-    fn record_bool(&mut self, field: &tracing::field::Field, value: bool) {
-        if field.name() == super::UNSAMPLED_FIELD && value {
-            self.0 = true;
-        }
-    }
-
-    fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracing::level_filters::LevelFilter;
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::layer::Identity;
     use tracing_subscriber::prelude::*;
 
-    /// Under a request marked unsampled no span of toolsearch's is made; under
-    /// one that is not, they are; outside any request, none.
+    /// As the gateway's subscriber: the logs (`logs`), the export, and the
+    /// gate over them.
+    fn subscriber(logs: Targets) -> impl tracing::Subscriber + Send + Sync {
+        let wanted = logs.clone();
+        tracing_subscriber::registry()
+            .with(Identity::new().with_filter(logs))
+            .with(Identity::new().with_filter(Ours))
+            .with(Gate::new(move |m| {
+                tracing_subscriber::layer::Filter::<tracing_subscriber::Registry>::callsite_enabled(
+                    &wanted, m,
+                )
+            }))
+    }
+
+    /// Under a request whose trace is not kept no span of toolsearch's is
+    /// made; under one that is, they are; outside any request, none; and no
+    /// other crate's span or event the logs do not want is made at all.
     #[test]
     fn the_gate_makes_no_span_under_an_unsampled_request() {
-        let sub = tracing_subscriber::registry()
-            .with(
-                tracing_subscriber::layer::Identity::new()
-                    .with_filter(tracing_subscriber::filter::LevelFilter::WARN),
-            )
-            // As the export's layer: toolsearch's spans, at INFO.
-            .with(
-                tracing_subscriber::layer::Identity::new().with_filter(
-                    tracing_subscriber::filter::filter_fn(|m| m.target().starts_with("toolsearch"))
-                        .with_max_level_hint(tracing::level_filters::LevelFilter::INFO),
-                ),
-            )
-            .with(Gate);
-        tracing::subscriber::with_default(sub, || {
+        let warn = Targets::new().with_default(LevelFilter::WARN);
+        tracing::subscriber::with_default(subscriber(warn), || {
+            let other = tracing::info_span!(target: "rmcp::x", "theirs");
+            assert!(
+                other.is_disabled(),
+                "another crate's INFO span costs nothing"
+            );
+            let mut evaluated = false;
+            tracing::info!(target: "rmcp::x", seen = { evaluated = true; 1 }, "event");
+            assert!(!evaluated, "nor does its INFO event");
             let outside = tracing::info_span!(target: "toolsearch_mcp::x", "child");
             assert!(outside.is_disabled(), "no span outside a request");
-            let other = tracing::info_span!(target: "rmcp::x", "theirs");
-            let _ = other;
-            let traced = tracing::info_span!(
-                target: "toolsearch_mcp::x",
-                "tools/call",
-                toolsearch.unsampled = tracing::field::Empty
-            );
+            let traced = tracing::info_span!(target: "toolsearch_mcp::x", "tools/call");
             assert!(!traced.is_disabled());
             traced.in_scope(|| {
                 let child = tracing::info_span!(target: "toolsearch::y", "child");
                 assert!(!child.is_disabled(), "a traced request's child is made");
+                child.in_scope(|| {
+                    let grandchild = tracing::info_span!(target: "toolsearch::z", "grandchild");
+                    assert!(!grandchild.is_disabled(), "and its children");
+                });
             });
-            let unsampled = tracing::info_span!(
-                target: "toolsearch_mcp::x",
-                "tools/call",
-                toolsearch.unsampled = tracing::field::Empty
+            let unsampled = tracing::info_span!(target: "toolsearch_mcp::unsampled", "tools/call");
+            assert_eq!(super::super::UNSAMPLED, "toolsearch_mcp::unsampled");
+            assert!(
+                unsampled.is_disabled(),
+                "not even the request's, for WARN logs"
             );
-            unsampled.record(crate::telemetry::UNSAMPLED_FIELD, true);
+            unsampled.in_scope(|| {
+                let child = tracing::info_span!(target: "toolsearch::y", "child");
+                assert!(
+                    child.is_disabled(),
+                    "an unsampled request's child is not made"
+                );
+            });
+        });
+        // Logs at INFO see the request whose trace is not kept; still nothing
+        // of toolsearch's is made under it.
+        let info = Targets::new().with_target("toolsearch", LevelFilter::INFO);
+        tracing::subscriber::with_default(subscriber(info), || {
+            let unsampled = tracing::info_span!(target: "toolsearch_mcp::unsampled", "tools/call");
+            assert!(!unsampled.is_disabled());
             unsampled.in_scope(|| {
                 let child = tracing::info_span!(target: "toolsearch::y", "child");
                 assert!(

@@ -55,6 +55,7 @@ impl Turn<'_> {
             principal: self.session.principal.as_deref().map(Arc::from),
             cancel: opts.cancel.clone(),
             notify: opts.notify.clone(),
+            trace: opts.trace.clone(),
             deadline: None,
         }
     }
