@@ -10,3 +10,4 @@ mod layers;
 mod modes;
 mod seen;
 mod semantic;
+mod trace;
