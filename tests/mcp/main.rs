@@ -18,6 +18,7 @@ mod bounds;
 mod clients;
 mod common;
 mod conformance;
+mod eras;
 mod fairness;
 mod front_door;
 mod gateway;

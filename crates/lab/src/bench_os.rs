@@ -61,8 +61,9 @@ pub fn pss_kib_tree(root: u32) -> Result<u64> {
             .sum::<u64>())
 }
 
-/// Nanoseconds on CPU of every thread of `pid` (`/proc/<pid>/task/*/schedstat`).
-fn cpu_ns(pid: u32) -> u64 {
+/// Nanoseconds on CPU of every thread of `pid` (`/proc/<pid>/task/*/schedstat`;
+/// 0 where there is no such process).
+pub fn cpu_ns(pid: u32) -> u64 {
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return 0;
     };

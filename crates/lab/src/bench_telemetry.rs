@@ -19,6 +19,7 @@ use rmcp::ServiceExt;
 use serde_json::{json, Value};
 
 use crate::bench_gateway::{timed_call, ToolArgs};
+use crate::bench_os::cpu_ns;
 use crate::eval::harness::percentile;
 use toolsearch_cli::common::print_json;
 
@@ -94,19 +95,6 @@ fn receiver(bytes: Arc<AtomicU64>) -> Result<u16> {
         }
     });
     Ok(port)
-}
-
-/// The CPU time, in ns, all threads of process `pid` have run so far
-/// (`/proc/<pid>/task/*/schedstat`; 0 where there is no such file).
-fn cpu_ns(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .filter_map(Result::ok)
-        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

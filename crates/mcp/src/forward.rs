@@ -71,12 +71,74 @@ fn vanished(server: &str, name: &str, started_now: bool) -> DispatchError {
     )
 }
 
+/// A call to a tool whose server now serves it with another definition than
+/// the one its checks were made on.
+fn changed(server: &str, name: &str, what: &str) -> DispatchError {
+    DispatchError::new(
+        DispatchErrorKind::Changed,
+        format!(
+            "server `{server}` now serves tool `{}` with other {what} than the definition this \
+             call was checked against; nothing ran. The tools changed: search again (or \
+             describe it) and call with what it serves now",
+            crate::text::clean_for_log(name, 120)
+        ),
+    )
+}
+
+/// How the definition a server serves now compares with the one a call was
+/// checked against.
+enum Live {
+    Same,
+    /// The server's current list lacks the tool.
+    Absent,
+    /// It differs in what the checks read (named).
+    Changed(&'static str),
+}
+
+/// The tool as `upstream` lists it now, read exactly as the catalog reads a
+/// listing (so an unchanged definition compares equal), against `tool`.
+fn live(upstream: &Upstream, tool: &Tool) -> Live {
+    let Some(listed) = upstream.tools() else {
+        // No list yet (an eager server still starting): the server is the
+        // judge; its own `tools/call` answers.
+        return Live::Same;
+    };
+    let name = tool.upstream_name();
+    let Some(raw) = listed
+        .iter()
+        .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    else {
+        return Live::Absent;
+    };
+    let opts = toolsearch_catalog::load::LoadOptions {
+        served_by: Some(upstream.name().to_string()),
+        ..Default::default()
+    };
+    let loaded = toolsearch_catalog::load::load_definitions(Value::Array(vec![raw.clone()]), &opts);
+    let Some(now) = loaded
+        .ok()
+        .and_then(|l| l.catalog.tools().iter().find(|t| t.upstream_name() == name).cloned())
+    else {
+        return Live::Changed("a definition the gateway cannot serve");
+    };
+    if now.input_schema != tool.input_schema || now.schema_note != tool.schema_note {
+        Live::Changed("parameters")
+    } else if now.output_schema != tool.output_schema {
+        Live::Changed("a result schema")
+    } else if now.annotations != tool.annotations {
+        Live::Changed("annotations (its safety hints)")
+    } else {
+        Live::Same
+    }
+}
+
 impl Dispatcher for Forward {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
         let server = tool.server.clone().unwrap_or_default();
         let fleet = self.fleet.clone();
         let upstream = fleet.upgrade().and_then(|f| f.server(&server));
         let name = tool.upstream_name().to_string();
+        let checked = tool.clone();
         let span = tracing::info_span!(
             "downstream",
             otel.name = %format!("tools/call {}", crate::text::clean_for_log(&name, 80)),
@@ -98,8 +160,15 @@ impl Dispatcher for Forward {
                 Err(_) if retired(&fleet, &upstream) => return Err(cut(&server)),
                 Err(why) => return Err(unavailable(&server, why)),
             };
-            if upstream.is_lazy() && !upstream.lists(&name) {
-                return Err(vanished(&server, &name, lease.started()));
+            upstream.settled_list(&cx.cancel).await;
+            // Every check the call passed (policy, destructive gating,
+            // approval, arguments) read `tool`; the server may serve another
+            // definition now (a lazy server's manifest older than the server, a
+            // `list_changed` since the search): then nothing runs.
+            match live(&upstream, &checked) {
+                Live::Same => {}
+                Live::Absent => return Err(vanished(&server, &name, lease.started())),
+                Live::Changed(what) => return Err(changed(&server, &name, what)),
             }
             let answer = call(&upstream, lease.peer().clone(), name, args, cx).await;
             drop(lease);

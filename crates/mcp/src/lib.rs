@@ -24,6 +24,7 @@ pub mod gateway;
 pub mod serve;
 pub mod telemetry;
 pub mod text;
+pub mod trust;
 pub mod upstream;
 
 /// The rmcp patches this crate relies on (`docs/rmcp-patches.md`): without them
@@ -34,7 +35,7 @@ pub mod upstream;
 /// path = "<toolsearch>/vendor/rmcp" }` to the workspace's `Cargo.toml` (the
 /// README's "Embedding" section).
 const _: () = assert!(
-    rmcp::TOOLSEARCH_PATCHES >= 5,
+    rmcp::TOOLSEARCH_PATCHES >= 6,
     "toolsearch-mcp needs the rmcp vendored in toolsearch's vendor/rmcp"
 );
 

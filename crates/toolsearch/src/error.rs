@@ -141,6 +141,10 @@ pub enum DispatchErrorKind {
     /// The backend no longer has the tool: its list changed since the catalog
     /// the call was resolved in (answered as an unknown tool).
     UnknownTool,
+    /// The backend serves the tool with another definition (schema, output
+    /// schema, annotations) than the one the call's checks were made on; nothing
+    /// ran (answered as [`ErrorCode::Stale`]: search again).
+    Changed,
 }
 
 /// A failed tool call, with a message for the model.

@@ -5193,6 +5193,40 @@ impl ServerResult {
     /// assert_eq!(result.ttl_ms, Some(0));
     /// assert_eq!(result.cache_scope, Some(CacheScope::Private));
     /// ```
+    /// toolsearch patch 0006: sets `resultType: "complete"` where a result
+    /// has none, for a peer that negotiated `2026-07-28` or newer, where
+    /// `Result.resultType` is required: results whose type carries the field
+    /// (a `CallToolResult` read from an older server's answer has `None`),
+    /// an empty result (sent as `{"resultType": "complete"}`), and a custom
+    /// result's object.
+    pub fn fill_missing_result_type(&mut self) {
+        let result_type = match self {
+            ServerResult::CompleteResult(r) => &mut r.result_type,
+            ServerResult::GetPromptResult(r) => &mut r.result_type,
+            ServerResult::ListPromptsResult(r) => &mut r.result_type,
+            ServerResult::ListResourcesResult(r) => &mut r.result_type,
+            ServerResult::ListResourceTemplatesResult(r) => &mut r.result_type,
+            ServerResult::ReadResourceResult(r) => &mut r.result_type,
+            ServerResult::ListToolsResult(r) => &mut r.result_type,
+            ServerResult::CallToolResult(r) => &mut r.result_type,
+            ServerResult::ListSkillsResult(r) => &mut r.result_type,
+            ServerResult::GetSkillResult(r) => &mut r.result_type,
+            ServerResult::EmptyResult(_) => {
+                *self = ServerResult::CustomResult(CustomResult(serde_json::json!({
+                    "resultType": "complete"
+                })));
+                return;
+            }
+            ServerResult::CustomResult(CustomResult(Value::Object(m))) => {
+                m.entry("resultType")
+                    .or_insert_with(|| Value::String("complete".into()));
+                return;
+            }
+            _ => return,
+        };
+        result_type.get_or_insert(ResultType::COMPLETE);
+    }
+
     pub fn fill_missing_cache_hints(&mut self) {
         let (result_type, ttl_ms, cache_scope) = match self {
             ServerResult::ListToolsResult(r) => (&r.result_type, &mut r.ttl_ms, &mut r.cache_scope),

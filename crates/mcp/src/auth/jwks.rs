@@ -24,8 +24,17 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// The largest key set or metadata document read.
 const MAX_DOCUMENT: usize = 256 << 10;
 
-/// Most keys kept from one set.
+/// Most keys a token without a key id is tried against (a token with one is
+/// matched by its id among every key of the set).
 const MAX_KEYS: usize = 64;
+
+/// Most usable keys in one set: a set with more is refused whole, loudly
+/// (its size is bounded by [`MAX_DOCUMENT`] too).
+const MAX_SET_KEYS: usize = 1024;
+
+/// How long past [`REFRESH`] a held set still verifies tokens while fetching
+/// it again fails (an issuer's outage): a day.
+pub const MAX_STALE: Duration = Duration::from_secs(24 * 3600);
 
 /// A key of the set, ready to verify with.
 struct Key {
@@ -64,6 +73,16 @@ impl State {
     /// every key of the algorithm's family.
     fn find(&self, kid: Option<&str>, alg: Algorithm) -> Result<Vec<DecodingKey>, String> {
         let name = format!("{alg:?}");
+        if self
+            .fetched
+            .is_some_and(|t| t.elapsed() >= REFRESH + MAX_STALE)
+        {
+            return Err(format!(
+                "the issuer's keys are over {} h old and cannot be fetched again: {}",
+                (REFRESH + MAX_STALE).as_secs() / 3600,
+                self.last_error.as_deref().unwrap_or("no fetch succeeded")
+            ));
+        }
         let found: Vec<DecodingKey> = self
             .keys
             .iter()
@@ -74,6 +93,7 @@ impl State {
             .filter(|k| k.alg.as_deref().is_none_or(|a| a == name))
             .filter(|k| k.key.family() == family(alg))
             .map(|k| k.key.clone())
+            .take(MAX_KEYS)
             .collect();
         if found.is_empty() {
             return Err(self.last_error.clone().unwrap_or_else(|| {
@@ -113,6 +133,11 @@ impl Jwks {
             state: std::sync::Mutex::default(),
             fetching: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// True when these are the keys of `issuer` found at `jwks_uri`.
+    pub(crate) fn is_for(&self, issuer: &str, jwks_uri: Option<&str>) -> bool {
+        self.issuer == issuer && self.configured.as_deref() == jwks_uri
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -191,7 +216,7 @@ impl Jwks {
         };
         // Each key on its own: one the gateway cannot use (another type, a
         // private or symmetric key) is passed over, never the whole set.
-        let keys = keys
+        let keys: Vec<Key> = keys
             .iter()
             .filter_map(|k| serde_json::from_value::<Jwk>(k.clone()).ok())
             .filter(|k| {
@@ -211,8 +236,13 @@ impl Jwks {
                     key: DecodingKey::from_jwk(&k).ok()?,
                 })
             })
-            .take(MAX_KEYS)
+            .take(MAX_SET_KEYS + 1)
             .collect();
+        if keys.len() > MAX_SET_KEYS {
+            return Err(format!(
+                "{uri} holds more than {MAX_SET_KEYS} usable keys; the set is refused whole"
+            ));
+        }
         Ok((keys, uri))
     }
 

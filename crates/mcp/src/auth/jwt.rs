@@ -34,7 +34,7 @@ pub(crate) struct Claims {
 /// The gateway as an OAuth resource server.
 pub(crate) struct OAuth {
     pub(crate) challenge: Challenge,
-    jwks: Jwks,
+    jwks: Arc<Jwks>,
     algorithms: Vec<Algorithm>,
     issuer: String,
     audiences: Vec<String>,
@@ -47,7 +47,11 @@ pub(crate) struct OAuth {
 }
 
 impl OAuth {
-    pub(crate) fn new(cfg: &AuthConfig, profiles: &[ProfileConfig]) -> anyhow::Result<OAuth> {
+    pub(crate) fn new(
+        cfg: &AuthConfig,
+        profiles: &[ProfileConfig],
+        before: Option<&OAuth>,
+    ) -> anyhow::Result<OAuth> {
         super::ring_provider::install();
         let algorithms = cfg
             .algorithms()
@@ -81,7 +85,10 @@ impl OAuth {
             // Scopes that choose a profile are not told to anyone: they would
             // name the gateway's teams to unauthenticated callers.
             challenge: Challenge::new(&cfg.resource, &cfg.issuer, scopes),
-            jwks: Jwks::new(&cfg.issuer, cfg.jwks_uri.as_deref())?,
+            jwks: match before.filter(|b| b.jwks.is_for(&cfg.issuer, cfg.jwks_uri.as_deref())) {
+                Some(b) => b.jwks.clone(),
+                None => Arc::new(Jwks::new(&cfg.issuer, cfg.jwks_uri.as_deref())?),
+            },
             algorithms,
             issuer: cfg.issuer.clone(),
             audiences,

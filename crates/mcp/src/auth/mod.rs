@@ -42,9 +42,10 @@ pub fn same(a: &[u8], b: &[u8]) -> bool {
 pub struct Caller {
     /// Its profile.
     pub profile: Arc<str>,
-    /// Who it is within the profile: a static token (by its place), an
-    /// access token's issuer and subject, or `anonymous`. A session is its
-    /// opener's: another caller of the same profile cannot drive it.
+    /// Who it is within the profile: a static token (a digest of it, see
+    /// `tokens::principal`), an access token's issuer and subject, or
+    /// `anonymous`. A session is its opener's: another caller of the same
+    /// profile cannot drive it, and a removed token's sessions end.
     pub principal: Arc<str>,
     /// The scopes its access token carries (`None`: a static token or no
     /// credential, which may do everything its profile sees).
@@ -87,11 +88,23 @@ impl Gatekeeper {
     /// # Errors
     /// A credential that cannot be read (see [`Config::needs_credentials`]).
     pub fn new(cfg: &Config) -> anyhow::Result<Gatekeeper> {
+        Gatekeeper::renewed(cfg, None)
+    }
+
+    /// [`Gatekeeper::new`] for a new configuration while `before` is in
+    /// force: the issuer's cached keys carry over when the issuer and its key
+    /// set's URL are the same (a reload that changes nothing of `[auth]`
+    /// fetches nothing, and an issuer that is down meanwhile costs no one).
+    ///
+    /// # Errors
+    /// As [`Gatekeeper::new`].
+    pub fn renewed(cfg: &Config, before: Option<&Gatekeeper>) -> anyhow::Result<Gatekeeper> {
         let tokens = tokens::Tokens::load(cfg)?;
+        let kept = before.and_then(|g| g.oauth.as_ref());
         let oauth = cfg
             .auth
             .as_ref()
-            .map(|a| jwt::OAuth::new(a, &cfg.profiles))
+            .map(|a| jwt::OAuth::new(a, &cfg.profiles, kept))
             .transpose()?;
         Ok(Gatekeeper {
             anonymous: !cfg.needs_credentials(),
@@ -103,6 +116,13 @@ impl Gatekeeper {
     /// True when `token` opens a client profile (static tokens only).
     pub fn is_client_token(&self, token: &str) -> bool {
         self.tokens.profile(token).is_some()
+    }
+
+    /// True while `principal` can still be presented: a static token that is
+    /// still configured, or any other kind (an access token's subject, or
+    /// `anonymous`, which no configuration removes).
+    pub fn admits_principal(&self, principal: &str) -> bool {
+        !principal.starts_with("token:") || self.tokens.has_principal(principal)
     }
 
     /// True when every request must bring a credential.
@@ -143,10 +163,10 @@ impl Gatekeeper {
             Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") => t.trim(),
             _ => return Err(unauthorized()),
         };
-        if let Some((profile, n)) = self.tokens.profile(token) {
+        if let Some((profile, principal)) = self.tokens.profile(token) {
             return Ok(Caller {
                 profile,
-                principal: Arc::from(format!("token:{n}")),
+                principal,
                 scopes: None,
             });
         }

@@ -92,35 +92,42 @@ impl Tokens {
         Ok(())
     }
 
-    /// The profile `sent` opens and the token's place among all, compared
-    /// against every token.
-    pub(crate) fn profile(&self, sent: &str) -> Option<(Arc<str>, usize)> {
+    /// The profile `sent` opens and the principal it is, compared against
+    /// every token.
+    pub(crate) fn profile(&self, sent: &str) -> Option<(Arc<str>, Arc<str>)> {
         let d = digest(sent);
         let mut found = None;
-        for (i, (e, profile)) in self.entries.iter().enumerate() {
+        for (e, profile) in &self.entries {
             if super::same(e, &d) {
-                found = Some((profile.clone(), i));
+                found = Some(profile.clone());
             }
         }
-        found
+        found.map(|p| (p, principal(&d)))
     }
+
+    /// True when some token of these is the principal `p` (see [`principal`]).
+    pub(crate) fn has_principal(&self, p: &str) -> bool {
+        self.entries.iter().any(|(e, _)| *principal(e) == *p)
+    }
+}
+
+/// Who a static token is: `token:` and a digest of its digest, the same
+/// after a restart and on every replica of one configuration, whatever else
+/// the configuration holds (a token's place in a list would hand its sessions
+/// to another when the list changes). It says nothing of the token.
+pub(crate) fn principal(digest: &[u8; 32]) -> Arc<str> {
+    let mut h = Sha256::new();
+    h.update(b"toolsearch principal\0");
+    h.update(digest);
+    let d = h.finalize();
+    let hex: String = d[..16].iter().map(|b| format!("{b:02x}")).collect();
+    Arc::from(format!("token:{hex}"))
 }
 
 /// The tokens of a file, with their line numbers.
 fn read_token_file(path: &Path) -> anyhow::Result<Vec<(usize, String)>> {
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        anyhow::bail!("not a regular file");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if meta.permissions().mode() & 0o077 != 0 {
-            anyhow::bail!("it is readable or writable by others: `chmod 600` it");
-        }
-    }
-    let bytes = toolsearch_catalog::read_at_most(file, MAX_TOKEN_FILE, "the file")?;
+    let bytes = crate::trust::read_trusted(path, MAX_TOKEN_FILE, crate::trust::Trust::Secret)
+        .map_err(|e| anyhow::anyhow!(e))?;
     let text = String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("the file is not UTF-8"))?;
     let tokens: Vec<(usize, String)> = text
         .lines()
@@ -152,6 +159,18 @@ mod tests {
             t.profile("alpha-token-1").unwrap().1,
             t.profile("alpha-token-2").unwrap().1
         );
+        // A principal is the token's, not its place: the same in another
+        // list, and never another token's.
+        let mut other = Tokens::default();
+        other.add("beta-token", "b", "x").unwrap();
+        other.add("alpha-token-2", "a", "x").unwrap();
+        assert_eq!(
+            other.profile("alpha-token-2").unwrap().1,
+            t.profile("alpha-token-2").unwrap().1
+        );
+        let p = t.profile("alpha-token-1").unwrap().1;
+        assert!(t.has_principal(&p) && !other.has_principal(&p));
+        assert!(!p.contains("alpha"));
         assert_eq!(t.profile("alpha-token"), None);
         assert_eq!(t.profile(""), None);
         let twice = t

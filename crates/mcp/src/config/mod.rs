@@ -211,13 +211,8 @@ impl Config {
     /// # Errors
     /// The file cannot be read, is not TOML, has unknown keys or out-of-range values.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::File::open(path)
-            .and_then(|f| toolsearch_catalog::read_at_most(f, MAX_CONFIG_BYTES, "the file"))
-            .and_then(|b| {
-                String::from_utf8(b).map_err(|_| {
-                    std::io::Error::new(std::io::ErrorKind::InvalidData, "the file is not UTF-8")
-                })
-            })
+        let text = crate::trust::read_trusted(path, MAX_CONFIG_BYTES, crate::trust::Trust::Shared)
+            .and_then(|b| String::from_utf8(b).map_err(|_| "the file is not UTF-8".to_string()))
             .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?;
         let mut cfg = Config::parse(&text)
             .map_err(|e| error(format!("{}: {}", path.display(), e.message)))?;

@@ -49,6 +49,38 @@ fn json_answer(status: u16, v: &serde_json::Value) -> http::Response<Body> {
     answer(status, "application/json", v.to_string())
 }
 
+/// The admin token of `cfg` (`None` without `[admin]`), checked as at start
+/// and at every reload alike: set, not empty, and no client's token in `gate`
+/// (the credentials the configuration gives clients).
+///
+/// # Errors
+/// The variable is not set or empty, or its token is also a client's.
+pub(crate) fn check_token(
+    cfg: &Config,
+    gate: Option<&crate::auth::Gatekeeper>,
+) -> anyhow::Result<Option<String>> {
+    let Some(admin) = &cfg.admin else {
+        return Ok(None);
+    };
+    let token = std::env::var(&admin.token_env).map_err(|_| {
+        anyhow::anyhow!(
+            "[admin] token_env names `{}`, which is not set",
+            admin.token_env
+        )
+    })?;
+    let token = token.trim().to_string();
+    if token.is_empty() {
+        anyhow::bail!("[admin] the token in `{}` is empty", admin.token_env);
+    }
+    if gate.is_some_and(|g| g.is_client_token(&token)) {
+        anyhow::bail!(
+            "[admin] the token in `{}` is also a client's token: give the admin surface its own",
+            admin.token_env
+        );
+    }
+    Ok(Some(token))
+}
+
 impl Admin {
     /// Binds `[admin] listen` of `cfg` (`None` without `[admin]`).
     ///
@@ -59,25 +91,10 @@ impl Admin {
         let Some(admin) = &cfg.admin else {
             return Ok(None);
         };
-        let token = std::env::var(&admin.token_env).map_err(|_| {
-            anyhow::anyhow!(
-                "[admin] token_env names `{}`, which is not set",
-                admin.token_env
-            )
-        })?;
-        let token = token.trim().to_string();
-        if token.is_empty() {
-            anyhow::bail!("[admin] the token in `{}` is empty", admin.token_env);
-        }
         // Client tokens that cannot be read (stdio does not need them) cannot
         // be compared; serving HTTP refuses them anyway.
         let gate = crate::auth::Gatekeeper::new(cfg).ok();
-        if gate.is_some_and(|g| g.is_client_token(&token)) {
-            anyhow::bail!(
-                "[admin] the token in `{}` is also a client's token: give the admin surface its own",
-                admin.token_env
-            );
-        }
+        let token = check_token(cfg, gate.as_ref())?.unwrap_or_default();
         let addr = admin.addr()?;
         let listener = tokio::net::TcpListener::bind(addr)
             .await

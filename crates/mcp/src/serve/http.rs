@@ -103,13 +103,18 @@ fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcce
     use rustls::pki_types::pem::PemObject;
     use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     crate::upstream::http_client::install_tls_provider();
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert)
-        .and_then(Iterator::collect)
+    use crate::trust::{read_trusted, Trust};
+    let pem = read_trusted(cert, 16 << 20, Trust::Shared)
+        .map_err(|e| anyhow::anyhow!("[http] tls_cert {}: {e}", cert.display()))?;
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<_, _>>()
         .map_err(|e| anyhow::anyhow!("[http] tls_cert {}: {e}", cert.display()))?;
     if chain.is_empty() {
         anyhow::bail!("[http] tls_cert {} holds no certificate", cert.display());
     }
-    let key = PrivateKeyDer::from_pem_file(key)
+    let key = read_trusted(key, 1 << 20, Trust::Secret)
+        .map_err(|e| e.to_string())
+        .and_then(|pem| PrivateKeyDer::from_pem_slice(&pem).map_err(|e| e.to_string()))
         .map_err(|e| anyhow::anyhow!("[http] tls_key {}: {e}", key.display()))?;
     let config = rustls::ServerConfig::builder()
         .with_no_client_auth()
@@ -141,7 +146,7 @@ pub async fn http(
     let doorway = Arc::new(Doorway {
         addr,
         tls: cfg.http.tls_cert.is_some(),
-        door: std::sync::RwLock::new(Arc::new(Door::of(cfg, addr)?)),
+        door: std::sync::RwLock::new(Arc::new(Door::of(cfg, addr, None)?)),
     });
     if let Some(r) = reload {
         r.attach(doorway.clone());
@@ -232,6 +237,7 @@ pub async fn http(
         ids: InFlight::default(),
         from,
         body_timeout: cfg.http.body_timeout(),
+        swept: std::sync::atomic::AtomicU64::new(first.generation),
     });
     let header_timeout = cfg.http.header_timeout();
     let cap = connection_cap(cfg.http.max_connections());
@@ -286,16 +292,24 @@ struct Door {
     budgets: std::collections::HashMap<String, Budget>,
     max_sessions: usize,
     tls: Option<tokio_rustls::TlsAcceptor>,
+    /// Which door this is (each made gets the next number): the front sweeps
+    /// the sessions of removed credentials once per door.
+    generation: u64,
 }
 
+static DOORS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 impl Door {
-    /// The door of `cfg` serving `addr`.
+    /// The door of `cfg` serving `addr`; `before`, the door in force, lends
+    /// the issuer's cached keys when the issuer is the same.
     ///
     /// # Errors
     /// A credential that cannot be read, a TLS identity that does not load,
-    /// or a non-loopback address without auth.
-    fn of(cfg: &Config, addr: SocketAddr) -> anyhow::Result<Door> {
-        let gate = Gatekeeper::new(cfg)?;
+    /// a non-loopback address without auth, or an admin token that is also
+    /// a client's.
+    fn of(cfg: &Config, addr: SocketAddr, before: Option<&Door>) -> anyhow::Result<Door> {
+        let gate = Gatekeeper::renewed(cfg, before.map(|d| &d.gate))?;
+        super::admin::check_token(cfg, Some(&gate))?;
         if !addr.ip().is_loopback() && !gate.requires_credentials() {
             anyhow::bail!(
                 "refusing to serve {addr}: a non-loopback address needs auth (set [http] bearer_token_env, profiles' tokens or [auth])"
@@ -322,6 +336,7 @@ impl Door {
             budgets,
             max_sessions: cfg.http.max_sessions(),
             tls,
+            generation: DOORS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 }
@@ -350,7 +365,7 @@ impl Doorway {
                 "http.tls_cert: serving HTTPS or plain HTTP changes only with a restart (the URL's scheme)"
             );
         }
-        Ok(PreparedDoor(Door::of(cfg, self.addr)?))
+        Ok(PreparedDoor(Door::of(cfg, self.addr, Some(&self.door()))?))
     }
 
     /// Puts a prepared door in force: the next request meets it.
@@ -386,9 +401,24 @@ struct Front {
     /// The hosts and origins served.
     from: Origins,
     body_timeout: Duration,
+    /// The door whose removed credentials' sessions were last ended.
+    swept: std::sync::atomic::AtomicU64,
 }
 
 impl Front {
+    /// Ends every session whose owner's credential `door` no longer has (a
+    /// removed token): its sessions end, never pass to anyone else.
+    async fn end_removed_sessions(&self, door: &Door) {
+        use rmcp::transport::streamable_http_server::session::SessionManager;
+        for id in self
+            .pins
+            .drop_where(|owner| !door.gate.admits_principal(&owner.principal))
+        {
+            tracing::info!(session = %id, "session ended: its credential was removed");
+            let _ = self.manager.close_session(&id.as_str().into()).await;
+        }
+    }
+
     async fn answer(
         &self,
         mut req: http::Request<hyper::body::Incoming>,
@@ -401,6 +431,10 @@ impl Front {
             return refuse(r.status, &r.message);
         }
         let door = self.doorway.door();
+        if self.swept.swap(door.generation, std::sync::atomic::Ordering::AcqRel) != door.generation
+        {
+            self.end_removed_sessions(&door).await;
+        }
         if let Some(doc) = &door.metadata {
             let path = req.uri().path();
             if path == crate::auth::challenge::WELL_KNOWN

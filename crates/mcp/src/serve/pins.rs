@@ -61,6 +61,19 @@ impl Pins {
         self.map().insert(id.to_string(), (owner, Instant::now()));
     }
 
+    /// Forgets every session whose owner `gone` says is gone; their ids.
+    pub(super) fn drop_where(&self, gone: impl Fn(&Owner) -> bool) -> Vec<String> {
+        let mut ids = Vec::new();
+        self.map().retain(|id, (owner, _)| {
+            let keep = !gone(owner);
+            if !keep {
+                ids.push(id.clone());
+            }
+            keep
+        });
+        ids
+    }
+
     /// Forgets session `id` (it was deleted).
     pub(super) fn unpin(&self, id: &str) {
         self.map().remove(id);

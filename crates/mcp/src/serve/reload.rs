@@ -99,7 +99,11 @@ impl Reloader {
 
     async fn reload_inner(&self) -> anyhow::Result<Reloaded> {
         let mut current = self.current.lock().await;
-        let next = Config::load(&self.path)?;
+        // Files are read off the runtime (a slow disk, a network mount).
+        let path = self.path.clone();
+        let next = tokio::task::spawn_blocking(move || Config::load(&path))
+            .await
+            .map_err(|e| anyhow::anyhow!("reading the configuration failed: {e}"))??;
         let restart = crate::config::needs_restart(&current, &next);
         if !restart.is_empty() {
             anyhow::bail!(
@@ -111,10 +115,27 @@ impl Reloader {
             .as_u64()
             .unwrap_or(0) as usize;
         let door = self.door.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        // Everything that can fail, before anything changes.
+        // Everything that can fail, before anything changes, by the same
+        // checks as at start (token files and TLS files read off the runtime).
         let opened = match &door {
-            Some(d) => Some(d.prepare(&next)?),
-            None => None,
+            Some(d) => {
+                let (d, cfg) = (d.clone(), next.clone());
+                Some(
+                    tokio::task::spawn_blocking(move || d.prepare(&cfg))
+                        .await
+                        .map_err(|e| anyhow::anyhow!("checking the configuration failed: {e}"))??,
+                )
+            }
+            None => {
+                let cfg = next.clone();
+                tokio::task::spawn_blocking(move || {
+                    let gate = crate::auth::Gatekeeper::new(&cfg).ok();
+                    super::admin::check_token(&cfg, gate.as_ref()).map(|_| ())
+                })
+                .await
+                .map_err(|e| anyhow::anyhow!("checking the configuration failed: {e}"))??;
+                None
+            }
         };
         let applied = self.gw.apply(&next).await?;
         if let (Some(d), Some(opened)) = (door, opened) {
@@ -247,16 +268,16 @@ impl Stamp {
         let Ok(meta) = std::fs::metadata(path) else {
             return Stamp(None);
         };
-        // A config file is small; one that is not is read only up to its
-        // first MiB for the hash (its stamp still moves with size and time).
-        let bytes = std::fs::File::open(path)
-            .and_then(|f| {
-                use std::io::Read;
-                let mut v = Vec::new();
-                f.take(1 << 20).read_to_end(&mut v)?;
-                Ok(v)
-            })
-            .unwrap_or_default();
+        // Only a regular file is opened (a FIFO would wait for a writer for
+        // ever); one that is not has a stamp of its type alone, and the reload
+        // it makes says why it cannot be read. A config file is small; one that
+        // is not is hashed only up to its first MiB (its stamp still moves
+        // with size and time).
+        let bytes = if meta.is_file() {
+            crate::trust::read_prefix(path, 1 << 20)
+        } else {
+            Vec::new()
+        };
         let mut h = std::collections::hash_map::DefaultHasher::new();
         bytes.hash(&mut h);
         Stamp(Some((

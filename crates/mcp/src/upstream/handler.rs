@@ -46,6 +46,8 @@ pub(crate) struct Handler {
     /// The transport marks the request each message relates to (HTTP).
     pub(crate) marked: bool,
     pub(crate) relist: Arc<tokio::sync::Notify>,
+    /// Counts each `tools/list_changed` (see `State::relists_done`).
+    pub(crate) heard: Arc<std::sync::atomic::AtomicU64>,
     pub(crate) info: ClientConfig,
 }
 
@@ -120,6 +122,8 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
         // One permit however many come: a storm makes one more listing.
+        self.heard
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.relist.notify_one();
     }
 

@@ -53,8 +53,7 @@ pub(crate) fn transport(
         .pool_idle_timeout(std::time::Duration::from_secs(20))
         .redirect(same_origin_redirects(cfg.name().to_string()));
     if let Some(path) = &cfg.ca_file {
-        let pem = std::fs::File::open(path)
-            .and_then(|f| toolsearch_catalog::read_at_most(f, 16 << 20, "the file"))
+        let pem = crate::trust::read_trusted(path, 16 << 20, crate::trust::Trust::Shared)
             .map_err(|e| anyhow::anyhow!("cannot read ca_file {}: {e}", path.display()))?;
         let roots = reqwest::Certificate::from_pem_bundle(&pem)
             .map_err(|e| anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display()))?;

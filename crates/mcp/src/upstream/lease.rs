@@ -119,3 +119,30 @@ impl Upstream {
         }
     }
 }
+
+impl Upstream {
+    /// Waits while the server has said its tools changed and the listing that
+    /// answers it has not finished (at most the startup timeout; racing
+    /// `cancel` and the server's end), so that a call is checked against the
+    /// definition the server serves now.
+    pub async fn settled_list(&self, cancel: &CancellationToken) {
+        let want = self
+            .relists_heard
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let mut pings = self.pings.subscribe();
+        let deadline = tokio::time::Instant::now() + self.startup_timeout;
+        loop {
+            {
+                let st = self.state();
+                if st.relists_done >= want || st.peer.is_none() {
+                    return;
+                }
+            }
+            tokio::select! {
+                r = pings.changed() => if r.is_err() { return },
+                () = cancel.cancelled() => return,
+                () = tokio::time::sleep_until(deadline) => return,
+            }
+        }
+    }
+}

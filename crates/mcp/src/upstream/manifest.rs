@@ -3,9 +3,13 @@
 //! call needs it.
 //!
 //! One file per server and configuration: `<dir>/<name>.<key>.json`, where the
-//! key hashes what decides which server runs (command, arguments, environment
-//! names, working directory, URL, header names). A changed configuration has
-//! another key, so it never reads an old manifest. Files are written to a
+//! key is a keyed digest of what decides what the server serves (command,
+//! arguments, environment names and values, working directory, URL, header
+//! names and values), keyed with a random secret kept in `<dir>/.key` (0600),
+//! so that neither the file nor its name says anything of the values. A
+//! changed configuration has another key, so it never reads an old manifest;
+//! a server changed in place (a package upgraded) is caught at its first call,
+//! which is checked against what the started server serves (`forward.rs`). Files are written to a
 //! temporary name and renamed (a reader never sees half a file), and read as
 //! untrusted: bounded like a live listing, and a corrupt, foreign or oversized
 //! file is ignored with the reason (the caller warns once), never trusted.
@@ -29,12 +33,15 @@ pub const FORMAT: &str = "toolsearch-manifest/1";
 /// The largest manifest read: a live listing's bound and room for the header.
 pub const MAX_MANIFEST_BYTES: u64 = MAX_LISTED_BYTES as u64 + (1 << 20);
 
-/// The hash of what decides which server runs: its name, command, arguments,
-/// environment names (never values), working directory, URL and header names.
-/// Each part is length-prefixed, so no two configurations share a key by
-/// moving text between fields.
-pub fn key(cfg: &ServerConfig) -> String {
+/// The keyed digest of what decides what a server serves: its name, command,
+/// arguments, environment (names and values), working directory, URL and
+/// headers (names and values), keyed with `secret`. Each part is
+/// length-prefixed, so no two configurations share a key by moving text
+/// between fields.
+pub fn key(cfg: &ServerConfig, secret: &[u8]) -> String {
     let mut h = Sha256::new();
+    h.update((secret.len() as u64).to_le_bytes());
+    h.update(secret);
     let mut part = |tag: &str, text: &str| {
         h.update(tag.as_bytes());
         h.update((text.len() as u64).to_le_bytes());
@@ -45,8 +52,9 @@ pub fn key(cfg: &ServerConfig) -> String {
     for a in &cfg.args {
         part("arg", a);
     }
-    for k in cfg.env.keys() {
+    for (k, v) in &cfg.env {
         part("env", k);
+        part("value", v);
     }
     part(
         "cwd",
@@ -56,13 +64,49 @@ pub fn key(cfg: &ServerConfig) -> String {
             .unwrap_or_default(),
     );
     part("url", cfg.url.as_deref().unwrap_or(""));
-    for k in cfg.headers.keys() {
+    for (k, v) in &cfg.headers {
         part("header", k);
+        part("value", v);
     }
-    h.finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<String>()
+    hex(&h.finalize())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The name of the secret that keys the manifests of a directory.
+const SECRET_FILE: &str = ".key";
+
+/// The secret of `dir`, made (32 random bytes, 0600) when there is none.
+/// Read by the rule for trusted secrets: one another user could have
+/// written is refused, with the reason.
+fn secret(dir: &Path) -> Result<Vec<u8>, String> {
+    let path = dir.join(SECRET_FILE);
+    if std::fs::symlink_metadata(&path).is_err() {
+        create_private_dir(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let mut bytes = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+            .map_err(|e| format!("cannot draw a secret: {e}"))?;
+        // Two gateways may race here: the first file made wins, and both read it.
+        let made = open_private(&path).and_then(|mut f| {
+            f.write_all(hex(&bytes).as_bytes())?;
+            f.sync_all()
+        });
+        if let Err(e) = made {
+            if e.kind() != std::io::ErrorKind::AlreadyExists {
+                let _ = std::fs::remove_file(&path);
+                return Err(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+    }
+    let bytes = crate::trust::read_trusted(&path, 1024, crate::trust::Trust::Secret)
+        .map_err(|e| format!("its key {} is not trusted: {e}", path.display()))?;
+    if bytes.len() < 32 {
+        return Err(format!("its key {} is too short", path.display()));
+    }
+    Ok(bytes)
 }
 
 /// A manifest as read.
@@ -89,9 +133,11 @@ struct File {
 /// One server's manifest file.
 #[derive(Debug)]
 pub struct Store {
-    path: PathBuf,
+    dir: PathBuf,
+    cfg: ServerConfig,
+    /// Its path and key, once the directory's secret was read (see [`Store::place`]).
+    place: std::sync::OnceLock<(PathBuf, String)>,
     server: String,
-    key: String,
     /// The sequence number of the list last written: an older list finishing
     /// its write late never replaces a newer one.
     written: Mutex<u64>,
@@ -102,37 +148,58 @@ static TMP: AtomicU64 = AtomicU64::new(0);
 
 impl Store {
     /// The manifest of `cfg` in `dir`.
+    /// (Nothing is read or written until it is used.)
     pub fn new(dir: &Path, cfg: &ServerConfig) -> Store {
-        let key = key(cfg);
         Store {
-            path: dir.join(format!("{}.{}.json", cfg.name(), &key[..16])),
+            dir: dir.to_path_buf(),
+            cfg: cfg.clone(),
+            place: std::sync::OnceLock::new(),
             server: cfg.name().to_string(),
-            key,
             written: Mutex::new(0),
         }
     }
 
-    /// Its path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// Its path and key (blocking: reads, or makes, the directory's secret).
+    fn place(&self) -> Result<&(PathBuf, String), String> {
+        if let Some(p) = self.place.get() {
+            return Ok(p);
+        }
+        let key = key(&self.cfg, &secret(&self.dir)?);
+        let path = self
+            .dir
+            .join(format!("{}.{}.json", self.cfg.name(), &key[..16]));
+        Ok(self.place.get_or_init(|| (path, key)))
+    }
+
+    /// Its path for a log line: the file's, else its directory's.
+    pub fn shown(&self) -> String {
+        self.place
+            .get()
+            .map_or(&self.dir, |(p, _)| p)
+            .display()
+            .to_string()
+    }
+
+    /// Its path (blocking, as [`Store::place`]).
+    ///
+    /// # Errors
+    /// The directory's secret cannot be made or is not trusted.
+    pub fn path(&self) -> Result<PathBuf, String> {
+        self.place().map(|(p, _)| p.clone())
     }
 
     /// The manifest, `Ok(None)` when there is none, or why the file cannot be
     /// trusted (unreadable, not a manifest, another server's or configuration's,
     /// past the bounds of a live listing).
     pub fn read(&self) -> Result<Option<Manifest>, String> {
-        // Only a regular file is read (opening a FIFO would wait for a writer).
-        match std::fs::metadata(&self.path) {
-            Ok(m) if !m.is_file() => return Err("it is not a regular file".into()),
-            _ => {}
+        let (path, key) = self.place()?;
+        // Read by the rule for every file the gateway trusts: only a regular
+        // file, never one another user could have written (it decides what
+        // is served and, until the server runs, its safety hints).
+        if std::fs::symlink_metadata(path).is_err() {
+            return Ok(None);
         }
-        let f = match std::fs::File::open(&self.path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot read it: {e}")),
-        };
-        let bytes = toolsearch_catalog::read_at_most(f, MAX_MANIFEST_BYTES, "the file")
-            .map_err(|e| format!("cannot read it: {e}"))?;
+        let bytes = crate::trust::read_trusted(path, MAX_MANIFEST_BYTES, crate::trust::Trust::Shared)?;
         let file: File =
             serde_json::from_slice(&bytes).map_err(|e| format!("it is not a manifest ({e})"))?;
         if file.format != FORMAT {
@@ -141,7 +208,7 @@ impl Store {
                 crate::text::clean_for_log(&file.format, 60)
             ));
         }
-        if file.server != self.server || file.key != self.key {
+        if file.server != self.server || file.key != *key {
             return Err("it was written for another server or configuration".into());
         }
         if file.tools.len() > MAX_LISTED_TOOLS {
@@ -169,6 +236,7 @@ impl Store {
         protocol: &str,
         tools: &[Value],
     ) -> std::io::Result<Option<SystemTime>> {
+        let (path, key) = self.place().map_err(std::io::Error::other)?;
         let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
         if *written > seq {
             return Ok(None);
@@ -177,7 +245,7 @@ impl Store {
         let file = File {
             format: FORMAT.into(),
             server: self.server.clone(),
-            key: self.key.clone(),
+            key: key.clone(),
             protocol: protocol.into(),
             written_at_ms: now
                 .duration_since(UNIX_EPOCH)
@@ -185,7 +253,7 @@ impl Store {
             tools: tools.to_vec(),
         };
         let bytes = serde_json::to_vec(&file)?;
-        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let dir = path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir)?;
         let tmp = dir.join(format!(
             ".{}.{}-{}.tmp",
@@ -197,7 +265,7 @@ impl Store {
             let mut f = open_private(&tmp)?;
             f.write_all(&bytes)?;
             f.sync_all()?;
-            std::fs::rename(&tmp, &self.path)
+            std::fs::rename(&tmp, path)
         })();
         if result.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -261,15 +329,28 @@ mod tests {
         assert_eq!(store.read().expect("good").expect("present").tools, tools);
         // Another argument: another key, another file.
         let other = Store::new(&d, &server(&["2"]));
-        assert_ne!(other.path(), store.path());
+        assert_ne!(other.path().unwrap(), store.path().unwrap());
         assert!(other.read().expect("none").is_none());
-        // The secret's value is not part of the key (only the name is).
+        // A changed environment value (a mode, a version) is another key, and
+        // the key says nothing of the value: it is keyed with the directory's
+        // secret, which only the gateway's user can read.
         let text = "[[servers]]\nname = \"s\"\ncommand = \"x\"\nargs = [\"1\"]\n[servers.env]\nTOKEN = \"other\"\n";
-        let same = crate::config::Config::parse(text)
+        let changed = crate::config::Config::parse(text)
             .expect("config")
             .servers
             .remove(0);
-        assert_eq!(key(&same), key(&server(&["1"])));
+        let moved = Store::new(&d, &changed);
+        assert_ne!(moved.path().unwrap(), store.path().unwrap());
+        assert!(moved.read().expect("none").is_none());
+        let secret = secret(&d).expect("secret");
+        assert_eq!(secret.len(), 64);
+        assert_ne!(key(&changed, &secret), key(&server(&["1"]), &secret));
+        assert_ne!(key(&changed, b"another secret"), key(&changed, &secret));
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(d.join(SECRET_FILE)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
@@ -279,10 +360,12 @@ mod tests {
         let cfg = server(&[]);
         let store = Store::new(&d, &cfg);
         create_private_dir(&d).expect("dir");
+        let k = key(&cfg, &secret(&d).expect("secret"));
+        let path = store.path().expect("path");
         let cases: Vec<(Vec<u8>, &str)> = vec![
             (b"{not json".to_vec(), "not a manifest"),
             (
-                serde_json::to_vec(&serde_json::json!({"format": "other/9", "server": "s", "key": key(&cfg), "protocol": "", "written_at_ms": 0, "tools": []})).expect("json"),
+                serde_json::to_vec(&serde_json::json!({"format": "other/9", "server": "s", "key": k, "protocol": "", "written_at_ms": 0, "tools": []})).expect("json"),
                 "format",
             ),
             (
@@ -290,27 +373,27 @@ mod tests {
                 "another server",
             ),
             (
-                serde_json::to_vec(&serde_json::json!({"format": FORMAT, "server": "s", "key": key(&cfg), "protocol": "", "written_at_ms": 0, "tools": [1]})).expect("json"),
+                serde_json::to_vec(&serde_json::json!({"format": FORMAT, "server": "s", "key": k, "protocol": "", "written_at_ms": 0, "tools": [1]})).expect("json"),
                 "not an object",
             ),
         ];
         for (bytes, why) in cases {
-            std::fs::write(store.path(), &bytes).expect("write");
+            std::fs::write(&path, &bytes).expect("write");
             let e = store.read().expect_err("refused");
             assert!(e.contains(why), "{e}");
         }
         // A FIFO (or any file that is not regular) is refused, not waited on.
-        std::fs::remove_file(store.path()).expect("remove");
+        std::fs::remove_file(&path).expect("remove");
         let made = std::process::Command::new("mkfifo")
-            .arg(store.path())
+            .arg(&path)
             .status()
             .expect("mkfifo");
         assert!(made.success());
         let e = store.read().expect_err("refused");
         assert!(e.contains("not a regular file"), "{e}");
-        std::fs::remove_file(store.path()).expect("remove");
+        std::fs::remove_file(&path).expect("remove");
         // Past the bound: refused before it is parsed.
-        let f = std::fs::File::create(store.path()).expect("create");
+        let f = std::fs::File::create(&path).expect("create");
         f.set_len(MAX_MANIFEST_BYTES + 1).expect("grow");
         let e = store.read().expect_err("refused");
         assert!(e.contains("larger than"), "{e}");

@@ -9,7 +9,7 @@
 //! `manifest`), and after `idle_stop` with no call it is stopped again.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -121,6 +121,9 @@ pub(super) struct State {
     pub(super) list_changes: u64,
     /// The protocol revision it spoke when it last listed.
     pub(super) protocol: Option<String>,
+    /// How many of the `tools/list_changed` heard ([`Upstream::relists_heard`])
+    /// a finished listing answered: while fewer, a call waits for the listing.
+    pub(super) relists_done: u64,
     /// When its manifest was last written (or read, when written before).
     pub(super) manifest_at: Option<SystemTime>,
     /// Why its manifest was not used, when it was not.
@@ -134,7 +137,7 @@ pub struct Upstream {
     /// The calls in flight, where what the server sends during them goes.
     calls: Arc<Calls>,
     events: mpsc::UnboundedSender<Event>,
-    startup_timeout: Duration,
+    pub(super) startup_timeout: Duration,
     link: Option<Link>,
     pub(super) lazy: bool,
     idle_stop: Option<Duration>,
@@ -143,6 +146,8 @@ pub struct Upstream {
     pub(super) wanted: tokio::sync::Notify,
     /// Pinged at each change of state a waiting call may care about.
     pub(super) pings: tokio::sync::watch::Sender<()>,
+    /// `tools/list_changed` notifications heard from the server so far.
+    pub(super) relists_heard: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// How a connection ended.
@@ -200,6 +205,7 @@ impl Upstream {
                 lists: 0,
                 list_changes: 0,
                 protocol: None,
+                relists_done: 0,
                 manifest_at: None,
                 manifest_note: None,
             }),
@@ -212,6 +218,7 @@ impl Upstream {
             manifest,
             wanted: tokio::sync::Notify::new(),
             pings: tokio::sync::watch::Sender::new(()),
+            relists_heard: Arc::default(),
         })
     }
 
@@ -240,7 +247,7 @@ impl Upstream {
             Err(why) => {
                 tracing::warn!(
                     server = self.name(),
-                    path = %store.path().display(),
+                    path = %store.shown(),
                     reason = %why,
                     "manifest ignored; the server starts now"
                 );
@@ -429,7 +436,7 @@ impl Upstream {
                         .as_deref()
                         .is_some_and(|n| n.starts_with("not written"))
                     {
-                        tracing::warn!(server = me.name(), path = %store.path().display(), error = %e, "cannot write the server's manifest; it will start again at the next gateway start");
+                        tracing::warn!(server = me.name(), path = %store.shown(), error = %e, "cannot write the server's manifest; it will start again at the next gateway start");
                     }
                     st.manifest_note = Some(format!("not written: {e}"));
                 }
@@ -558,6 +565,7 @@ impl Upstream {
             calls: Arc::downgrade(&self.calls),
             marked: self.link.is_none() && self.cfg.command.is_none(),
             relist: relist.clone(),
+            heard: self.relists_heard.clone(),
             info: client_info(),
         };
         let (running, child) = if let Some(link) = &self.link {
@@ -576,6 +584,7 @@ impl Upstream {
             let transport = super::http_client::transport(&self.cfg, &url)?;
             (handler.serve(transport).await?, None)
         };
+        let heard = self.relists_heard.load(Ordering::SeqCst);
         let tools = list_tools(running.peer()).await?;
         let protocol = running
             .peer()
@@ -588,6 +597,7 @@ impl Upstream {
             let was_down = st.error.is_some();
             st.peer = Some(running.peer().clone());
             st.error = None;
+            st.relists_done = st.relists_done.max(heard);
             st.connections += 1;
             st.phase = Phase::Running;
             st.last_used = Instant::now();
@@ -630,8 +640,8 @@ impl Upstream {
         let peer = running.peer().clone();
         let ct = running.cancellation_token();
         let mut waiting = Box::pin(running.waiting());
-        let mut listing: Option<futures::future::BoxFuture<'static, anyhow::Result<Vec<Value>>>> =
-            None;
+        type Listed = (u64, anyhow::Result<Vec<Value>>);
+        let mut listing: Option<futures::future::BoxFuture<'static, Listed>> = None;
         let ended = loop {
             let idle = self.idle_stop;
             let idle_at = idle.map(|d| self.idle_deadline(d));
@@ -649,18 +659,26 @@ impl Upstream {
                 }
                 () = relist.notified(), if listing.is_none() => {
                     let (peer, limit, relist) = (peer.clone(), self.startup_timeout, relist.clone());
+                    let heard = self.relists_heard.clone();
                     listing = Some(Box::pin(async move {
                         // A burst settles first: what arrives meanwhile is
                         // answered by this listing, not by one more.
                         tokio::time::sleep(RELIST_SETTLE).await;
                         let _ = futures::FutureExt::now_or_never(relist.notified());
-                        tokio::time::timeout(limit, list_tools(&peer))
+                        let upto = heard.load(Ordering::SeqCst);
+                        let listed = tokio::time::timeout(limit, list_tools(&peer))
                             .await
-                            .unwrap_or_else(|_| Err(anyhow::anyhow!("its tools/list did not finish within {} ms", limit.as_millis())))
+                            .unwrap_or_else(|_| Err(anyhow::anyhow!("its tools/list did not finish within {} ms", limit.as_millis())));
+                        (upto, listed)
                     }));
                 }
-                listed = async { listing.as_mut().expect("guarded").await }, if listing.is_some() => {
+                (upto, listed) = async { listing.as_mut().expect("guarded").await }, if listing.is_some() => {
                     listing = None;
+                    // Calls waiting for this listing go on (with the new list,
+                    // or the last good one when it failed).
+                    let done = &mut self.state().relists_done;
+                    *done = (*done).max(upto);
+                    self.ping();
                     match listed {
                         Ok(tools) => {
                             let differs = self.keep_list(tools, None);

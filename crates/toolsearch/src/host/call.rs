@@ -57,6 +57,7 @@ impl Host {
                     DispatchErrorKind::Timeout => ErrorCode::Timeout,
                     DispatchErrorKind::InvalidArgs => ErrorCode::InvalidArgs,
                     DispatchErrorKind::UnknownTool => ErrorCode::UnknownTool,
+                    DispatchErrorKind::Changed => ErrorCode::Stale,
                     _ => ErrorCode::ToolError,
                 };
                 HostError {

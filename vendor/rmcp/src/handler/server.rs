@@ -317,6 +317,10 @@ impl<H: ServerHandler> Service<RoleServer> for H {
                 // and without non-object tool output (SEP-2106).
                 if is_2026_07_28_or_later {
                     result.fill_missing_cache_hints();
+                    // toolsearch patch 0006: every 2026-07-28 result says its
+                    // `resultType`, whoever built it (a result deserialized
+                    // from an older server's answer has none).
+                    result.fill_missing_result_type();
                 } else {
                     result.strip_result_type_for_legacy_peer();
                     result.strip_non_object_output_for_legacy_peer();
