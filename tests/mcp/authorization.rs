@@ -327,6 +327,12 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         ("no exp", auth.mint(json!({"aud": url, "omit": ["exp"]}))),
         ("no aud", auth.mint(json!({"aud": url, "omit": ["aud"]}))),
         ("no iss", auth.mint(json!({"aud": url, "omit": ["iss"]}))),
+        // Issue 59, item 6: each was admitted before.
+        ("no sub", auth.mint(json!({"aud": url, "omit": ["sub"]}))),
+        ("iss a list", auth.mint(json!({"aud": url, "iss_list": true}))),
+        ("crit []", auth.mint(json!({"aud": url, "crit": []}))),
+        ("crit unknown", auth.mint(json!({"aud": url, "crit": ["x-unknown"]}))),
+        ("crit exp", auth.mint(json!({"aud": url, "crit": ["exp"]}))),
     ];
     let mut answers = Vec::new();
     for (what, token) in &bad {

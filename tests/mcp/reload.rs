@@ -19,7 +19,7 @@ use crate::common::*;
 use crate::harness::{code_view, http_client, http_client_with};
 
 /// A stdio fixture server's `[[servers]]` entry.
-fn server(name: &str) -> String {
+pub(crate) fn server(name: &str) -> String {
     match name {
         "time" => {
             python_module_ok("mcp_server_time");
@@ -39,13 +39,13 @@ fn server(name: &str) -> String {
 }
 
 /// Saves `text` at `path` as editors do: a new file renamed over the old.
-fn save(path: &Path, text: &str) {
+pub(crate) fn save(path: &Path, text: &str) {
     let tmp = path.with_extension("toml.swp");
     std::fs::write(&tmp, text).unwrap();
     std::fs::rename(&tmp, path).unwrap();
 }
 
-fn sighup(pid: u32) {
+pub(crate) fn sighup(pid: u32) {
     let ok = std::process::Command::new("kill")
         .args(["-HUP", &pid.to_string()])
         .status()
@@ -56,14 +56,14 @@ fn sighup(pid: u32) {
 
 /// A gateway serving HTTP with the config at `path`, its port, and its
 /// stderr lines as they come.
-struct Running {
-    child: std::process::Child,
-    port: u16,
+pub(crate) struct Running {
+    pub(crate) child: std::process::Child,
+    pub(crate) port: u16,
     lines: mpsc::Receiver<String>,
 }
 
 impl Running {
-    fn start(path: &Path, env: &[(&str, &str)]) -> Running {
+    pub(crate) fn start(path: &Path, env: &[(&str, &str)]) -> Running {
         let mut cmd = std::process::Command::new(binary());
         cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
             .arg(path)
@@ -80,13 +80,13 @@ impl Running {
         Running { child, port, lines }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}/mcp", self.port)
     }
 
     /// The next stderr line about a new configuration (applied or refused),
     /// waiting at most 60 s.
-    async fn reload_line(&self) -> String {
+    pub(crate) async fn reload_line(&self) -> String {
         let deadline = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             match self.lines.try_recv() {

@@ -121,6 +121,12 @@ impl OAuth {
             return Err("not a JWT (opaque tokens are not introspected)".into());
         }
         let header = decode_header(token).map_err(|e| format!("unreadable header: {e}"))?;
+        // RFC 7515 §4.1.11: an extension named in `crit` that is not
+        // understood makes the token invalid, and `crit: []` must not be
+        // sent; the gateway understands none, so any `crit` is refused.
+        if raw_header(token).is_some_and(|h| h.contains_key("crit")) {
+            return Err("its header names critical extensions (`crit`), which are not understood".into());
+        }
         if !self.algorithms.contains(&header.alg) {
             return Err(format!("algorithm {:?} is not accepted", header.alg));
         }
@@ -136,7 +142,7 @@ impl OAuth {
         v.set_audience(&self.audiences);
         for key in &keys {
             match decode::<Value>(token, key, &v) {
-                Ok(data) => return Ok(self.claims(&data.claims)),
+                Ok(data) => return self.claims(&data.claims),
                 Err(e) if *e.kind() == ErrorKind::InvalidSignature => continue,
                 Err(e) => return Err(e.to_string()),
             }
@@ -144,7 +150,17 @@ impl OAuth {
         Err("the signature matches no key of the issuer".into())
     }
 
-    fn claims(&self, claims: &Value) -> Claims {
+    fn claims(&self, claims: &Value) -> Result<Claims, String> {
+        // RFC 7519: `iss` is one StringOrURI (a list holding the issuer is
+        // not); `sub` names who the token speaks for, and a session is its
+        // subject's: a token without one could drive anyone's.
+        if !claims.get("iss").is_some_and(Value::is_string) {
+            return Err("`iss` is not a single string".into());
+        }
+        let sub = match claims.get("sub").and_then(Value::as_str) {
+            Some(s) if !s.is_empty() => s,
+            _ => return Err("no `sub` claim (the subject a session belongs to)".into()),
+        };
         let mut scopes: HashSet<String> = claims
             .get("scope")
             .and_then(Value::as_str)
@@ -162,12 +178,11 @@ impl OAuth {
                 .collect(),
             _ => Vec::new(),
         };
-        let sub = claims.get("sub").and_then(Value::as_str).unwrap_or("");
-        Claims {
+        Ok(Claims {
             scopes,
             profile_values,
             principal: format!("jwt:{} {sub}", self.issuer),
-        }
+        })
     }
 
     /// The profile a valid token chooses: the first (in the config's order)
@@ -186,6 +201,19 @@ impl OAuth {
                     .find(|(s, _)| claims.scopes.contains(s))
             })
             .map(|(_, p)| p.clone())
+    }
+}
+
+/// The JSON object of a JWT's header, when it is one.
+fn raw_header(token: &str) -> Option<serde_json::Map<String, Value>> {
+    use base64::Engine;
+    let b64 = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(b64.trim_end_matches('='))
+        .ok()?;
+    match serde_json::from_slice(&bytes).ok()? {
+        Value::Object(m) => Some(m),
+        _ => None,
     }
 }
 

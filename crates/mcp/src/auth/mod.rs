@@ -183,7 +183,9 @@ impl Gatekeeper {
                 None => Err(oauth.challenge.no_profile()),
             },
             Err(why) => {
-                tracing::info!(reason = %why, "refused an access token");
+                // The reason can quote the token's header (its `kid`): a
+                // client's text, cleaned before any log line.
+                tracing::info!(reason = %crate::text::clean_for_log(&why, 300), "refused an access token");
                 Err(unauthorized())
             }
         }

@@ -1,10 +1,13 @@
-//! A snippet's slot: `max_concurrent_snippets` shared fairly across sessions.
-//! One session holds at most half of the slots (all of one), so others always
-//! find room (a gateway serving one client for its whole life, over stdio,
+//! A snippet's slot: `max_concurrent_snippets` shared fairly across profiles
+//! first, then sessions. With more than one profile configured, one profile
+//! holds at most half of the slots, and one session at most half; so other
+//! profiles and sessions always find room (a gateway serving one client for its whole life, over stdio,
 //! gives it all); a snippet with no free slot waits (at most `snippet_queue_ms`)
-//! and, when one frees, the waiting session holding the fewest goes first
-//! (oldest first among equals). A snippet still waiting at the end of its
-//! wait is refused with LIMIT, naming the wait. A profile may run fewer
+//! and, when one frees, the waiting session whose profile holds the fewest
+//! goes first, then the one holding the fewest itself (oldest first among
+//! equals). A snippet still waiting at the end of its wait is refused with
+//! LIMIT, naming the wait and the caller's own share only (never what other
+//! tenants run). A profile may run fewer
 //! (`profiles[].max_concurrent_snippets`): a holder's key is
 //! `profile/session`, and its profile's snippets count against its cap.
 
@@ -37,6 +40,8 @@ struct State {
     /// Profiles running fewer than `max` at once, and their most (a new
     /// configuration sets them: see [`Slots::set_caps`]).
     caps: HashMap<String, usize>,
+    /// Profiles configured: with more than one, each holds at most half.
+    profiles: usize,
 }
 
 impl State {
@@ -106,6 +111,7 @@ impl Slots {
     /// and waiters a raised cap lets run are granted now.
     pub(crate) fn set_caps(self: &Arc<Self>, caps: HashMap<String, usize>) {
         let mut st = self.state();
+        st.profiles = caps.len();
         st.caps = caps.into_iter().filter(|(_, n)| *n < self.max).collect();
         self.grant_waiting(&mut st);
     }
@@ -132,13 +138,22 @@ impl Slots {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The most slots one profile holds: its cap, and half of them when
+    /// other profiles are configured (they keep room).
+    fn profile_share(&self, st: &State, profile: &str) -> usize {
+        let fair = if st.profiles > 1 && !self.alone.load(std::sync::atomic::Ordering::Relaxed) {
+            (self.max / 2).max(1)
+        } else {
+            self.max
+        };
+        st.caps.get(profile).map_or(fair, |cap| (*cap).min(fair))
+    }
+
     fn fits(&self, st: &State, session: &str) -> bool {
+        let profile = profile_of(session);
         st.running < self.max
             && st.held.get(session).copied().unwrap_or(0) < self.share()
-            && st
-                .caps
-                .get(profile_of(session))
-                .is_none_or(|cap| Self::profile_held(st, profile_of(session)) < *cap)
+            && Self::profile_held(st, profile) < self.profile_share(st, profile)
     }
 
     fn take(self: &Arc<Self>, st: &mut State, session: &str) -> Permit {
@@ -177,21 +192,20 @@ impl Slots {
             _ => {
                 // Gone from the queue (a grant racing the timeout was given
                 // back when its receiver was dropped).
-                self.state().waiting.retain(|w| !w.grant.is_closed());
-                let mine = self.state().held.get(session).copied().unwrap_or(0);
+                let st = &mut *self.state();
+                st.waiting.retain(|w| !w.grant.is_closed());
+                let mine = st.held.get(session).copied().unwrap_or(0);
                 let profile = profile_of(session);
-                let capped = self
-                    .state()
-                    .caps
-                    .get(profile)
-                    .map(|cap| format!(", at most {cap} of profile `{profile}`"))
-                    .unwrap_or_default();
+                let theirs = Self::profile_held(st, profile);
+                // Only the caller's own share is told: what other tenants
+                // run is theirs.
                 Err(format!(
-                    "no snippet slot came free within {} ms: this gateway runs at most {} snippets \
-                     at once, at most {} of one session{capped} (this one runs {mine}); try again shortly",
+                    "no snippet slot came free within {} ms: this session may run at most {} \
+                     snippets at once (it runs {mine}), and profile `{profile}` at most {} (it \
+                     runs {theirs}); try again shortly",
                     self.wait.as_millis(),
-                    self.max,
-                    self.share()
+                    self.share(),
+                    self.profile_share(st, profile),
                 ))
             }
         }
@@ -213,7 +227,13 @@ impl Slots {
                 .iter()
                 .enumerate()
                 .filter(|(_, w)| self.fits(st, &w.session))
-                .min_by_key(|(i, w)| (st.held.get(&w.session).copied().unwrap_or(0), *i))
+                .min_by_key(|(i, w)| {
+                    (
+                        Self::profile_held(st, profile_of(&w.session)),
+                        st.held.get(&w.session).copied().unwrap_or(0),
+                        *i,
+                    )
+                })
                 .map(|(i, _)| i);
             let Some(i) = next else { return };
             let Some(w) = st.waiting.remove(i) else {
@@ -285,11 +305,37 @@ mod tests {
         let _a1 = slots.acquire("a/s1").await.unwrap();
         // Another session of profile a waits for a's one slot, and is refused.
         let refused = slots.acquire("a/s2").await.err().unwrap();
-        assert!(refused.contains("at most 1 of profile `a`"), "{refused}");
+        assert!(refused.contains("profile `a` at most 1 (it runs 1)"), "{refused}");
         // Profile b is not held back by a's cap.
         let _b1 = slots.acquire("b/s3").await.unwrap();
         let _b2 = slots.acquire("b/s4").await.unwrap();
         assert_eq!(slots.running(), 3);
+    }
+
+    #[tokio::test]
+    async fn profiles_share_the_slots_first_and_a_refusal_speaks_only_of_its_own() {
+        let caps = HashMap::from([("a".to_string(), 8), ("b".to_string(), 8)]);
+        let slots = Slots::with_caps(8, Duration::from_millis(50), Arc::default(), caps);
+        // Profile a's two sessions take what they can: half of the slots.
+        let mut held = Vec::new();
+        for s in ["a/s1", "a/s2", "a/s1", "a/s2"] {
+            held.push(slots.acquire(s).await.unwrap());
+        }
+        let refused = slots.acquire("a/s1").await.err().unwrap();
+        assert!(
+            refused.contains("profile `a` at most 4 (it runs 4)"),
+            "{refused}"
+        );
+        // Profile b runs at once, and is told nothing of a's load.
+        let b = slots.acquire("b/s3").await.unwrap();
+        assert_eq!(slots.running(), 5);
+        drop(b);
+        let mut bs = Vec::new();
+        for s in ["b/s3", "b/s4", "b/s3", "b/s4"] {
+            bs.push(slots.acquire(s).await.unwrap());
+        }
+        let refused = slots.acquire("b/s5").await.err().unwrap();
+        assert!(!refused.contains("`a`") && !refused.contains(" 8 "), "{refused}");
     }
 
     #[tokio::test]

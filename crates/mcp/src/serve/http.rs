@@ -430,6 +430,10 @@ impl Front {
             tracing::debug!(%peer, status = r.status, why = %r.message, "refused a request");
             return refuse(r.status, &r.message);
         }
+        if let Some(name) = protocol::repeated_field(req.headers()) {
+            let message = format!("the header field `{name}` is sent more than once; send it once");
+            return protocol::error(400, &Value::Null, -32600, &message);
+        }
         let door = self.doorway.door();
         if self.swept.swap(door.generation, std::sync::atomic::Ordering::AcqRel) != door.generation
         {
@@ -569,6 +573,9 @@ impl Front {
                 Ok(x) => x,
                 Err(answer) => return answer,
             };
+        if let Some(message) = protocol::contradicted(req.headers(), &op) {
+            return protocol::error(400, &Value::Null, -32600, &message);
+        }
         let op = Operation::of(op.method.as_deref(), op.tool.as_deref());
         if let Err(r) = door.gate.permits(&caller, op) {
             return refused(&r);

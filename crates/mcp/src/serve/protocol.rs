@@ -115,6 +115,57 @@ pub struct Op {
     pub tool: Option<String>,
 }
 
+/// The single-valued header fields the gateway reads (Host and Origin are
+/// checked where they are read, in `origin.rs`).
+const SINGLE_FIELDS: [&str; 7] = [
+    "authorization",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+    "content-type",
+    "mcp-method",
+    "mcp-name",
+];
+
+/// The first single-valued field sent more than once (any `Mcp-Param-*`
+/// too): which of two values counts is what an attacker picks, so neither
+/// does.
+pub fn repeated_field(headers: &http::HeaderMap) -> Option<String> {
+    headers
+        .keys()
+        .filter(|k| {
+            SINGLE_FIELDS.contains(&k.as_str()) || k.as_str().starts_with("mcp-param-")
+        })
+        .find(|k| headers.get_all(*k).iter().nth(1).is_some())
+        .map(|k| k.as_str().to_string())
+}
+
+/// Why the 2026-07-28 routing fields (`Mcp-Method`, `Mcp-Name`) contradict
+/// the body they travel with, when they do: a proxy routes by the fields,
+/// the gateway serves the body, and the two must be one request.
+pub fn contradicted(headers: &http::HeaderMap, op: &Op) -> Option<String> {
+    let field = |name: &str| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
+    if let Some(m) = field("mcp-method") {
+        if op.method.as_deref() != Some(m) {
+            return Some(format!(
+                "the header field `Mcp-Method` says `{}`, the body's method is `{}`",
+                crate::text::clean_for_log(m, 80),
+                crate::text::clean_for_log(op.method.as_deref().unwrap_or("none"), 80)
+            ));
+        }
+    }
+    if let (Some(n), Some(tool)) = (field("mcp-name"), op.tool.as_deref()) {
+        if n != tool {
+            return Some(format!(
+                "the header field `Mcp-Name` says `{}`, the body names `{}`",
+                crate::text::clean_for_log(n, 80),
+                crate::text::clean_for_log(tool, 80)
+            ));
+        }
+    }
+    None
+}
+
 /// A POST checked: the request rebuilt with its body read, the id it holds
 /// in flight (released with the response) and what it asks for, or the
 /// answer to send instead.

@@ -674,11 +674,6 @@ impl Upstream {
                 }
                 (upto, listed) = async { listing.as_mut().expect("guarded").await }, if listing.is_some() => {
                     listing = None;
-                    // Calls waiting for this listing go on (with the new list,
-                    // or the last good one when it failed).
-                    let done = &mut self.state().relists_done;
-                    *done = (*done).max(upto);
-                    self.ping();
                     match listed {
                         Ok(tools) => {
                             let differs = self.keep_list(tools, None);
@@ -695,6 +690,13 @@ impl Upstream {
                             self.state().error = Some(why);
                         }
                     }
+                    // Calls waiting for this listing go on (with the new list,
+                    // or the last good one when it failed).
+                    {
+                        let mut st = self.state();
+                        st.relists_done = st.relists_done.max(upto);
+                    }
+                    self.ping();
                 }
                 () = tokio::time::sleep_until(idle_at.unwrap_or_else(tokio::time::Instant::now)), if idle_at.is_some() => {
                     if idle.is_some_and(|d| self.stop_if_idle(d)) {
