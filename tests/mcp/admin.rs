@@ -142,3 +142,45 @@ async fn an_admin_token_that_opens_a_profile_is_refused_at_start() {
     assert!(off.message.contains("remote = true"), "{}", off.message);
     gw.shutdown().await;
 }
+
+/// Issue 59, item 7, through the binary: 70 requests half sent to the admin
+/// port (headers never finished), from the same address as the probe, do
+/// not fail `/healthz` (it was 503 for 10 s, repeatably).
+#[test]
+#[ignore = "needs the toolsearch binary; `cargo xtask test` runs it"]
+fn half_sent_requests_never_fail_the_liveness_probe() {
+    use std::io::Write;
+    let var = format!("TS_ADMIN_HALF_{}", std::process::id());
+    let cfg = temp_path("half.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n\
+             [admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"{var}\"\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = std::process::Command::new(crate::common::binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&cfg)
+        .env(&var, "admin-secret");
+    let (mut child, _port, admin, lines) = crate::common::spawn_http_gateway_with_admin(cmd);
+    std::thread::spawn(move || for _ in lines {});
+    let admin = admin.expect("the admin surface's address");
+    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
+    let mut held = Vec::new();
+    for _ in 0..70 {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            .unwrap();
+        held.push(s);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    for i in 0..5 {
+        let (status, _, body) = raw(port, "GET", "/healthz", &[], "");
+        assert_eq!(status, 200, "probe {i}: {body}");
+    }
+    drop(held);
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -101,7 +101,7 @@ impl Acceptor {
 
     /// Answers one connection past the cap with 503 and closes it (a few at a
     /// time, each given a second; more are closed unanswered).
-    fn refuse(&self, stream: TcpStream) {
+    pub fn refuse(&self, stream: TcpStream) {
         let Ok(permit) = self.refusals.clone().try_acquire_owned() else {
             drop(stream);
             return;

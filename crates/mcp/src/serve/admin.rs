@@ -14,7 +14,7 @@ use http_body_util::{BodyExt, Full};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::accept::{serve_connection, Accepted, Acceptor};
+use super::accept::{Accepted, Acceptor};
 use super::origin::Origins;
 use super::protocol::Body;
 use crate::config::Config;
@@ -23,8 +23,70 @@ use crate::gateway::Gateway;
 /// Connections the admin surface serves at once.
 const MAX_CONNECTIONS: usize = 64;
 
-/// A request's headers must arrive within this long.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections one peer address holds at once.
+const PER_PEER: usize = 16;
+
+/// A request's headers must arrive within this long (a probe or a scrape
+/// sends them at once).
+const HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The connections being served, oldest first. When the surface or a peer
+/// holds its most, a new connection takes the place of the oldest that has
+/// sent no request yet (of that peer, when it is the peer's cap): half-sent
+/// requests can never keep a liveness probe out, from any address. Only when
+/// every connection is answering a request is a new one refused (503).
+#[derive(Default)]
+struct Conns {
+    list: std::sync::Mutex<std::collections::VecDeque<Conn>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+struct Conn {
+    id: u64,
+    peer: std::net::IpAddr,
+    /// Set when its request's headers are in.
+    asked: Arc<std::sync::atomic::AtomicBool>,
+    cut: CancellationToken,
+}
+
+/// A connection's place: its id, its asked flag and what cuts it.
+type Place = (u64, Arc<std::sync::atomic::AtomicBool>, CancellationToken);
+
+impl Conns {
+    fn list(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Conn>> {
+        self.list.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A place for a connection from `peer`, or `None` to refuse it.
+    fn admit(&self, peer: std::net::IpAddr) -> Option<Place> {
+        use std::sync::atomic::Ordering;
+        let mut list = self.list();
+        let from_peer = list.iter().filter(|c| c.peer == peer).count();
+        if list.len() >= MAX_CONNECTIONS || from_peer >= PER_PEER {
+            let mine = from_peer >= PER_PEER;
+            let i = list
+                .iter()
+                .position(|c| !c.asked.load(Ordering::Acquire) && (!mine || c.peer == peer))?;
+            if let Some(old) = list.remove(i) {
+                old.cut.cancel();
+            }
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cut = CancellationToken::new();
+        list.push_back(Conn {
+            id,
+            peer,
+            asked: asked.clone(),
+            cut: cut.clone(),
+        });
+        Some((id, asked, cut))
+    }
+
+    fn done(&self, id: u64) {
+        self.list().retain(|c| c.id != id);
+    }
+}
 
 /// The admin surface, bound.
 pub struct Admin {
@@ -127,23 +189,44 @@ impl Admin {
             token: self.token,
             from: self.from,
         });
-        let mut acceptor = Acceptor::new(self.listener, MAX_CONNECTIONS);
+        // The acceptor's own cap is only the last resort (descriptors): the
+        // surface's places are handed out by `Conns`.
+        let mut acceptor = Acceptor::new(self.listener, MAX_CONNECTIONS * 2);
+        let conns = Arc::new(Conns::default());
         loop {
             let accepted = tokio::select! {
                 a = acceptor.next() => a,
                 () = stop.cancelled() => return,
             };
-            let Accepted::Serve(stream, _peer, permit) = accepted else {
+            let Accepted::Serve(stream, peer, permit) = accepted else {
+                continue;
+            };
+            let Some((id, asked, cut)) = conns.admit(peer.ip()) else {
+                // Every place is answering a request: refused (503), as at the cap.
+                acceptor.refuse(stream);
                 continue;
             };
             let surface = this.clone();
             let handler = hyper::service::service_fn(move |req| {
+                asked.store(true, std::sync::atomic::Ordering::Release);
                 let surface = surface.clone();
                 async move { Ok::<_, std::convert::Infallible>(surface.answer(&req)) }
             });
+            let (conns, stop) = (conns.clone(), stop.clone());
             tokio::spawn(async move {
                 let _permit = permit;
-                serve_connection(stream, handler, HEADER_TIMEOUT).await;
+                // One request a connection: a probe or a scrape opens its own.
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT)
+                    .keep_alive(false)
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+                tokio::select! {
+                    _ = conn => {}
+                    () = cut.cancelled() => {}
+                    () = stop.cancelled() => {}
+                }
+                conns.done(id);
             });
         }
     }
