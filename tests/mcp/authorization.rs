@@ -527,3 +527,75 @@ fn the_sdk_oauth_flow_lands_in_the_profile_its_claim_names_and_a_missing_scope_i
     let _ = gw.kill();
     let _ = gw.wait();
 }
+
+/// Issue 59, items 4 and 6: the issuer's keys are matched by key id in a
+/// set of 103 (the signing key last; it was cut at 64), survive a reload
+/// that changes nothing of `[auth]` while the key set answers 503 (they were
+/// thrown away: 401 for everyone until the issuer was back), and a refused
+/// token's header never reaches the log raw.
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn the_issuers_keys_are_matched_by_id_and_survive_a_reload_during_an_outage() {
+    let auth = AuthServer::start();
+    auth.configure(json!({"decoys": 102}));
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let tokens = private_file("b.tokens", "b-token\n");
+    let cfg = profiles_config(port, &auth.issuer, &tokens);
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", &format!("127.0.0.1:{port}"), "--config"])
+        .arg(&cfg)
+        .env("TS_A_TOKEN", "a-token-one")
+        .env("TS_A_NEXT", "a-token-two")
+        .env("TOOLSEARCH_LOG", "info");
+    let (mut gw, _, lines) = spawn_http_gateway(cmd);
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let init = |token: &str| {
+        let auth = format!("Bearer {token}");
+        raw(port, "POST", "/mcp", &[("Authorization", auth.as_str())], INIT).0
+    };
+    assert_eq!(init(&auth.mint(json!({"aud": url}))), 200, "103 keys, k1 last");
+    // A token whose header carries a forged log line and terminal controls.
+    let kid = "k9\n2026-01-01T00:00:00Z  INFO forged line\u{1b}[31m\u{7}";
+    let forged = auth.mint(json!({"aud": url, "key": "other", "kid": kid}));
+    assert_eq!(init(&forged), 401);
+    // The key set goes down; a reload that changes nothing of [auth].
+    auth.configure(json!({"jwks_down": true}));
+    let ok = Command::new("kill")
+        .args(["-HUP", &gw.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut log = Vec::new();
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+            .expect("a reload line within 60 s");
+        let done = line.contains("toolsearch: configuration reloaded");
+        log.push(line);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(init(&auth.mint(json!({"aud": url}))), 200, "keys kept");
+    let _ = gw.kill();
+    let _ = gw.wait();
+    log.extend(rx.try_iter());
+    let all = log.join("\n");
+    assert!(all.contains("refused an access token"), "{all}");
+    assert!(
+        !all.contains('\u{1b}') && !all.contains('\u{7}'),
+        "raw control bytes in the log"
+    );
+    assert!(
+        !log.iter().any(|l| l.starts_with("2026-01-01T00:00:00Z")),
+        "a forged log line: {all}"
+    );
+}
