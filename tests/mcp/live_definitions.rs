@@ -28,10 +28,15 @@ fn changing(head: &str, name: &str) -> (PathBuf, PathBuf, PathBuf) {
     let calls = temp_path("calls");
     let script = repo().join("tests/fixtures/changing_server.py");
     let cfg = temp_path("changing.toml");
+    let activation = if head.contains("activation") {
+        ""
+    } else {
+        "activation = \"always\"\n"
+    };
     std::fs::write(
         &cfg,
         format!(
-            "{head}\ndestructive = \"deny\"\nsemantic = false\nactivation = \"always\"\n\n[[servers]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [{script:?}]\nenv = {{ STATE_FILE = {state:?}, CALLFILE = {calls:?} }}\n"
+            "{head}\ndestructive = \"deny\"\nsemantic = false\n{activation}\n[[servers]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [{script:?}]\nenv = {{ STATE_FILE = {state:?}, CALLFILE = {calls:?} }}\n"
         ),
     )
     .unwrap();
@@ -109,5 +114,22 @@ try {
         .await;
     assert_eq!(again["value"], "APPROVAL_DENIED", "{again}");
     assert_eq!(ran(&calls), ["flip"]);
+    let _ = gw.client.cancel().await;
+}
+
+#[tokio::test]
+#[ignore = "needs the toolsearch binary; `cargo xtask test` runs it"]
+async fn both_titles_are_served_as_the_server_wrote_them() {
+    // Issue 59, item 8: the top-level title was served as the annotations' one.
+    let (cfg, _state, _calls) = changing("activation = \"never\"", "t");
+    let gw = Gw::start(&cfg).await;
+    let tools = gw.client.peer().list_all_tools().await.expect("tools/list");
+    let wipe = tools
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .find(|t| t["name"].as_str().is_some_and(|n| n.ends_with("wipe")))
+        .expect("wipe is listed");
+    assert_eq!(wipe["title"], "Wipe", "{wipe}");
+    assert_eq!(wipe["annotations"]["title"], "Wipe records", "{wipe}");
     let _ = gw.client.cancel().await;
 }

@@ -405,21 +405,16 @@ fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<Strin
             ))
         })?,
     };
-    let mut annotations = match obj.get("annotations") {
+    let annotations = match obj.get("annotations") {
         None | Some(Value::Null) => None,
         Some(a) => Some(
             serde_json::from_value::<Annotations>(a.clone())
                 .map_err(|e| named(format!("bad `annotations`: {e}")))?,
         ),
     };
-    // MCP's top-level `title` (2025-06-18) is kept with the annotations' one
-    // (which wins when both are given).
-    if let Some(title) = obj.get("title").and_then(Value::as_str) {
-        let a = annotations.get_or_insert_with(Annotations::default);
-        if a.title.is_none() {
-            a.title = Some(title.to_string());
-        }
-    }
+    // MCP's top-level `title` (2025-06-18) is kept apart from the
+    // annotations' one: each is served as the source wrote it.
+    let title = obj.get("title").and_then(Value::as_str).map(str::to_string);
     let native = claimed(&["tool_name"]).map_err(named)?;
 
     let mut tool = Tool::unsanitized(source, server, raw_name, description, input_schema);
@@ -427,6 +422,7 @@ fn record_to_tool(v: &Value, opts: &LoadOptions) -> Result<Record, (Option<Strin
         .filter(|n| clean::identifier_name(n, "tool").is_some())
         .map(str::to_string);
     tool.output_schema = output_schema;
+    tool.title = title;
     tool.annotations = annotations;
     tool.deferrable = deferrable;
     let (server_warning, warnings) = tool.sanitize_parts();
@@ -569,6 +565,20 @@ not json
         let mcp = &loaded.catalog.tools()[3];
         assert!(mcp.is_destructive());
         assert!(mcp.output_schema.is_some());
+        // Issue 59, item 8: both titles kept as written.
+        let both = load_str(
+            r#"{"name": "w", "title": "Weather", "annotations": {"title": "Weather now"}}"#,
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        let w = &both.catalog.tools()[0];
+        assert_eq!(w.title.as_deref(), Some("Weather"));
+        assert_eq!(
+            w.annotations.as_ref().and_then(|a| a.title.as_deref()),
+            Some("Weather now")
+        );
+        let d = serde_json::to_value(w).unwrap();
+        assert_eq!((d["title"].clone(), d["annotations"]["title"].clone()), ("Weather".into(), "Weather now".into()));
         let listed = load_str(r#"{"tools": [{"name": "x"}]}"#, &LoadOptions::default()).unwrap();
         assert_eq!(listed.catalog.len(), 1);
     }

@@ -132,6 +132,10 @@ pub struct Tool {
     /// JSON Schema of the result, when the source declares one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
+    /// MCP's top-level `title` (2025-06-18), as the source wrote it (its
+    /// annotations may carry another: both are kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// MCP annotations, when the source has them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<Annotations>,
@@ -178,6 +182,7 @@ impl Tool {
             description: description.to_string(),
             input_schema,
             output_schema: None,
+            title: None,
             annotations: None,
             deferrable: Deferrable::default(),
             schema_note: None,
@@ -292,6 +297,7 @@ impl Tool {
         if let Some(a) = &mut self.annotations {
             a.title = a.title.as_deref().map(|t| clean_line(t, MAX_TITLE_BYTES));
         }
+        self.title = self.title.as_deref().map(|t| clean_line(t, MAX_TITLE_BYTES));
         let input = schema::sanitize(&mut self.input_schema, "input schema");
         warnings.extend(input.warnings);
         if input.degraded {

@@ -52,10 +52,17 @@ pub fn tool_definition(provider: Provider, name: &str, tool: &Tool) -> Value {
 /// MCP server) output schema to its MCP definition `d`.
 pub(crate) fn mcp_metadata(d: &mut Value, tool: &Tool, output: bool) {
     let Value::Object(m) = d else { return };
+    // The top-level title as the server wrote it, else its annotations' one;
+    // the annotations as written.
+    let title = tool
+        .title
+        .as_deref()
+        .or(tool.annotations.as_ref().and_then(|a| a.title.as_deref()))
+        .filter(|t| !t.is_empty());
+    if let Some(title) = title {
+        m.insert("title".into(), Value::String(title.to_string()));
+    }
     if let Some(a) = &tool.annotations {
-        if let Some(title) = a.title.as_deref().filter(|t| !t.is_empty()) {
-            m.insert("title".into(), Value::String(title.to_string()));
-        }
         if let Ok(v) = serde_json::to_value(a) {
             if v.as_object().is_some_and(|o| !o.is_empty()) {
                 m.insert("annotations".into(), v);
