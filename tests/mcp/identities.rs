@@ -242,3 +242,92 @@ fn files_another_user_could_write_are_refused_with_the_reason() {
     ignored("its directory");
     mode(&dir, 0o700);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn a_session_holds_a_bounded_number_of_streams() {
+    // Issue 59, item 8: one session held 300 GET streams at once.
+    use std::io::{BufRead, Write};
+    let path = temp_path("streams.toml");
+    save(&path, &format!("{HEAD}{}", server("time")));
+    let gw = Running::start(&path, &[]);
+    let id = open_http_session(&client("none"), &gw.url(), json!({}))
+        .await
+        .unwrap();
+    let port = gw.port;
+    let sid = id.clone();
+    let statuses = tokio::task::spawn_blocking(move || {
+        let id = sid;
+        let mut held = Vec::new();
+        let mut statuses = Vec::new();
+        for _ in 0..6 {
+            let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+                .unwrap();
+            write!(
+                s,
+                "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\
+                 Mcp-Session-Id: {id}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+            )
+            .unwrap();
+            let mut line = String::new();
+            std::io::BufReader::new(s.try_clone().unwrap())
+                .read_line(&mut line)
+                .unwrap();
+            statuses.push(line.split_whitespace().nth(1).unwrap_or("").to_string());
+            held.push(s);
+        }
+        statuses
+    })
+    .await
+    .unwrap();
+    assert_eq!(statuses[..4], ["200", "200", "200", "200"], "{statuses:?}");
+    assert_eq!(statuses[4..], ["429", "429"], "{statuses:?}");
+    // The session itself still answers.
+    let again = tokio::task::spawn_blocking(move || {
+        raw(port, "DELETE", "/mcp", &[("Mcp-Session-Id", id.as_str())], "").0
+    })
+    .await
+    .unwrap();
+    assert!(again < 500, "{again}");
+}
+
+#[tokio::test]
+#[ignore = "needs the toolsearch binary; `cargo xtask test` runs it"]
+async fn payloads_stay_out_of_the_log_at_every_level() {
+    // Issue 59, item 8: at debug, rmcp's lines carried arguments and results.
+    use rmcp::ServiceExt;
+    use tokio::io::AsyncReadExt;
+    let path = temp_path("payloads.toml");
+    std::fs::write(&path, format!("{HEAD}{}", server("time"))).unwrap();
+    let mut cmd = tokio::process::Command::new(binary());
+    cmd.args(["gateway", "--config"])
+        .arg(&path)
+        .env("TOOLSEARCH_LOG", "trace");
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = stderr.unwrap();
+    let log = tokio::spawn(async move {
+        let mut all = String::new();
+        let _ = stderr.read_to_string(&mut all).await;
+        all
+    });
+    let client = ().serve(transport).await.unwrap();
+    let mut args = serde_json::Map::new();
+    args.insert("query".into(), json!("zq-payload-marker-81 current time"));
+    let r = client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("tool_search").with_arguments(args))
+        .await
+        .unwrap();
+    assert!(
+        serde_json::to_string(&r).unwrap().contains("get_current_time"),
+        "{r:?}"
+    );
+    let _ = client.cancel().await;
+    let log = log.await.unwrap();
+    assert!(log.lines().count() > 10, "the log at trace level: {log}");
+    assert!(!log.contains("zq-payload-marker-81"), "a payload in the log");
+}

@@ -377,3 +377,64 @@ async fn a_stdio_gateway_sends_its_last_batch_at_its_stop_and_roots_a_trace_of_i
     // The whole tree, under a root (no parent span).
     check_tree(&receiver, &trace, "", &answer).await;
 }
+
+/// Issue 59, item 8: a trace collector that accepts and never answers holds
+/// the stop no longer than the README's 5 s (it took 5.2 s: the export's own
+/// 5 s came after the rest of the stop).
+#[test]
+#[ignore = "needs the toolsearch binary; `cargo xtask test` runs it"]
+fn a_hung_trace_collector_holds_the_stop_no_longer_than_five_seconds() {
+    use std::io::Write;
+    let hung = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = hung.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in hung.incoming().map_while(Result::ok) {
+            held.push(s);
+        }
+    });
+    let cfg = temp_path("traces-hung.toml");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mode = \"tools\"\nactivation = \"always\"\nsemantic = false\n\
+             [telemetry]\notlp_endpoint = \"http://127.0.0.1:{port}/v1/traces\"\n"
+        ),
+    )
+    .unwrap();
+    let mut gw = Command::new(binary())
+        .args(["gateway", "--config"])
+        .arg(&cfg)
+        .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut to = gw.stdin.take().unwrap();
+    let mut from = std::io::BufReader::new(gw.stdout.take().unwrap()).lines();
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "hung", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "tool_search", "arguments": {"query": "anything"}}}),
+    ] {
+        writeln!(to, "{msg}").unwrap();
+        if let Some(id) = msg.get("id").cloned() {
+            loop {
+                let line = from.next().expect("the gateway answers").unwrap();
+                if serde_json::from_str::<Value>(&line).unwrap()["id"] == id {
+                    break;
+                }
+            }
+        }
+    }
+    let stop = std::time::Instant::now();
+    drop(to);
+    let status = gw.wait().unwrap();
+    let took = stop.elapsed();
+    assert!(status.success(), "{status:?}");
+    assert!(took < std::time::Duration::from_secs(5), "the stop took {took:?}");
+}

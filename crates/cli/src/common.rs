@@ -147,12 +147,28 @@ pub fn init_logs() {
         .init();
 }
 
+/// The crates whose lines below INFO quote whole messages (a tool's arguments
+/// and results, a client's requests): kept at INFO whatever `TOOLSEARCH_LOG`
+/// says, unless `TOOLSEARCH_LOG_PAYLOADS=1` turns capture on.
+const PAYLOAD_CRATES: [&str; 4] = ["rmcp", "hyper", "reqwest", "h2"];
+
 /// What `TOOLSEARCH_LOG` lets through to stderr.
 fn log_filter() -> tracing_subscriber::EnvFilter {
-    tracing_subscriber::EnvFilter::builder()
+    let mut f = tracing_subscriber::EnvFilter::builder()
         .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
         .with_env_var("TOOLSEARCH_LOG")
-        .from_env_lossy()
+        .from_env_lossy();
+    let verbose = f
+        .max_level_hint()
+        .is_some_and(|l| l > tracing_subscriber::filter::LevelFilter::INFO);
+    if verbose && std::env::var("TOOLSEARCH_LOG_PAYLOADS").as_deref() != Ok("1") {
+        for c in PAYLOAD_CRATES {
+            if let Ok(d) = format!("{c}=info").parse() {
+                f = f.add_directive(d);
+            }
+        }
+    }
+    f
 }
 
 /// [`init_logs`], and the spans of toolsearch's own crates (with their

@@ -238,6 +238,7 @@ pub async fn http(
         from,
         body_timeout: cfg.http.body_timeout(),
         swept: std::sync::atomic::AtomicU64::new(first.generation),
+        streams: protocol::Streams::default(),
     });
     let header_timeout = cfg.http.header_timeout();
     let cap = connection_cap(cfg.http.max_connections());
@@ -403,6 +404,8 @@ struct Front {
     body_timeout: Duration,
     /// The door whose removed credentials' sessions were last ended.
     swept: std::sync::atomic::AtomicU64,
+    /// Each session's GET streams open now.
+    streams: protocol::Streams,
 }
 
 impl Front {
@@ -545,6 +548,21 @@ impl Front {
             if let Err(r) = door.gate.permits(&caller, Operation::Read) {
                 return refused(&r);
             }
+            // A session's GET streams are bounded: each holds a connection
+            // and a worker's attention until it ends.
+            let stream = match (&method, open.then_some(claimed.as_deref()).flatten()) {
+                (&http::Method::GET, Some(id)) => match self.streams.open(id) {
+                    Some(held) => Some(held),
+                    None => {
+                        let message = format!(
+                            "this session holds {} streams open already; close one first",
+                            protocol::MAX_STREAMS_PER_SESSION
+                        );
+                        return protocol::error(429, &Value::Null, -32000, &message);
+                    }
+                },
+                _ => None,
+            };
             let (parts, _) = req.into_parts();
             let answer = PROFILE
                 .scope(
@@ -564,6 +582,10 @@ impl Front {
                     *done.status_mut() = http::StatusCode::NO_CONTENT;
                     return done;
                 }
+            }
+            if let Some(held) = stream {
+                let (parts, body) = answer.into_parts();
+                return http::Response::from_parts(parts, Guarded::with(body, held));
             }
             return answer;
         }

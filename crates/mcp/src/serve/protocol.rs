@@ -240,19 +240,72 @@ pub async fn check_post(
     ))
 }
 
-/// A response body that releases its request's id when it ends.
+/// The most GET streams (the standalone stream and resumptions) one session
+/// holds open at once.
+pub const MAX_STREAMS_PER_SESSION: usize = 4;
+
+/// The GET streams each session holds open now (an entry lives while its
+/// session has one; owned by the front door).
+#[derive(Clone, Default)]
+pub struct Streams(Arc<Mutex<HashMap<String, usize>>>);
+
+/// One open GET stream of a session, counted until dropped.
+pub struct StreamHeld {
+    streams: Streams,
+    session: String,
+}
+
+impl Streams {
+    /// A place for one more stream of `session`, or `None` at its most.
+    pub fn open(&self, session: &str) -> Option<StreamHeld> {
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let n = map.entry(session.to_string()).or_default();
+        if *n >= MAX_STREAMS_PER_SESSION {
+            return None;
+        }
+        *n += 1;
+        Some(StreamHeld {
+            streams: self.clone(),
+            session: session.to_string(),
+        })
+    }
+}
+
+impl Drop for StreamHeld {
+    fn drop(&mut self) {
+        let mut map = self.streams.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(n) = map.get_mut(&self.session) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                map.remove(&self.session);
+            }
+        }
+    }
+}
+
+/// A response body that releases what its request holds (its id in flight,
+/// a session's stream place) when it ends.
 pub struct Guarded {
     inner: Body,
-    _held: Option<Held>,
+    _held: Box<dyn Send + Sync>,
 }
 
 impl Guarded {
     /// `inner`, releasing `held` when it ends or is dropped.
     pub fn wrap(inner: Body, held: Option<Held>) -> Body {
-        if held.is_none() {
-            return inner;
+        match held {
+            None => inner,
+            Some(h) => Guarded::with(inner, h),
         }
-        Guarded { inner, _held: held }.boxed()
+    }
+
+    /// `inner`, dropping `guard` when it ends or is dropped.
+    pub fn with(inner: Body, guard: impl Send + Sync + 'static) -> Body {
+        Guarded {
+            inner,
+            _held: Box::new(guard),
+        }
+        .boxed()
     }
 }
 
