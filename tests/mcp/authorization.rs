@@ -329,9 +329,15 @@ fn two_profiles_with_the_python_client_see_call_and_spend_only_their_own() {
         ("no iss", auth.mint(json!({"aud": url, "omit": ["iss"]}))),
         // Issue 59, item 6: each was admitted before.
         ("no sub", auth.mint(json!({"aud": url, "omit": ["sub"]}))),
-        ("iss a list", auth.mint(json!({"aud": url, "iss_list": true}))),
+        (
+            "iss a list",
+            auth.mint(json!({"aud": url, "iss_list": true})),
+        ),
         ("crit []", auth.mint(json!({"aud": url, "crit": []}))),
-        ("crit unknown", auth.mint(json!({"aud": url, "crit": ["x-unknown"]}))),
+        (
+            "crit unknown",
+            auth.mint(json!({"aud": url, "crit": ["x-unknown"]})),
+        ),
         ("crit exp", auth.mint(json!({"aud": url, "crit": ["exp"]}))),
     ];
     let mut answers = Vec::new();
@@ -543,11 +549,16 @@ fn the_issuers_keys_are_matched_by_id_and_survive_a_reload_during_an_outage() {
     let tokens = private_file("b.tokens", "b-token\n");
     let cfg = profiles_config(port, &auth.issuer, &tokens);
     let mut cmd = Command::new(binary());
-    cmd.args(["gateway", "--http", &format!("127.0.0.1:{port}"), "--config"])
-        .arg(&cfg)
-        .env("TS_A_TOKEN", "a-token-one")
-        .env("TS_A_NEXT", "a-token-two")
-        .env("TOOLSEARCH_LOG", "info");
+    cmd.args([
+        "gateway",
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--config",
+    ])
+    .arg(&cfg)
+    .env("TS_A_TOKEN", "a-token-one")
+    .env("TS_A_NEXT", "a-token-two")
+    .env("TOOLSEARCH_LOG", "info");
     let (mut gw, _, lines) = spawn_http_gateway(cmd);
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {
@@ -557,9 +568,20 @@ fn the_issuers_keys_are_matched_by_id_and_survive_a_reload_during_an_outage() {
     });
     let init = |token: &str| {
         let auth = format!("Bearer {token}");
-        raw(port, "POST", "/mcp", &[("Authorization", auth.as_str())], INIT).0
+        raw(
+            port,
+            "POST",
+            "/mcp",
+            &[("Authorization", auth.as_str())],
+            INIT,
+        )
+        .0
     };
-    assert_eq!(init(&auth.mint(json!({"aud": url}))), 200, "103 keys, k1 last");
+    assert_eq!(
+        init(&auth.mint(json!({"aud": url}))),
+        200,
+        "103 keys, k1 last"
+    );
     // A token whose header carries a forged log line and terminal controls.
     let kid = "k9\n2026-01-01T00:00:00Z  INFO forged line\u{1b}[31m\u{7}";
     let forged = auth.mint(json!({"aud": url, "key": "other", "kid": kid}));

@@ -64,7 +64,12 @@ fn the_python_client_in_every_mode_drives_every_shape_of_the_gateway() {
     for mode in GATEWAY_MODES {
         let cfg = config_in(mode);
         for client in CLIENT_MODES {
-            let v = py_modes(&[client, "stdio", bin.to_str().unwrap(), cfg.to_str().unwrap()]);
+            let v = py_modes(&[
+                client,
+                "stdio",
+                bin.to_str().unwrap(),
+                cfg.to_str().unwrap(),
+            ]);
             check(&v, mode, client, "stdio");
         }
         let (mut gw, port) = http_gateway(&cfg, &[]);

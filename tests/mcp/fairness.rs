@@ -129,8 +129,12 @@ async fn profiles_share_the_slots_before_sessions_do() {
     );
     let gw = Running::start(&path, &[(&va, "tok-a"), (&vb, "tok-b")]);
     let url = gw.url();
-    let a1 = std::sync::Arc::new(crate::harness::http_client_with(&url, "a1".into(), Some("tok-a")).await);
-    let a2 = std::sync::Arc::new(crate::harness::http_client_with(&url, "a2".into(), Some("tok-a")).await);
+    let a1 = std::sync::Arc::new(
+        crate::harness::http_client_with(&url, "a1".into(), Some("tok-a")).await,
+    );
+    let a2 = std::sync::Arc::new(
+        crate::harness::http_client_with(&url, "a2".into(), Some("tok-a")).await,
+    );
     let b = crate::harness::http_client_with(&url, "b".into(), Some("tok-b")).await;
     assert_eq!(http_snippet(&b, "return 1").await["value"], 1);
     let slow = "await openclaw.tools.call('mcp:everything:trigger-long-running-operation', \
@@ -163,7 +167,10 @@ async fn profiles_share_the_slots_before_sessions_do() {
     let t0 = Instant::now();
     let quick = http_snippet(&b, "return 2").await;
     let took = t0.elapsed();
-    assert_eq!(quick["value"], 2, "b waited on a's load ({took:?}): {quick}");
+    assert_eq!(
+        quick["value"], 2,
+        "b waited on a's load ({took:?}): {quick}"
+    );
     let mut done = 0;
     for f in flood {
         let v = f.await.unwrap();

@@ -37,11 +37,11 @@ fn mkfifo(path: &Path) {
 fn client(token: &str) -> reqwest::Client {
     toolsearch_mcp::http_client::install_tls_provider();
     let mut h = reqwest::header::HeaderMap::new();
-    h.insert(
-        "authorization",
-        format!("Bearer {token}").parse().unwrap(),
-    );
-    reqwest::Client::builder().default_headers(h).build().unwrap()
+    h.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    reqwest::Client::builder()
+        .default_headers(h)
+        .build()
+        .unwrap()
 }
 
 /// The status of `tools/list` on session `id` sent with `token`.
@@ -73,22 +73,34 @@ async fn a_tokens_sessions_stay_its_own_when_the_token_files_change() {
     );
     let gw = Running::start(&path, &[(&vb, "tok-b")]);
     let url = gw.url();
-    let a1 = open_http_session(&client("tok-a1"), &url, json!({})).await.unwrap();
-    let b = open_http_session(&client("tok-b"), &url, json!({})).await.unwrap();
+    let a1 = open_http_session(&client("tok-a1"), &url, json!({}))
+        .await
+        .unwrap();
+    let b = open_http_session(&client("tok-b"), &url, json!({}))
+        .await
+        .unwrap();
     assert_eq!(list_status(&url, "tok-b", &b).await, 200);
     // A token added in front of the others: nobody else's session moves.
     private(&tokens, "tok-a0\ntok-a1\ntok-a2\n");
     sighup(gw.child.id());
     let line = gw.reload_line().await;
     assert!(line.contains("reloaded"), "{line}");
-    assert_eq!(list_status(&url, "tok-b", &b).await, 200, "b's session moved");
+    assert_eq!(
+        list_status(&url, "tok-b", &b).await,
+        200,
+        "b's session moved"
+    );
     assert_eq!(list_status(&url, "tok-a1", &a1).await, 200);
     // tok-a1 rotated out: its session ends, and no other token gets it.
     private(&tokens, "tok-a0\ntok-a2\n");
     sighup(gw.child.id());
     let line = gw.reload_line().await;
     assert!(line.contains("reloaded"), "{line}");
-    assert_eq!(list_status(&url, "tok-a2", &a1).await, 404, "handed to tok-a2");
+    assert_eq!(
+        list_status(&url, "tok-a2", &a1).await,
+        404,
+        "handed to tok-a2"
+    );
     assert_eq!(list_status(&url, "tok-a1", &a1).await, 401);
     assert_eq!(list_status(&url, "tok-b", &b).await, 200);
     // Item 6: a single-valued field sent twice, or routing fields that
@@ -100,17 +112,26 @@ async fn a_tokens_sessions_stay_its_own_when_the_token_files_change() {
     };
     let good = ("Authorization", "Bearer tok-b");
     assert_eq!(status(vec![good]).await.unwrap(), 200);
-    for second in [("Authorization", "Bearer junk"), ("Authorization", "Basic eDp5")] {
+    for second in [
+        ("Authorization", "Bearer junk"),
+        ("Authorization", "Basic eDp5"),
+    ] {
         assert_eq!(status(vec![good, second]).await.unwrap(), 400, "{second:?}");
     }
     assert_eq!(
-        status(vec![good, ("Mcp-Method", "tools/call")]).await.unwrap(),
+        status(vec![good, ("Mcp-Method", "tools/call")])
+            .await
+            .unwrap(),
         400
     );
     assert_eq!(
-        status(vec![good, ("MCP-Protocol-Version", "2025-11-25"), ("MCP-Protocol-Version", "2026-07-28")])
-            .await
-            .unwrap(),
+        status(vec![
+            good,
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("MCP-Protocol-Version", "2026-07-28")
+        ])
+        .await
+        .unwrap(),
         400
     );
 }
@@ -189,7 +210,8 @@ fn check_servers(cfg: &Path) -> (Value, String) {
 #[ignore = "needs the toolsearch binary; `cargo xtask test` runs it"]
 fn files_another_user_could_write_are_refused_with_the_reason() {
     use std::os::unix::fs::PermissionsExt;
-    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+    let mode =
+        |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
     // A configuration anyone may write is not read.
     let cfg = temp_path("open.toml");
     std::fs::write(&cfg, HEAD).unwrap();
@@ -200,7 +222,10 @@ fn files_another_user_could_write_are_refused_with_the_reason() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("writable by its group or by others"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("writable by its group or by others"),
+        "{err}"
+    );
     // A lazy server's manifest: written by a first run, then opened to others.
     let dir = temp_path("manifests");
     let calls = temp_path("calls");
@@ -228,7 +253,10 @@ fn files_another_user_could_write_are_refused_with_the_reason() {
     let ignored = |why: &str| {
         let (v, log) = check_servers(&cfg);
         assert_eq!(v["servers"][0]["state"], "running", "served from it: {v}");
-        assert!(log.contains("manifest ignored") && log.contains(why), "{why}: {log}");
+        assert!(
+            log.contains("manifest ignored") && log.contains(why),
+            "{why}: {log}"
+        );
     };
     mode(&manifest, 0o666);
     ignored("writable by its group or by others");
@@ -285,7 +313,14 @@ async fn a_session_holds_a_bounded_number_of_streams() {
     assert_eq!(statuses[4..], ["429", "429"], "{statuses:?}");
     // The session itself still answers.
     let again = tokio::task::spawn_blocking(move || {
-        raw(port, "DELETE", "/mcp", &[("Mcp-Session-Id", id.as_str())], "").0
+        raw(
+            port,
+            "DELETE",
+            "/mcp",
+            &[("Mcp-Session-Id", id.as_str())],
+            "",
+        )
+        .0
     })
     .await
     .unwrap();
@@ -323,11 +358,16 @@ async fn payloads_stay_out_of_the_log_at_every_level() {
         .await
         .unwrap();
     assert!(
-        serde_json::to_string(&r).unwrap().contains("get_current_time"),
+        serde_json::to_string(&r)
+            .unwrap()
+            .contains("get_current_time"),
         "{r:?}"
     );
     let _ = client.cancel().await;
     let log = log.await.unwrap();
     assert!(log.lines().count() > 10, "the log at trace level: {log}");
-    assert!(!log.contains("zq-payload-marker-81"), "a payload in the log");
+    assert!(
+        !log.contains("zq-payload-marker-81"),
+        "a payload in the log"
+    );
 }

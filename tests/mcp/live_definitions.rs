@@ -63,13 +63,21 @@ async fn a_lazy_servers_stale_manifest_never_decides_a_call() {
     // The server is upgraded in place: same command line, `wipe` destructive.
     std::fs::write(&state, "v2").unwrap();
     let gw = Gw::start(&cfg).await;
-    let call = || gw.call("tool_call", json!({"id": "mcp:l:wipe", "arguments": {"what": "all"}}));
+    let call = || {
+        gw.call(
+            "tool_call",
+            json!({"id": "mcp:l:wipe", "arguments": {"what": "all"}}),
+        )
+    };
     let first = call().await;
     let v = text_json(&first);
     assert_eq!(first.is_error, Some(true), "{v}");
     assert_eq!(v["error"]["code"], "STALE", "{v}");
     let message = v["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("search again") && message.contains("nothing ran"), "{v}");
+    assert!(
+        message.contains("search again") && message.contains("nothing ran"),
+        "{v}"
+    );
     // The next call is decided on what the server serves: destructive, denied.
     let second = call().await;
     assert_eq!(second.is_error, Some(true), "{}", text_json(&second));

@@ -436,5 +436,8 @@ fn a_hung_trace_collector_holds_the_stop_no_longer_than_five_seconds() {
     let status = gw.wait().unwrap();
     let took = stop.elapsed();
     assert!(status.success(), "{status:?}");
-    assert!(took < std::time::Duration::from_secs(5), "the stop took {took:?}");
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "the stop took {took:?}"
+    );
 }

@@ -578,7 +578,10 @@ not json
             Some("Weather now")
         );
         let d = serde_json::to_value(w).unwrap();
-        assert_eq!((d["title"].clone(), d["annotations"]["title"].clone()), ("Weather".into(), "Weather now".into()));
+        assert_eq!(
+            (d["title"].clone(), d["annotations"]["title"].clone()),
+            ("Weather".into(), "Weather now".into())
+        );
         let listed = load_str(r#"{"tools": [{"name": "x"}]}"#, &LoadOptions::default()).unwrap();
         assert_eq!(listed.catalog.len(), 1);
     }

@@ -297,7 +297,10 @@ impl Tool {
         if let Some(a) = &mut self.annotations {
             a.title = a.title.as_deref().map(|t| clean_line(t, MAX_TITLE_BYTES));
         }
-        self.title = self.title.as_deref().map(|t| clean_line(t, MAX_TITLE_BYTES));
+        self.title = self
+            .title
+            .as_deref()
+            .map(|t| clean_line(t, MAX_TITLE_BYTES));
         let input = schema::sanitize(&mut self.input_schema, "input schema");
         warnings.extend(input.warnings);
         if input.degraded {

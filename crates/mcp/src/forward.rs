@@ -115,10 +115,13 @@ fn live(upstream: &Upstream, tool: &Tool) -> Live {
         ..Default::default()
     };
     let loaded = toolsearch_catalog::load::load_definitions(Value::Array(vec![raw.clone()]), &opts);
-    let Some(now) = loaded
-        .ok()
-        .and_then(|l| l.catalog.tools().iter().find(|t| t.upstream_name() == name).cloned())
-    else {
+    let Some(now) = loaded.ok().and_then(|l| {
+        l.catalog
+            .tools()
+            .iter()
+            .find(|t| t.upstream_name() == name)
+            .cloned()
+    }) else {
         return Live::Changed("a definition the gateway cannot serve");
     };
     if now.input_schema != tool.input_schema || now.schema_note != tool.schema_note {

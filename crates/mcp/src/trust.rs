@@ -191,7 +191,10 @@ mod tests {
         assert!(e.contains("readable by its group"), "{e}");
         chmod(&f, 0o666);
         let e = read_trusted(&f, 100, Trust::Shared).unwrap_err();
-        assert!(e.contains("writable by its group") && e.contains("666"), "{e}");
+        assert!(
+            e.contains("writable by its group") && e.contains("666"),
+            "{e}"
+        );
         chmod(&f, 0o600);
         chmod(&d, 0o777);
         let e = read_trusted(&f, 100, Trust::Shared).unwrap_err();
@@ -240,7 +243,10 @@ mod tests {
         chmod(&real.join("token"), 0o400);
         std::os::unix::fs::symlink("..2026_11_29", d.join("..data")).unwrap();
         std::os::unix::fs::symlink("..data/token", d.join("token")).unwrap();
-        assert_eq!(read_trusted(&d.join("token"), 10, Trust::Secret).unwrap(), b"t");
+        assert_eq!(
+            read_trusted(&d.join("token"), 10, Trust::Secret).unwrap(),
+            b"t"
+        );
         // The same link, made in a directory anyone may write: refused.
         let open = dir("open");
         chmod(&open, 0o777);

@@ -125,7 +125,9 @@ impl OAuth {
         // understood makes the token invalid, and `crit: []` must not be
         // sent; the gateway understands none, so any `crit` is refused.
         if raw_header(token).is_some_and(|h| h.contains_key("crit")) {
-            return Err("its header names critical extensions (`crit`), which are not understood".into());
+            return Err(
+                "its header names critical extensions (`crit`), which are not understood".into(),
+            );
         }
         if !self.algorithms.contains(&header.alg) {
             return Err(format!("algorithm {:?} is not accepted", header.alg));

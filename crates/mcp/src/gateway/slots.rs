@@ -305,7 +305,10 @@ mod tests {
         let _a1 = slots.acquire("a/s1").await.unwrap();
         // Another session of profile a waits for a's one slot, and is refused.
         let refused = slots.acquire("a/s2").await.err().unwrap();
-        assert!(refused.contains("profile `a` at most 1 (it runs 1)"), "{refused}");
+        assert!(
+            refused.contains("profile `a` at most 1 (it runs 1)"),
+            "{refused}"
+        );
         // Profile b is not held back by a's cap.
         let _b1 = slots.acquire("b/s3").await.unwrap();
         let _b2 = slots.acquire("b/s4").await.unwrap();
@@ -335,7 +338,10 @@ mod tests {
             bs.push(slots.acquire(s).await.unwrap());
         }
         let refused = slots.acquire("b/s5").await.err().unwrap();
-        assert!(!refused.contains("`a`") && !refused.contains(" 8 "), "{refused}");
+        assert!(
+            !refused.contains("`a`") && !refused.contains(" 8 "),
+            "{refused}"
+        );
     }
 
     #[tokio::test]

@@ -438,7 +438,10 @@ impl Front {
             return protocol::error(400, &Value::Null, -32600, &message);
         }
         let door = self.doorway.door();
-        if self.swept.swap(door.generation, std::sync::atomic::Ordering::AcqRel) != door.generation
+        if self
+            .swept
+            .swap(door.generation, std::sync::atomic::Ordering::AcqRel)
+            != door.generation
         {
             self.end_removed_sessions(&door).await;
         }

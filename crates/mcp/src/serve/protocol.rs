@@ -133,9 +133,7 @@ const SINGLE_FIELDS: [&str; 7] = [
 pub fn repeated_field(headers: &http::HeaderMap) -> Option<String> {
     headers
         .keys()
-        .filter(|k| {
-            SINGLE_FIELDS.contains(&k.as_str()) || k.as_str().starts_with("mcp-param-")
-        })
+        .filter(|k| SINGLE_FIELDS.contains(&k.as_str()) || k.as_str().starts_with("mcp-param-"))
         .find(|k| headers.get_all(*k).iter().nth(1).is_some())
         .map(|k| k.as_str().to_string())
 }

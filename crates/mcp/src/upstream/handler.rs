@@ -122,8 +122,7 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
         // One permit however many come: a storm makes one more listing.
-        self.heard
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.heard.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.relist.notify_one();
     }
 

@@ -126,9 +126,7 @@ impl Upstream {
     /// `cancel` and the server's end), so that a call is checked against the
     /// definition the server serves now.
     pub async fn settled_list(&self, cancel: &CancellationToken) {
-        let want = self
-            .relists_heard
-            .load(std::sync::atomic::Ordering::SeqCst);
+        let want = self.relists_heard.load(std::sync::atomic::Ordering::SeqCst);
         let mut pings = self.pings.subscribe();
         let deadline = tokio::time::Instant::now() + self.startup_timeout;
         loop {

@@ -199,7 +199,8 @@ impl Store {
         if std::fs::symlink_metadata(path).is_err() {
             return Ok(None);
         }
-        let bytes = crate::trust::read_trusted(path, MAX_MANIFEST_BYTES, crate::trust::Trust::Shared)?;
+        let bytes =
+            crate::trust::read_trusted(path, MAX_MANIFEST_BYTES, crate::trust::Trust::Shared)?;
         let file: File =
             serde_json::from_slice(&bytes).map_err(|e| format!("it is not a manifest ({e})"))?;
         if file.format != FORMAT {
@@ -348,7 +349,10 @@ mod tests {
         assert_ne!(key(&changed, b"another secret"), key(&changed, &secret));
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(d.join(SECRET_FILE)).unwrap().permissions().mode();
+            let mode = std::fs::metadata(d.join(SECRET_FILE))
+                .unwrap()
+                .permissions()
+                .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
         let _ = std::fs::remove_dir_all(&d);
