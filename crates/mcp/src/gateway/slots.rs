@@ -276,7 +276,7 @@ mod tests {
         // A third of session a waits (half is its most) and is refused, naming the wait.
         let refused = slots.acquire("a").await.err().unwrap();
         assert!(
-            refused.contains("200 ms") && refused.contains("at most 2 of one session"),
+            refused.contains("200 ms") && refused.contains("this session may run at most 2"),
             "{refused}"
         );
         // Others find room at once.

@@ -599,7 +599,8 @@ impl Front {
                 Err(answer) => return answer,
             };
         if let Some(message) = protocol::contradicted(req.headers(), &op) {
-            return protocol::error(400, &Value::Null, -32600, &message);
+            // -32020 HeaderMismatch (2026-07-28, SEP-2243).
+            return protocol::error(400, &Value::Null, -32020, &message);
         }
         let op = Operation::of(op.method.as_deref(), op.tool.as_deref());
         if let Err(r) = door.gate.permits(&caller, op) {
