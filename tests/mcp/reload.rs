@@ -345,9 +345,9 @@ async fn a_removed_profile_loses_its_sessions_and_its_token_while_another_keeps_
             "POST",
             "/mcp",
             &[
+                // (`raw` sends Content-Type and Accept itself: a field sent
+                // twice is refused with 400.)
                 ("Authorization", "Bearer token-b"),
-                ("Content-Type", "application/json"),
-                ("Accept", "application/json, text/event-stream"),
             ],
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}"#,
         )

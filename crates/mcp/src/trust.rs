@@ -9,8 +9,9 @@
 //!   between the check and the open cannot make a read wait.
 //! - It is owned by the gateway's (effective) user or by root, as OpenSSH
 //!   decides for `authorized_keys`, and neither its group nor others may
-//!   write it. A secret (`Trust::Secret`: token files, TLS keys) may not be
-//!   read by them either.
+//!   write it. A secret (`Trust::Secret`: token files and the manifests'
+//!   key) may not be read by them either; a TLS key may (Kubernetes mounts a
+//!   TLS Secret 0644 by default).
 //! - The directory holding it, and the one holding each symlink on the way
 //!   to it, is owned by that user or root and not writable by group or
 //!   others, unless it has the sticky bit (`/tmp`, a Kubernetes volume's

@@ -112,7 +112,9 @@ fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcce
     if chain.is_empty() {
         anyhow::bail!("[http] tls_cert {} holds no certificate", cert.display());
     }
-    let key = read_trusted(key, 1 << 20, Trust::Secret)
+    // Not writable by others; readable is allowed, as Kubernetes mounts a TLS
+    // Secret (mode 0644 by default).
+    let key = read_trusted(key, 1 << 20, Trust::Shared)
         .map_err(|e| e.to_string())
         .and_then(|pem| PrivateKeyDer::from_pem_slice(&pem).map_err(|e| e.to_string()))
         .map_err(|e| anyhow::anyhow!("[http] tls_key {}: {e}", key.display()))?;
