@@ -141,9 +141,14 @@ pub fn escape_unsafe(text: &str) -> String {
 /// that is down shows in the client's log without any setting). Both binaries
 /// call it first.
 pub fn init_logs() {
-    tracing_subscriber::fmt()
-        .with_writer(|| Redacting(std::io::stderr()))
-        .with_env_filter(log_filter())
+    use tracing_subscriber::filter::FilterExt;
+    use tracing_subscriber::prelude::*;
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(|| Redacting(std::io::stderr()))
+                .with_filter(log_filter().and(payloads_capped())),
+        )
         .init();
 }
 
@@ -154,21 +159,27 @@ const PAYLOAD_CRATES: [&str; 4] = ["rmcp", "hyper", "reqwest", "h2"];
 
 /// What `TOOLSEARCH_LOG` lets through to stderr.
 fn log_filter() -> tracing_subscriber::EnvFilter {
-    let mut f = tracing_subscriber::EnvFilter::builder()
+    tracing_subscriber::EnvFilter::builder()
         .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
         .with_env_var("TOOLSEARCH_LOG")
-        .from_env_lossy();
-    let verbose = f
-        .max_level_hint()
-        .is_some_and(|l| l > tracing_subscriber::filter::LevelFilter::INFO);
-    if verbose && std::env::var("TOOLSEARCH_LOG_PAYLOADS").as_deref() != Ok("1") {
-        for c in PAYLOAD_CRATES {
-            if let Ok(d) = format!("{c}=info").parse() {
-                f = f.add_directive(d);
-            }
-        }
-    }
-    f
+        .from_env_lossy()
+}
+
+/// Keeps [`PAYLOAD_CRATES`] at INFO and above whatever directive asks for
+/// more (a target, a module, a span), unless `TOOLSEARCH_LOG_PAYLOADS=1`.
+fn payloads_capped() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::Metadata<'_>) -> bool>
+{
+    let capture = std::env::var("TOOLSEARCH_LOG_PAYLOADS").as_deref() == Ok("1");
+    tracing_subscriber::filter::filter_fn(move |m| {
+        capture
+            || *m.level() <= tracing::Level::INFO
+            || !PAYLOAD_CRATES.iter().any(|c| {
+                m.target() == *c
+                    || m.target()
+                        .strip_prefix(c)
+                        .is_some_and(|rest| rest.starts_with("::"))
+            })
+    })
 }
 
 /// [`init_logs`], and the spans of toolsearch's own crates (with their
@@ -176,13 +187,14 @@ fn log_filter() -> tracing_subscriber::EnvFilter {
 /// request whose trace is not kept they are not made, for the logs either.
 #[cfg(feature = "otel")]
 pub fn init_logs_and_traces(traces: &toolsearch_mcp::telemetry::otlp::Traces) {
+    use tracing_subscriber::filter::FilterExt;
     use tracing_subscriber::prelude::*;
     let logs = log_filter();
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(|| Redacting(std::io::stderr()))
-                .with_filter(log_filter()),
+                .with_filter(log_filter().and(payloads_capped())),
         )
         .with(traces.layer())
         // Last: the gate decides which of toolsearch's spans are made at all,

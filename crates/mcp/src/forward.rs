@@ -12,6 +12,7 @@ use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, 
 use toolsearch_catalog::Tool;
 
 use crate::upstream::calls::InFlight;
+use crate::upstream::Settled;
 use crate::upstream::{Fleet, Upstream};
 
 /// Forwards calls to the servers configured now, by name.
@@ -163,7 +164,22 @@ impl Dispatcher for Forward {
                 Err(_) if retired(&fleet, &upstream) => return Err(cut(&server)),
                 Err(why) => return Err(unavailable(&server, why)),
             };
-            upstream.settled_list(&cx.cancel).await;
+            match upstream.settled_list(&cx.cancel).await {
+                Settled::Yes => {}
+                Settled::Unknown => {
+                    return Err(unavailable(
+                        &server,
+                        "it said its tools changed and listing them again failed or did not \
+                         finish, so what it serves now is not known; nothing ran, try again shortly",
+                    ))
+                }
+                Settled::Cancelled => {
+                    return Err(DispatchError::new(
+                        DispatchErrorKind::Timeout,
+                        "the call was cancelled",
+                    ))
+                }
+            }
             // Every check the call passed (policy, destructive gating,
             // approval, arguments) read `tool`; the server may serve another
             // definition now (a lazy server's manifest older than the server, a

@@ -143,8 +143,24 @@ fn owned(uid: u32, me: u32, what: &str) -> Result<(), String> {
 /// it names (each directory once).
 #[cfg(unix)]
 fn holders(path: &Path) -> Result<Vec<PathBuf>, String> {
+    use std::os::unix::fs::MetadataExt;
     let mut at = std::path::absolute(path).map_err(|e| e.to_string())?;
     let mut dirs: Vec<PathBuf> = Vec::new();
+    // A symlink among the directories on the way (`/etc/app/current/...`)
+    // is judged by the directory holding it, as the file's own are.
+    for dir in at.ancestors().skip(1) {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            if let Some(holder) = dir.parent() {
+                let holder = holder
+                    .canonicalize()
+                    .unwrap_or_else(|_| holder.to_path_buf());
+                if !dirs.contains(&holder) {
+                    dirs.push(holder);
+                }
+            }
+        }
+    }
+    let me = nix::unistd::geteuid().as_raw();
     for _ in 0..MAX_LINKS {
         let parent = at
             .parent()
@@ -157,7 +173,19 @@ fn holders(path: &Path) -> Result<Vec<PathBuf>, String> {
         }
         let here = parent.join(at.file_name().unwrap_or_default());
         match std::fs::read_link(&here) {
-            Ok(next) => at = parent.join(next),
+            Ok(next) => {
+                // In a directory anyone may write (sticky: only owners
+                // rename), a link is trusted only when it is ours or root's.
+                let open = std::fs::metadata(&parent).is_ok_and(|d| d.mode() & 0o002 != 0);
+                let owner = std::fs::symlink_metadata(&here).map_or(u32::MAX, |m| m.uid());
+                if open && owner != me && owner != 0 {
+                    return Err(format!(
+                        "the symlink {} is owned by uid {owner}, in a directory anyone may write",
+                        here.display()
+                    ));
+                }
+                at = parent.join(next);
+            }
             Err(_) => return Ok(dirs),
         }
     }

@@ -5196,9 +5196,10 @@ impl ServerResult {
     /// toolsearch patch 0006: sets `resultType: "complete"` where a result
     /// has none, for a peer that negotiated `2026-07-28` or newer, where
     /// `Result.resultType` is required: results whose type carries the field
-    /// (a `CallToolResult` read from an older server's answer has `None`),
-    /// an empty result (sent as `{"resultType": "complete"}`), and a custom
-    /// result's object.
+    /// (a `CallToolResult` read from an older server's answer has `None`) and
+    /// a custom result's object. An empty result stays `{}`: rmcp's own client
+    /// reads `logging/setLevel` and `resources/subscribe` answers only as
+    /// `EmptyResult`.
     pub fn fill_missing_result_type(&mut self) {
         let result_type = match self {
             ServerResult::CompleteResult(r) => &mut r.result_type,
@@ -5211,12 +5212,6 @@ impl ServerResult {
             ServerResult::CallToolResult(r) => &mut r.result_type,
             ServerResult::ListSkillsResult(r) => &mut r.result_type,
             ServerResult::GetSkillResult(r) => &mut r.result_type,
-            ServerResult::EmptyResult(_) => {
-                *self = ServerResult::CustomResult(CustomResult(serde_json::json!({
-                    "resultType": "complete"
-                })));
-                return;
-            }
             ServerResult::CustomResult(CustomResult(Value::Object(m))) => {
                 m.entry("resultType")
                     .or_insert_with(|| Value::String("complete".into()));

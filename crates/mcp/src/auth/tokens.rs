@@ -17,6 +17,8 @@ const MAX_TOKEN_FILE: u64 = 1 << 20;
 #[derive(Default)]
 pub(crate) struct Tokens {
     entries: Vec<([u8; 32], Arc<str>)>,
+    /// The principal of each token (see [`principal`]), made once.
+    principals: std::collections::HashSet<Arc<str>>,
 }
 
 fn digest(token: &str) -> [u8; 32] {
@@ -88,6 +90,7 @@ impl Tokens {
             }
             return Ok(());
         }
+        self.principals.insert(principal(&d));
         self.entries.push((d, Arc::from(profile)));
         Ok(())
     }
@@ -107,7 +110,7 @@ impl Tokens {
 
     /// True when some token of these is the principal `p` (see [`principal`]).
     pub(crate) fn has_principal(&self, p: &str) -> bool {
-        self.entries.iter().any(|(e, _)| *principal(e) == *p)
+        self.principals.contains(p)
     }
 }
 

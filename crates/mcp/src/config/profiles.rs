@@ -192,6 +192,27 @@ impl Config {
             || self.auth.is_some()
             || self.profiles.iter().any(ProfileConfig::has_credentials)
     }
+
+    /// How many profiles some client can open: those with credentials (a
+    /// token, a claim or a scope), and `default` when a token-less client, a
+    /// `[http] bearer_token_env` token or an access token choosing no
+    /// profile lands there. The snippet slots are shared among these.
+    pub fn reachable_profiles(&self) -> usize {
+        let chosen_by_token = self
+            .profiles
+            .iter()
+            .any(|p| p.claim.is_some() || p.scope.is_some());
+        self.profiles()
+            .iter()
+            .filter(|p| {
+                p.has_credentials()
+                    || (p.name() == DEFAULT_PROFILE
+                        && (!self.needs_credentials()
+                            || self.http.bearer_token_env.is_some()
+                            || (self.auth.is_some() && !chosen_by_token)))
+            })
+            .count()
+    }
 }
 
 /// Checks every profile: names (unique, id-like), servers that exist, limits

@@ -238,6 +238,7 @@ impl Gateway {
             next.iter()
                 .map(|p| (p.name().to_string(), p.cfg.max_snippets(max)))
                 .collect(),
+            cfg.reachable_profiles(),
         );
         *self.profiles.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
         self.metrics.configure(

@@ -40,7 +40,7 @@ struct State {
     /// Profiles running fewer than `max` at once, and their most (a new
     /// configuration sets them: see [`Slots::set_caps`]).
     caps: HashMap<String, usize>,
-    /// Profiles configured: with more than one, each holds at most half.
+    /// Profiles clients can reach: with more than one, each holds at most half.
     profiles: usize,
 }
 
@@ -84,15 +84,18 @@ impl Slots {
         wait: Duration,
         alone: Arc<std::sync::atomic::AtomicBool>,
     ) -> Arc<Slots> {
-        Slots::with_caps(max, wait, alone, HashMap::new())
+        Slots::with_caps(max, wait, alone, HashMap::new(), 1)
     }
 
-    /// [`Slots::new`], with profiles' caps (`caps[profile]` at most at once).
+    /// [`Slots::new`], with profiles' caps (`caps[profile]` at most at once)
+    /// and how many profiles clients can reach (more than one: each holds at
+    /// most half).
     pub(crate) fn with_caps(
         max: usize,
         wait: Duration,
         alone: Arc<std::sync::atomic::AtomicBool>,
         caps: HashMap<String, usize>,
+        reachable: usize,
     ) -> Arc<Slots> {
         let max = max.max(1);
         let slots = Arc::new(Slots {
@@ -102,16 +105,16 @@ impl Slots {
             wait,
             alone,
         });
-        slots.set_caps(caps);
+        slots.set_caps(caps, reachable);
         slots
     }
 
     /// Sets the profiles' caps (a new configuration's): snippets running
     /// keep their slots, the next ones are counted against the new caps,
     /// and waiters a raised cap lets run are granted now.
-    pub(crate) fn set_caps(self: &Arc<Self>, caps: HashMap<String, usize>) {
+    pub(crate) fn set_caps(self: &Arc<Self>, caps: HashMap<String, usize>, reachable: usize) {
         let mut st = self.state();
-        st.profiles = caps.len();
+        st.profiles = reachable;
         st.caps = caps.into_iter().filter(|(_, n)| *n < self.max).collect();
         self.grant_waiting(&mut st);
     }
@@ -301,7 +304,7 @@ mod tests {
     #[tokio::test]
     async fn a_profile_runs_at_most_its_cap_and_others_keep_room() {
         let caps = HashMap::from([("a".to_string(), 1)]);
-        let slots = Slots::with_caps(4, Duration::from_millis(50), Arc::default(), caps);
+        let slots = Slots::with_caps(4, Duration::from_millis(50), Arc::default(), caps, 1);
         let _a1 = slots.acquire("a/s1").await.unwrap();
         // Another session of profile a waits for a's one slot, and is refused.
         let refused = slots.acquire("a/s2").await.err().unwrap();
@@ -318,7 +321,7 @@ mod tests {
     #[tokio::test]
     async fn profiles_share_the_slots_first_and_a_refusal_speaks_only_of_its_own() {
         let caps = HashMap::from([("a".to_string(), 8), ("b".to_string(), 8)]);
-        let slots = Slots::with_caps(8, Duration::from_millis(50), Arc::default(), caps);
+        let slots = Slots::with_caps(8, Duration::from_millis(50), Arc::default(), caps, 2);
         // Profile a's two sessions take what they can: half of the slots.
         let mut held = Vec::new();
         for s in ["a/s1", "a/s2", "a/s1", "a/s2"] {

@@ -143,12 +143,14 @@ pub fn repeated_field(headers: &http::HeaderMap) -> Option<String> {
 /// the gateway serves the body, and the two must be one request.
 pub fn contradicted(headers: &http::HeaderMap, op: &Op) -> Option<String> {
     let field = |name: &str| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
-    if let Some(m) = field("mcp-method") {
-        if op.method.as_deref() != Some(m) {
+    // A body whose method could not be read is answered by the protocol
+    // checks that follow, not here.
+    if let (Some(m), Some(method)) = (field("mcp-method"), op.method.as_deref()) {
+        if method != m {
             return Some(format!(
                 "the header field `Mcp-Method` says `{}`, the body's method is `{}`",
                 crate::text::clean_for_log(m, 80),
-                crate::text::clean_for_log(op.method.as_deref().unwrap_or("none"), 80)
+                crate::text::clean_for_log(method, 80)
             ));
         }
     }

@@ -120,26 +120,49 @@ impl Upstream {
     }
 }
 
+/// Whether a call may be checked against the list the gateway holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The list answers every `tools/list_changed` heard so far.
+    Yes,
+    /// Listing again failed, or did not finish in time: what the server
+    /// serves is not known.
+    Unknown,
+    /// The caller gave up, or the gateway is stopping.
+    Cancelled,
+}
+
 impl Upstream {
     /// Waits while the server has said its tools changed and the listing that
-    /// answers it has not finished (at most the startup timeout; racing
+    /// answers it has not finished (its settle and its timeout; racing
     /// `cancel` and the server's end), so that a call is checked against the
     /// definition the server serves now.
-    pub async fn settled_list(&self, cancel: &CancellationToken) {
+    pub async fn settled_list(&self, cancel: &CancellationToken) -> Settled {
         let want = self.relists_heard.load(std::sync::atomic::Ordering::SeqCst);
         let mut pings = self.pings.subscribe();
-        let deadline = tokio::time::Instant::now() + self.startup_timeout;
+        let deadline = tokio::time::Instant::now()
+            + super::server::RELIST_SETTLE
+            + self.startup_timeout
+            + std::time::Duration::from_millis(100);
         loop {
             {
                 let st = self.state();
-                if st.relists_done >= want || st.peer.is_none() {
-                    return;
+                if st.peer.is_none() {
+                    // Gone: the call fails on its own connection.
+                    return Settled::Yes;
+                }
+                if st.relists_done >= want {
+                    return if st.relist_failed {
+                        Settled::Unknown
+                    } else {
+                        Settled::Yes
+                    };
                 }
             }
             tokio::select! {
-                r = pings.changed() => if r.is_err() { return },
-                () = cancel.cancelled() => return,
-                () = tokio::time::sleep_until(deadline) => return,
+                r = pings.changed() => if r.is_err() { return Settled::Cancelled },
+                () = cancel.cancelled() => return Settled::Cancelled,
+                () = tokio::time::sleep_until(deadline) => return Settled::Unknown,
             }
         }
     }

@@ -68,6 +68,19 @@ pub fn key(cfg: &ServerConfig, secret: &[u8]) -> String {
         part("header", k);
         part("value", v);
     }
+    // What else decides what runs or answers: the bearer token (its
+    // variable's name and value), the CA trusted, and the `PATH` a command
+    // is found on (`npx`, `uvx` resolve through it).
+    if let Some(var) = &cfg.bearer_token_env {
+        part("bearer", var);
+        part("value", &std::env::var(var).unwrap_or_default());
+    }
+    if let Some(ca) = &cfg.ca_file {
+        part("ca", &ca.display().to_string());
+    }
+    if cfg.command.is_some() && !cfg.env.contains_key("PATH") {
+        part("path", &std::env::var("PATH").unwrap_or_default());
+    }
     hex(&h.finalize())
 }
 
@@ -89,14 +102,23 @@ fn secret(dir: &Path) -> Result<Vec<u8>, String> {
         std::fs::File::open("/dev/urandom")
             .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
             .map_err(|e| format!("cannot draw a secret: {e}"))?;
-        // Two gateways may race here: the first file made wins, and both read it.
-        let made = open_private(&path).and_then(|mut f| {
-            f.write_all(hex(&bytes).as_bytes())?;
-            f.sync_all()
-        });
+        // Written whole under a temporary name, then linked into place (a
+        // link never replaces a file): two gateways racing here both read the
+        // first one linked, and no reader sees half a secret.
+        let tmp = dir.join(format!(
+            ".key.{}-{}.tmp",
+            std::process::id(),
+            TMP.fetch_add(1, Ordering::Relaxed)
+        ));
+        let made = open_private(&tmp)
+            .and_then(|mut f| {
+                f.write_all(hex(&bytes).as_bytes())?;
+                f.sync_all()
+            })
+            .and_then(|()| std::fs::hard_link(&tmp, &path));
+        let _ = std::fs::remove_file(&tmp);
         if let Err(e) = made {
             if e.kind() != std::io::ErrorKind::AlreadyExists {
-                let _ = std::fs::remove_file(&path);
                 return Err(format!("cannot write {}: {e}", path.display()));
             }
         }
@@ -273,7 +295,39 @@ impl Store {
         }
         result?;
         *written = seq;
+        forget_old_siblings(dir, &self.server, path);
         Ok(Some(now))
+    }
+}
+
+/// How long a manifest of a configuration no longer in use is kept (another
+/// gateway may still run it): then it is removed, so that rotated values do
+/// not fill the directory.
+const KEEP_UNUSED: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Removes `server`'s manifests in `dir` other than `current` that were not
+/// written for [`KEEP_UNUSED`].
+fn forget_old_siblings(dir: &Path, server: &str, current: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{server}.");
+    for e in entries.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(&prefix) else {
+            continue;
+        };
+        // `<server>.<16 hex>.json` only (another server's name may extend this one).
+        let ours = rest.len() == 21 && rest.ends_with(".json");
+        let old = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age >= KEEP_UNUSED);
+        if ours && old && e.path() != current {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 

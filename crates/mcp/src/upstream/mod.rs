@@ -16,6 +16,6 @@ pub mod pipe;
 mod server;
 
 pub use fleet::{Fleet, FleetChanges, ServerStatus};
-pub use lease::Lease;
+pub use lease::{Lease, Settled};
 pub use listing::{MAX_LISTED_BYTES, MAX_LISTED_TOOLS, MAX_LIST_PAGES};
 pub use server::{Event, Lifecycle, Link, Phase, Upstream, MAX_BACKOFF, MIN_BACKOFF};

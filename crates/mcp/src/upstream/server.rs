@@ -124,6 +124,9 @@ pub(super) struct State {
     /// How many of the `tools/list_changed` heard ([`Upstream::relists_heard`])
     /// a finished listing answered: while fewer, a call waits for the listing.
     pub(super) relists_done: u64,
+    /// The last re-listing failed: what the server serves is not known, and
+    /// calls are refused until a listing succeeds.
+    pub(super) relist_failed: bool,
     /// When its manifest was last written (or read, when written before).
     pub(super) manifest_at: Option<SystemTime>,
     /// Why its manifest was not used, when it was not.
@@ -206,6 +209,7 @@ impl Upstream {
                 list_changes: 0,
                 protocol: None,
                 relists_done: 0,
+                relist_failed: false,
                 manifest_at: None,
                 manifest_note: None,
             }),
@@ -598,6 +602,7 @@ impl Upstream {
             st.peer = Some(running.peer().clone());
             st.error = None;
             st.relists_done = st.relists_done.max(heard);
+            st.relist_failed = false;
             st.connections += 1;
             st.phase = Phase::Running;
             st.last_used = Instant::now();
@@ -690,11 +695,13 @@ impl Upstream {
                             self.state().error = Some(why);
                         }
                     }
-                    // Calls waiting for this listing go on (with the new list,
-                    // or the last good one when it failed).
+                    // Calls waiting for this listing go on with the new list,
+                    // or are refused when it failed (what the server serves
+                    // is not known).
                     {
                         let mut st = self.state();
                         st.relists_done = st.relists_done.max(upto);
+                        st.relist_failed = st.error.is_some();
                     }
                     self.ping();
                 }
