@@ -1,6 +1,6 @@
 //! A server cannot grow the gateway without bound: a `tools/list` that pages
 //! for ever, loops or is too large fails with the reason (the last good list
-//! stays), and a storm of `tools/list_changed` costs a couple of listings and
+//! stays for search; calls are refused until a listing succeeds), and a storm of `tools/list_changed` costs a couple of listings and
 //! snapshots, not one per notification. On the in-process harness.
 
 use std::sync::atomic::Ordering;
@@ -50,9 +50,16 @@ async fn a_listing_past_a_bound_fails_with_the_reason_and_the_last_list_stays() 
         );
         let lists = script.lists.load(Ordering::SeqCst) - before;
         assert!(lists <= 100, "{mode:?}: {lists} pages read");
-        // The server's last good list still serves, and its tools still run.
+        // The server's last good list still serves search and listings, but
+        // its tools do not run on it: what the server serves now is not known
+        // (issue 59: every call is decided on the definition served when it
+        // runs), and the refusal says so.
         let r = client.call("s", "work", json!({"tag": "ann"})).await;
-        assert_eq!(text(&r)["tag"], "ann", "{mode:?}");
+        let answer = text(&r).to_string();
+        assert!(
+            r.is_error == Some(true) && answer.contains("listing them again failed"),
+            "{mode:?}: {answer}"
+        );
         gw.shutdown().await;
 
         // At start the same listing keeps the server down with the reason, and

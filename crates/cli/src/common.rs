@@ -141,14 +141,9 @@ pub fn escape_unsafe(text: &str) -> String {
 /// that is down shows in the client's log without any setting). Both binaries
 /// call it first.
 pub fn init_logs() {
-    use tracing_subscriber::filter::FilterExt;
-    use tracing_subscriber::prelude::*;
-    tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(|| Redacting(std::io::stderr()))
-                .with_filter(log_filter().and(payloads_capped())),
-        )
+    tracing_subscriber::fmt()
+        .with_writer(|| Redacting(std::io::stderr()))
+        .with_env_filter(log_filter())
         .init();
 }
 
@@ -157,29 +152,70 @@ pub fn init_logs() {
 /// says, unless `TOOLSEARCH_LOG_PAYLOADS=1` turns capture on.
 const PAYLOAD_CRATES: [&str; 4] = ["rmcp", "hyper", "reqwest", "h2"];
 
-/// What `TOOLSEARCH_LOG` lets through to stderr.
+/// What `TOOLSEARCH_LOG` lets through to stderr: its directives, with
+/// [`PAYLOAD_CRATES`] (and any module of theirs) held at INFO when it asks for
+/// more, unless `TOOLSEARCH_LOG_PAYLOADS=1`.
 fn log_filter() -> tracing_subscriber::EnvFilter {
-    tracing_subscriber::EnvFilter::builder()
-        .with_default_directive(tracing_subscriber::filter::LevelFilter::WARN.into())
-        .with_env_var("TOOLSEARCH_LOG")
-        .from_env_lossy()
+    use tracing_subscriber::filter::LevelFilter;
+    let capture = std::env::var("TOOLSEARCH_LOG_PAYLOADS").as_deref() == Ok("1");
+    let spec = std::env::var("TOOLSEARCH_LOG").unwrap_or_default();
+    let spec = if capture {
+        spec
+    } else {
+        cap_payload_directives(&spec)
+    };
+    let mut f = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(LevelFilter::WARN.into())
+        .parse_lossy(spec);
+    if !capture && f.max_level_hint().is_some_and(|l| l > LevelFilter::INFO) {
+        for c in PAYLOAD_CRATES {
+            if let Ok(d) = format!("{c}=info").parse() {
+                f = f.add_directive(d);
+            }
+        }
+    }
+    f
 }
 
-/// Keeps [`PAYLOAD_CRATES`] at INFO and above whatever directive asks for
-/// more (a target, a module, a span), unless `TOOLSEARCH_LOG_PAYLOADS=1`.
-fn payloads_capped() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::Metadata<'_>) -> bool>
-{
-    let capture = std::env::var("TOOLSEARCH_LOG_PAYLOADS").as_deref() == Ok("1");
-    tracing_subscriber::filter::filter_fn(move |m| {
-        capture
-            || *m.level() <= tracing::Level::INFO
-            || !PAYLOAD_CRATES.iter().any(|c| {
-                m.target() == *c
-                    || m.target()
-                        .strip_prefix(c)
-                        .is_some_and(|rest| rest.starts_with("::"))
-            })
-    })
+/// `spec` (comma-separated `EnvFilter` directives) with every directive that
+/// names one of [`PAYLOAD_CRATES`] or a module of theirs at DEBUG or TRACE
+/// (or at no level, which is TRACE) set to INFO.
+fn cap_payload_directives(spec: &str) -> String {
+    spec.split(',')
+        .map(|d| {
+            let target = d.split(['[', '=']).next().unwrap_or("").trim();
+            let ours = PAYLOAD_CRATES.iter().any(|c| {
+                target == *c || target.strip_prefix(c).is_some_and(|r| r.starts_with("::"))
+            });
+            let level = d
+                .rsplit_once('=')
+                .map(|(_, l)| l.trim().to_ascii_lowercase());
+            let verbose = match level.as_deref() {
+                None => true,
+                Some(l) => matches!(l, "debug" | "trace" | "4" | "5"),
+            };
+            if ours && verbose && !d.contains('[') {
+                format!("{target}=info")
+            } else {
+                d.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[cfg(test)]
+mod payload_tests {
+    #[test]
+    fn payload_directives_are_held_at_info() {
+        let capped = super::cap_payload_directives(
+            "debug,rmcp=trace,rmcp::service=debug,hyper,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace",
+        );
+        assert_eq!(
+            capped,
+            "debug,rmcp=info,rmcp::service=info,hyper=info,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace"
+        );
+    }
 }
 
 /// [`init_logs`], and the spans of toolsearch's own crates (with their
@@ -187,14 +223,13 @@ fn payloads_capped() -> tracing_subscriber::filter::FilterFn<impl Fn(&tracing::M
 /// request whose trace is not kept they are not made, for the logs either.
 #[cfg(feature = "otel")]
 pub fn init_logs_and_traces(traces: &toolsearch_mcp::telemetry::otlp::Traces) {
-    use tracing_subscriber::filter::FilterExt;
     use tracing_subscriber::prelude::*;
     let logs = log_filter();
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
                 .with_writer(|| Redacting(std::io::stderr()))
-                .with_filter(log_filter().and(payloads_capped())),
+                .with_filter(log_filter()),
         )
         .with(traces.layer())
         // Last: the gate decides which of toolsearch's spans are made at all,
