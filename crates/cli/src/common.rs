@@ -204,20 +204,6 @@ fn cap_payload_directives(spec: &str) -> String {
         .join(",")
 }
 
-#[cfg(test)]
-mod payload_tests {
-    #[test]
-    fn payload_directives_are_held_at_info() {
-        let capped = super::cap_payload_directives(
-            "debug,rmcp=trace,rmcp::service=debug,hyper,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace",
-        );
-        assert_eq!(
-            capped,
-            "debug,rmcp=info,rmcp::service=info,hyper=info,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace"
-        );
-    }
-}
-
 /// [`init_logs`], and the spans of toolsearch's own crates (with their
 /// warnings) go to `traces` as well, whatever `TOOLSEARCH_LOG` says. Under a
 /// request whose trace is not kept they are not made, for the logs either.
@@ -355,4 +341,18 @@ pub fn config_home() -> Option<std::path::PathBuf> {
         .filter(|v| !v.is_empty())
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn payload_directives_are_held_at_info() {
+        let capped = super::cap_payload_directives(
+            "debug,rmcp=trace,rmcp::service=debug,hyper,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace",
+        );
+        assert_eq!(
+            capped,
+            "debug,rmcp=info,rmcp::service=info,hyper=info,reqwest=warn,toolsearch_mcp=trace,rmcpx=trace"
+        );
+    }
 }
