@@ -14,6 +14,11 @@ pub fn clean_for_log(text: &str, max: usize) -> String {
     toolsearch_catalog::clean::escape_for_log(text, max)
 }
 
+/// `bytes` as lower-case hexadecimal.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// `text` with every URL in it (`http://`, `https://`, `ws://`, `wss://`)
 /// stripped of its user info and query (see [`crate::config::redact_url`]):
 /// a server URL often carries a key (`?api_key=...`), and its errors (a

@@ -89,12 +89,6 @@ fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
     o.open(path)
 }
 
-/// Whether `path` names a regular file, without opening it (a FIFO or a
-/// device is not, and is never opened by the gateway).
-pub fn is_regular(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-}
-
 #[cfg(unix)]
 fn judge(path: &Path, meta: &std::fs::Metadata, trust: Trust) -> Result<(), String> {
     use std::os::unix::fs::MetadataExt;
@@ -255,7 +249,6 @@ mod tests {
         nix::unistd::mkfifo(&f, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
         let e = read_trusted(&f, 100, Trust::Secret).unwrap_err();
         assert!(e.contains("not a regular file"), "{e}");
-        assert!(!is_regular(&f));
         // Opened non-blocking, even a FIFO that passed the check cannot wait.
         assert!(open_nonblocking(&f).is_ok());
         let _ = std::fs::remove_dir_all(&d);

@@ -16,8 +16,10 @@ const MAX_TOKEN_FILE: u64 = 1 << 20;
 /// Every static token and the profile it opens.
 #[derive(Default)]
 pub(crate) struct Tokens {
-    entries: Vec<([u8; 32], Arc<str>)>,
-    /// The principal of each token (see [`principal`]), made once.
+    /// Each token's digest, the profile it opens and its principal (see
+    /// [`principal`], made once).
+    entries: Vec<([u8; 32], Arc<str>, Arc<str>)>,
+    /// The principals of `entries`, for [`Tokens::has_principal`].
     principals: std::collections::HashSet<Arc<str>>,
 }
 
@@ -84,14 +86,15 @@ impl Tokens {
             anyhow::bail!("{from}: a token holds no spaces or control characters");
         }
         let d = digest(token);
-        if let Some((_, other)) = self.entries.iter().find(|(e, _)| *e == d) {
+        if let Some((_, other, _)) = self.entries.iter().find(|(e, _, _)| *e == d) {
             if &**other != profile {
                 anyhow::bail!("{from}: the same token already opens profile `{other}`; a token opens one profile");
             }
             return Ok(());
         }
-        self.principals.insert(principal(&d));
-        self.entries.push((d, Arc::from(profile)));
+        let who = principal(&d);
+        self.principals.insert(who.clone());
+        self.entries.push((d, Arc::from(profile), who));
         Ok(())
     }
 
@@ -100,12 +103,12 @@ impl Tokens {
     pub(crate) fn profile(&self, sent: &str) -> Option<(Arc<str>, Arc<str>)> {
         let d = digest(sent);
         let mut found = None;
-        for (e, profile) in &self.entries {
+        for (e, profile, who) in &self.entries {
             if super::same(e, &d) {
-                found = Some(profile.clone());
+                found = Some((profile.clone(), who.clone()));
             }
         }
-        found.map(|p| (p, principal(&d)))
+        found
     }
 
     /// True when some token of these is the principal `p` (see [`principal`]).
@@ -122,9 +125,7 @@ pub(crate) fn principal(digest: &[u8; 32]) -> Arc<str> {
     let mut h = Sha256::new();
     h.update(b"toolsearch principal\0");
     h.update(digest);
-    let d = h.finalize();
-    let hex: String = d[..16].iter().map(|b| format!("{b:02x}")).collect();
-    Arc::from(format!("token:{hex}"))
+    Arc::from(format!("token:{}", crate::text::hex(&h.finalize()[..16])))
 }
 
 /// The tokens of a file, with their line numbers.

@@ -81,11 +81,7 @@ pub fn key(cfg: &ServerConfig, secret: &[u8]) -> String {
     if cfg.command.is_some() && !cfg.env.contains_key("PATH") {
         part("path", &std::env::var("PATH").unwrap_or_default());
     }
-    hex(&h.finalize())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    crate::text::hex(&h.finalize())
 }
 
 /// The name of the secret that keys the manifests of a directory.
@@ -112,7 +108,7 @@ fn secret(dir: &Path) -> Result<Vec<u8>, String> {
         ));
         let made = open_private(&tmp)
             .and_then(|mut f| {
-                f.write_all(hex(&bytes).as_bytes())?;
+                f.write_all(crate::text::hex(&bytes).as_bytes())?;
                 f.sync_all()
             })
             .and_then(|()| std::fs::hard_link(&tmp, &path));
