@@ -5,4 +5,5 @@
 
 mod common;
 mod connect;
+mod first_hour;
 mod wheel;

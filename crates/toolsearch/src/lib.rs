@@ -73,7 +73,7 @@ pub use dispatch::{
 };
 pub use host::{
     AfterCall, ApprovalFuture, Approver, Availability, BeforeCall, ClientTools, Host, Outage,
-    Outages, Scope, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
+    Outages, Pending, Scope, DEFAULT_APPROVAL_TIMEOUT, DEFAULT_CALL_TIMEOUT,
 };
 pub use policy::{Glob, Policy};
 

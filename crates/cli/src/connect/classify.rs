@@ -197,6 +197,23 @@ fn has_reference(client: Client, s: &str) -> bool {
     }
 }
 
+/// True when the entry runs a toolsearch gateway (`toolsearch gateway`,
+/// directly or through a runner such as `uvx toolsearch gateway`): moving it
+/// behind the gateway would nest one gateway in another.
+pub fn is_gateway(entry: &Value) -> bool {
+    let words: Vec<&str> = std::iter::once(&entry["command"])
+        .chain(entry["args"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    let named = |w: &&str| {
+        std::path::Path::new(w)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n == "toolsearch" || n.starts_with("toolsearch=="))
+    };
+    words.iter().any(named) && words.contains(&"gateway")
+}
+
 /// A gateway server name for a client's server name: 1 to 48 letters, digits,
 /// `_` or `-`.
 pub fn gateway_name(name: &str) -> String {

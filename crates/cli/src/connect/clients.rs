@@ -3,10 +3,12 @@
 //! with the clients' CLIs where they install from npm: claude-code 2.1.197,
 //! gemini-cli 0.61.0, codex 0.171.0):
 //!
-//! - Claude Code: <https://code.claude.com/docs/en/mcp>. User scope: `mcpServers`
-//!   of `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`); project scope:
-//!   `.mcp.json`. `claude mcp add-json NAME JSON -s SCOPE`, `claude mcp remove
-//!   NAME -s SCOPE`. Expands `${VAR}`.
+//! - Claude Code: <https://code.claude.com/docs/en/mcp>. Local scope (the
+//!   default of `claude mcp add`): `projects["/abs/dir"].mcpServers` of
+//!   `~/.claude.json`, seen when Claude runs in that folder; user scope:
+//!   `mcpServers` of `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`);
+//!   project scope: `.mcp.json`. `claude mcp add-json NAME JSON -s SCOPE`,
+//!   `claude mcp remove NAME -s SCOPE`. Expands `${VAR}`.
 //! - Claude Desktop: <https://modelcontextprotocol.io/docs/develop/connect-local-servers>
 //!   (`mcpServers` of `claude_desktop_config.json`; stdio only). Anthropic ships
 //!   no Linux build: the Linux path is Electron's user data folder,
@@ -47,12 +49,42 @@ pub enum Client {
 }
 
 /// How the client's file holds its servers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Format {
-    /// A JSON object whose `key` maps names to entries.
-    Json(&'static str),
+    /// A JSON object whose member at this path of keys maps names to entries.
+    Json(Vec<String>),
     /// Codex's TOML: `[mcp_servers.NAME]`.
     CodexToml,
+}
+
+/// Which of a client's scopes a run reads and changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The user's servers, seen everywhere.
+    User,
+    /// Claude Code's default scope: the user's servers for one folder only.
+    Local(PathBuf),
+    /// The servers of a project folder (a file in it, shared with its team).
+    Project(PathBuf),
+}
+
+impl Scope {
+    /// As reports and the clients' CLIs name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Local(_) => "local",
+            Scope::Project(_) => "project",
+        }
+    }
+
+    /// The folder it belongs to (none for the user's).
+    pub fn dir(&self) -> Option<&Path> {
+        match self {
+            Scope::User => None,
+            Scope::Local(d) | Scope::Project(d) => Some(d),
+        }
+    }
 }
 
 fn env_dir(var: &str) -> Option<PathBuf> {
@@ -82,18 +114,32 @@ impl Client {
         }
     }
 
-    pub fn format(self) -> Format {
-        match self {
-            Client::Vscode => Format::Json("servers"),
-            Client::Codex => Format::CodexToml,
-            _ => Format::Json("mcpServers"),
+    /// Where in its file the servers of `scope` are.
+    pub fn format(self, scope: &Scope) -> Format {
+        match (self, scope) {
+            (Client::Vscode, _) => Format::Json(vec!["servers".into()]),
+            (Client::Codex, _) => Format::CodexToml,
+            (_, Scope::Local(dir)) => Format::Json(vec![
+                "projects".into(),
+                dir.display().to_string(),
+                "mcpServers".into(),
+            ]),
+            _ => Format::Json(vec!["mcpServers".into()]),
         }
     }
 
-    /// The file holding the servers of the user scope, or of the project in
-    /// `project`.
-    pub fn file(self, project: Option<&Path>) -> Result<PathBuf> {
-        if let Some(dir) = project {
+    /// The scopes a run without `--project` reads: Claude Code's user scope
+    /// and the local scope of the folder it runs in; the user's for the others.
+    pub fn scopes(self, cwd: &Path) -> Vec<Scope> {
+        match self {
+            Client::ClaudeCode => vec![Scope::User, Scope::Local(cwd.to_path_buf())],
+            _ => vec![Scope::User],
+        }
+    }
+
+    /// The file holding the servers of `scope`.
+    pub fn file(self, scope: &Scope) -> Result<PathBuf> {
+        if let Scope::Project(dir) = scope {
             return match self {
                 Client::ClaudeCode => Ok(dir.join(".mcp.json")),
                 Client::Cursor => Ok(dir.join(".cursor/mcp.json")),
@@ -174,15 +220,16 @@ pub enum Op {
 pub fn cli_command(
     client: Client,
     op: &Op,
-    project: Option<&Path>,
+    place: &Scope,
     undo: bool,
 ) -> Option<std::process::Command> {
     let program = find_on_path(client.cli()?)?;
     let mut c = std::process::Command::new(program);
+    let project = place.dir();
     if let Some(dir) = project {
         c.current_dir(dir);
     }
-    let scope = if project.is_some() { "project" } else { "user" };
+    let scope = place.name();
     match (client, op) {
         (Client::ClaudeCode, Op::Remove(name)) => {
             c.args(["mcp", "remove", name, "-s", scope]);

@@ -14,17 +14,22 @@ use super::clients::{Format, Op};
 
 /// The client's servers, name → entry (Codex tables as JSON); empty when the
 /// file does not exist.
-pub fn read_servers(path: &Path, format: Format) -> Result<Map<String, Value>> {
+pub fn read_servers(path: &Path, format: &Format) -> Result<Map<String, Value>> {
     let Some(text) = read_optional(path)? else {
         return Ok(Map::new());
     };
     match format {
-        Format::Json(key) => {
-            let doc = parse_json(path, &text)?;
-            match doc.get(key) {
-                None | Some(Value::Null) => Ok(Map::new()),
-                Some(Value::Object(m)) => Ok(m.clone()),
-                Some(_) => bail!("{}: `{key}` is not an object", path.display()),
+        Format::Json(keys) => {
+            let mut at = &Value::Object(parse_json(path, &text)?);
+            for key in keys {
+                at = match at.get(key) {
+                    None | Some(Value::Null) => return Ok(Map::new()),
+                    Some(v) => v,
+                };
+            }
+            match at {
+                Value::Object(m) => Ok(m.clone()),
+                _ => bail!("{}: `{}` is not an object", path.display(), keys.join(".")),
             }
         }
         Format::CodexToml => {
@@ -68,14 +73,22 @@ fn parse_json(path: &Path, text: &str) -> Result<Map<String, Value>> {
 
 /// Applies `ops` to the client's file in one write, after copying it to a
 /// backup beside it; returns the backup's path (`None` when the file was new).
-pub fn edit_client(path: &Path, format: Format, ops: &[Op]) -> Result<Option<PathBuf>> {
+pub fn edit_client(path: &Path, format: &Format, ops: &[Op]) -> Result<Option<PathBuf>> {
     let old = read_optional(path)?;
     let text = match format {
-        Format::Json(key) => {
-            let mut doc = parse_json(path, old.as_deref().unwrap_or(""))?;
-            let servers = doc.entry(key).or_insert_with(|| Value::Object(Map::new()));
+        Format::Json(keys) => {
+            let mut doc = Value::Object(parse_json(path, old.as_deref().unwrap_or(""))?);
+            let mut servers = &mut doc;
+            for key in keys {
+                let Value::Object(m) = servers else {
+                    bail!("{}: `{}` is not an object", path.display(), keys.join("."));
+                };
+                servers = m
+                    .entry(key.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+            }
             let Value::Object(servers) = servers else {
-                bail!("{}: `{key}` is not an object", path.display());
+                bail!("{}: `{}` is not an object", path.display(), keys.join("."));
             };
             for op in ops {
                 match op {
@@ -87,7 +100,7 @@ pub fn edit_client(path: &Path, format: Format, ops: &[Op]) -> Result<Option<Pat
                     }
                 }
             }
-            let mut t = serde_json::to_string_pretty(&Value::Object(doc))?;
+            let mut t = serde_json::to_string_pretty(&doc)?;
             t.push('\n');
             t
         }

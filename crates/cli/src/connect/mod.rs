@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use classify::{decide, gateway_name, Decision, Table};
-use clients::{cli_command, Client, Op};
+use clients::{cli_command, Client, Format, Op, Scope};
 
 /// The name of the entry connect leaves in the client.
 const ENTRY: &str = "toolsearch";
@@ -44,13 +44,40 @@ pub struct Args {
     config: Option<PathBuf>,
 }
 
-/// Where one run works.
+/// One scope of the client a run works in.
 struct Place {
     client: Client,
-    project: Option<PathBuf>,
+    scope: Scope,
     file: PathBuf,
+    format: Format,
     config: PathBuf,
     record: PathBuf,
+}
+
+impl Place {
+    fn new(client: Client, scope: Scope, config: &Path) -> Result<Place> {
+        let tag = match &scope {
+            Scope::User => "user".to_owned(),
+            Scope::Local(d) | Scope::Project(d) => format!(
+                "{}-{}",
+                scope.name(),
+                &crate::common::hex(&Sha256::digest(d.display().to_string().as_bytes()))[..12]
+            ),
+        };
+        let record = config
+            .parent()
+            .context("the gateway's config has no folder")?
+            .join("connect")
+            .join(format!("{}-{tag}.json", client.name()));
+        Ok(Place {
+            client,
+            file: client.file(&scope)?,
+            format: client.format(&scope),
+            scope,
+            config: config.to_path_buf(),
+            record,
+        })
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -59,37 +86,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => crate::gateway::default_config_file()
             .context("no default place for the gateway's config: set HOME or pass --config")?,
     };
-    let project = match &args.project {
-        Some(p) => Some(
+    let scopes = match &args.project {
+        Some(p) => vec![Scope::Project(
             p.canonicalize()
                 .with_context(|| format!("--project {}", p.display()))?,
-        ),
-        None => None,
+        )],
+        None => {
+            let cwd = std::env::current_dir().context("reading the current folder")?;
+            args.client.scopes(&cwd.canonicalize().unwrap_or(cwd))
+        }
     };
-    let file = args.client.file(project.as_deref())?;
-    let scope = match &project {
-        None => "user".to_owned(),
-        Some(p) => format!(
-            "project-{}",
-            &crate::common::hex(&Sha256::digest(p.display().to_string().as_bytes()))[..12]
-        ),
-    };
-    let record = config
-        .parent()
-        .context("the gateway's config has no folder")?
-        .join("connect")
-        .join(format!("{}-{scope}.json", args.client.name()));
-    let place = Place {
-        client: args.client,
-        project,
-        file,
-        config,
-        record,
-    };
+    let places = scopes
+        .into_iter()
+        .map(|s| Place::new(args.client, s, &config))
+        .collect::<Result<Vec<_>>>()?;
     let report = if args.undo {
-        undo(&place, args.dry_run)?
+        undo(&places, args.dry_run)?
     } else {
-        connect(&place, args.dry_run)?
+        connect(&places, args.dry_run)?
     };
     crate::common::print_json(report)?;
     Ok(ExitCode::SUCCESS)
@@ -103,108 +117,172 @@ fn absolute(p: &Path) -> Result<PathBuf> {
     })
 }
 
-fn connect(place: &Place, dry_run: bool) -> Result<Value> {
-    let client = place.client;
-    let format = client.format();
-    let servers = files::read_servers(&place.file, format)?;
+/// A server connect takes from a scope: its name there, its name in the
+/// gateway, its table there and its entry as the client had it.
+type Moved = (String, String, Table, Value);
+
+/// What one scope gives and what changes in it.
+struct Plan {
+    servers: Map<String, Value>,
+    moved: Vec<Moved>,
+    ops: Vec<Op>,
+}
+
+/// Moves the servers of every scope of `places` behind the gateway. The
+/// entry goes in the first (the user's, or the project's with
+/// `--project`); the others only lose the servers moved.
+fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
+    let client = places[0].client;
     let exe = std::env::current_exe()
         .and_then(|e| e.canonicalize())
         .context("locating this executable")?;
-    let entry = client.entry(&exe, &place.config);
-    let mut taken: Vec<String> = files::gateway_names(&place.config)?;
-    let (mut moved, mut kept) = (Vec::new(), Vec::new());
-    for (name, e) in &servers {
-        if name == ENTRY {
-            continue;
-        }
-        match decide(client, e) {
-            Decision::Keep(reason) => kept.push(json!({"name": name, "reason": reason})),
-            Decision::Move(table) => {
-                let as_name = unique(gateway_name(name), client, &taken);
-                taken.push(as_name.clone());
-                moved.push((name.clone(), as_name, table, e.clone()));
+    let entry = client.entry(&exe, &places[0].config);
+    let mut taken: Vec<String> = files::gateway_names(&places[0].config)?;
+    let had_servers = !taken.is_empty();
+    let mut kept = Vec::new();
+    let mut plans = Vec::with_capacity(places.len());
+    for place in places {
+        let servers = files::read_servers(&place.file, &place.format)?;
+        let mut moved = Vec::new();
+        for (name, e) in &servers {
+            if name == ENTRY {
+                continue;
+            }
+            if classify::is_gateway(e) {
+                kept.push(json!({"name": name, "scope": place.scope.name(),
+                    "reason": "it runs a toolsearch gateway itself: one behind another would only add a hop"}));
+                continue;
+            }
+            match decide(client, e) {
+                Decision::Keep(reason) => {
+                    kept.push(json!({"name": name, "scope": place.scope.name(), "reason": reason}))
+                }
+                Decision::Move(table) => {
+                    let as_name = unique(gateway_name(name), client, &taken);
+                    taken.push(as_name.clone());
+                    moved.push((name.clone(), as_name, table, e.clone()));
+                }
             }
         }
+        let ops = moved.iter().map(|m| Op::Remove(m.0.clone())).collect();
+        plans.push(Plan {
+            servers,
+            moved,
+            ops,
+        });
     }
-    let mut ops: Vec<Op> = moved.iter().map(|m| Op::Remove(m.0.clone())).collect();
-    let has_entry = servers.get(ENTRY) == Some(&entry);
-    if !has_entry && (!moved.is_empty() || !taken.is_empty()) {
-        if servers.contains_key(ENTRY) {
-            ops.push(Op::Remove(ENTRY.into()));
+    let any_moved = plans.iter().any(|p| !p.moved.is_empty());
+    let has_entry = plans[0].servers.get(ENTRY) == Some(&entry);
+    let adds_entry = !has_entry && (any_moved || had_servers);
+    if adds_entry {
+        if plans[0].servers.contains_key(ENTRY) {
+            plans[0].ops.push(Op::Remove(ENTRY.into()));
         }
-        ops.push(Op::Add(ENTRY.into(), entry.clone()));
+        plans[0].ops.push(Op::Add(ENTRY.into(), entry.clone()));
     }
+    let moved_list: Vec<Value> = places
+        .iter()
+        .zip(&plans)
+        .flat_map(|(place, plan)| {
+            plan.moved.iter().map(|(n, a, t, _)| {
+                json!({"name": n, "as": a, "scope": place.scope.name(), "transport": t.transport()})
+            })
+        })
+        .collect();
     let mut report = json!({
         "client": client.name(),
-        "scope": if place.project.is_some() { "project" } else { "user" },
-        "client_file": place.file.display().to_string(),
-        "gateway_config": place.config.display().to_string(),
+        "scopes": places.iter().map(|p| json!({"scope": p.scope.name(), "file": p.file.display().to_string(),
+            "folder": p.scope.dir().map(|d| d.display().to_string())})).collect::<Vec<_>>(),
+        "gateway_config": places[0].config.display().to_string(),
         "dry_run": dry_run,
-        "moved": moved.iter().map(|(n, a, t, _)| json!({"name": n, "as": a, "transport": t.transport()})).collect::<Vec<_>>(),
+        "moved": moved_list,
         "kept": kept,
-        "entry": {"name": ENTRY, "command": entry["command"], "args": entry["args"]},
     });
-    if ops.is_empty() {
-        report["note"] = json!(if servers.contains_key(ENTRY) {
+    if plans.iter().all(|p| p.ops.is_empty()) {
+        report["note"] = json!(if plans[0].servers.contains_key(ENTRY) {
             "already connected: nothing new to move"
         } else {
-            "nothing to move: the client has no server the gateway can take"
+            "nothing to move: the client has no server the gateway can take, in any scope read"
         });
         return Ok(report);
     }
     if dry_run {
-        report["gateway_servers"] = moved
+        report["gateway_servers"] = plans
             .iter()
-            .map(|(_, a, t, _)| redacted(a, t))
+            .flat_map(|p| p.moved.iter().map(|(_, a, t, _)| redacted(a, t)))
             .collect::<Vec<_>>()
             .into();
-        report["changes"] = ops.iter().map(describe).collect::<Vec<_>>().into();
+        report["changes"] = places
+            .iter()
+            .zip(&plans)
+            .flat_map(|(place, p)| p.ops.iter().map(|op| describe(op, &place.scope)))
+            .collect::<Vec<_>>()
+            .into();
+        if adds_entry {
+            report["would_add"] =
+                json!({"name": ENTRY, "command": entry["command"], "args": entry["args"]});
+        }
         return Ok(report);
     }
     // The gateway's config first: if it cannot be written, the client is untouched.
-    let add: Vec<(String, Table, String)> = moved
+    let add: Vec<(String, Table, String)> = plans
         .iter()
+        .flat_map(|p| p.moved.iter())
         .map(|(_, a, t, _)| (a.clone(), t.clone(), client.name().to_owned()))
         .collect();
-    files::edit_gateway(&place.config, &add, &[])?;
-    let mut record = files::read_record(&place.record)?.unwrap_or_else(|| {
-        json!({"client": client.name(), "client_file": place.file.display().to_string(), "moved": []})
-    });
-    let previous = record.clone();
-    if let Some(list) = record["moved"].as_array_mut() {
-        list.extend(
-            moved
-                .iter()
-                .map(|(n, a, _, e)| json!({"name": n, "as": a, "entry": e})),
-        );
-    }
-    record["entry"] = entry.clone();
-    write_record(&place.record, &record)?;
-    match apply(place, &ops, false) {
-        Ok((via, backup)) => {
-            report["via"] = json!(via);
-            report["backup"] = json!(backup.map(|b| b.display().to_string()));
+    files::edit_gateway(&places[0].config, &add, &[])?;
+    let mut via = Vec::new();
+    for (i, (place, plan)) in places.iter().zip(&plans).enumerate() {
+        if plan.ops.is_empty() {
+            continue;
         }
-        Err(e) => {
-            // Undo the gateway's side so a second try starts from the same place.
-            let names: Vec<String> = add.iter().map(|a| a.0.clone()).collect();
-            let _ = files::edit_gateway(&place.config, &[], &names);
-            let _ = write_record(&place.record, &previous);
-            return Err(e);
+        let mut record = files::read_record(&place.record)?.unwrap_or_else(|| {
+            json!({"client": client.name(), "scope": place.scope.name(),
+                   "client_file": place.file.display().to_string(), "moved": []})
+        });
+        let previous = record.clone();
+        if let Some(list) = record["moved"].as_array_mut() {
+            list.extend(
+                plan.moved
+                    .iter()
+                    .map(|(n, a, _, e)| json!({"name": n, "as": a, "entry": e})),
+            );
+        }
+        if i == 0 {
+            record["entry"] = entry.clone();
+        }
+        write_record(&place.record, &record)?;
+        match apply(place, &plan.ops, false) {
+            Ok((how, backup)) => via.push(json!({"scope": place.scope.name(), "via": how,
+                "backup": backup.map(|b| b.display().to_string())})),
+            Err(e) => {
+                // This scope's servers go back out of the gateway so a second
+                // try starts from the same place (scopes done before stay done).
+                let names: Vec<String> = plan.moved.iter().map(|m| m.1.clone()).collect();
+                let _ = files::edit_gateway(&place.config, &[], &names);
+                let _ = write_record(&place.record, &previous);
+                return Err(e);
+            }
+        }
+        let after = files::read_servers(&place.file, &place.format)?;
+        if let Some((n, ..)) = plan.moved.iter().find(|m| after.contains_key(&m.0)) {
+            bail!(
+                "{} still lists `{n}` in the {} scope after connect removed it",
+                place.file.display(),
+                place.scope.name()
+            );
+        }
+        if i == 0 && adds_entry && !after.contains_key(ENTRY) {
+            bail!(
+                "{} has no `{ENTRY}` entry after connect added it",
+                place.file.display()
+            );
         }
     }
-    let after = files::read_servers(&place.file, format)?;
-    if let Some((n, ..)) = moved.iter().find(|m| after.contains_key(&m.0)) {
-        bail!(
-            "{} still lists `{n}` after connect removed it",
-            place.file.display()
-        );
-    }
-    if !after.contains_key(ENTRY) {
-        bail!(
-            "{} has no `{ENTRY}` entry after connect added it",
-            place.file.display()
-        );
+    report["changed"] = via.into();
+    if adds_entry {
+        report["entry"] = json!({"name": ENTRY, "scope": places[0].scope.name(),
+            "command": entry["command"], "args": entry["args"]});
     }
     report["next"] = json!(client.next_step());
     Ok(report)
@@ -242,10 +320,10 @@ fn redacted(name: &str, t: &Table) -> Value {
            "headers": hide(&t.headers), "allow": t.allow, "deny": t.deny})
 }
 
-fn describe(op: &Op) -> Value {
+fn describe(op: &Op, scope: &Scope) -> Value {
     match op {
-        Op::Remove(n) => json!({"remove": n}),
-        Op::Add(n, _) => json!({"add": n}),
+        Op::Remove(n) => json!({"remove": n, "scope": scope.name()}),
+        Op::Add(n, _) => json!({"add": n, "scope": scope.name()}),
     }
 }
 
@@ -261,7 +339,7 @@ fn apply(place: &Place, ops: &[Op], undo: bool) -> Result<(&'static str, Option<
     let mut by_file = Vec::new();
     let mut used_cli = false;
     for op in ops {
-        match cli_command(place.client, op, place.project.as_deref(), undo) {
+        match cli_command(place.client, op, &place.scope, undo) {
             Some(mut c) => {
                 used_cli = true;
                 let what = match op {
@@ -285,7 +363,7 @@ fn apply(place: &Place, ops: &[Op], undo: bool) -> Result<(&'static str, Option<
     let backup = if by_file.is_empty() {
         None
     } else {
-        files::edit_client(&place.file, place.client.format(), &by_file)?
+        files::edit_client(&place.file, &place.format, &by_file)?
     };
     let via = match (used_cli, by_file.is_empty()) {
         (true, true) => "the client's CLI",
@@ -322,52 +400,102 @@ fn run_bounded(
     Ok(child.wait_with_output()?)
 }
 
-fn undo(place: &Place, dry_run: bool) -> Result<Value> {
-    let Some(record) = files::read_record(&place.record)? else {
-        bail!(
-            "nothing to undo: connect has no record of moving {}'s servers (looked for {})",
-            place.client.name(),
-            place.record.display()
-        );
-    };
-    let servers = files::read_servers(&place.file, place.client.format())?;
-    let mut ops = Vec::new();
-    if servers.contains_key(ENTRY) {
-        ops.push(Op::Remove(ENTRY.into()));
-    }
-    let (mut restored, mut kept_theirs, mut owned) = (Vec::new(), Vec::new(), Vec::new());
-    for m in record["moved"].as_array().into_iter().flatten() {
-        let (Some(name), Some(as_name)) = (m["name"].as_str(), m["as"].as_str()) else {
-            continue;
-        };
-        owned.push(as_name.to_owned());
-        if servers.contains_key(name) {
-            // The client has a server of that name again: it wrote it since.
-            kept_theirs.push(name.to_owned());
-        } else {
-            ops.push(Op::Add(name.to_owned(), m["entry"].clone()));
-            restored.push(name.to_owned());
+/// Puts back what connect moved from every scope of `places` that has a
+/// record, and removes the entry.
+fn undo(places: &[Place], dry_run: bool) -> Result<Value> {
+    let mut records = Vec::new();
+    for place in places {
+        if let Some(r) = files::read_record(&place.record)? {
+            records.push((place, r));
         }
     }
+    if records.is_empty() {
+        bail!(
+            "nothing to undo: connect has no record of moving {}'s servers (looked for {})",
+            places[0].client.name(),
+            places
+                .iter()
+                .map(|p| p.record.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let (mut restored, mut kept_theirs, mut owned, mut changes, mut plans) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (i, place) in places.iter().enumerate() {
+        let servers = files::read_servers(&place.file, &place.format)?;
+        let mut ops = Vec::new();
+        if i == 0 && servers.contains_key(ENTRY) {
+            ops.push(Op::Remove(ENTRY.into()));
+        }
+        let record = records
+            .iter()
+            .find(|(p, _)| std::ptr::eq(*p, place))
+            .map(|(_, r)| r);
+        for m in record
+            .and_then(|r| r["moved"].as_array())
+            .into_iter()
+            .flatten()
+        {
+            let (Some(name), Some(as_name)) = (m["name"].as_str(), m["as"].as_str()) else {
+                continue;
+            };
+            owned.push(as_name.to_owned());
+            if servers.contains_key(name) {
+                // The client has a server of that name again: it wrote it since.
+                kept_theirs.push(name.to_owned());
+            } else {
+                ops.push(Op::Add(name.to_owned(), m["entry"].clone()));
+                restored.push(name.to_owned());
+            }
+        }
+        changes.extend(ops.iter().map(|op| describe(op, &place.scope)));
+        plans.push(ops);
+    }
     let mut report = json!({
-        "client": place.client.name(),
+        "client": places[0].client.name(),
         "undo": true,
         "dry_run": dry_run,
-        "client_file": place.file.display().to_string(),
-        "gateway_config": place.config.display().to_string(),
+        "scopes": records.iter().map(|(p, _)| p.scope.name()).collect::<Vec<_>>(),
+        "gateway_config": places[0].config.display().to_string(),
         "restored": restored,
         "kept_yours": kept_theirs,
         "removed_from_gateway": owned,
     });
     if dry_run {
-        report["changes"] = ops.iter().map(describe).collect::<Vec<_>>().into();
+        report["changes"] = changes.into();
         return Ok(report);
     }
-    let (via, backup) = apply(place, &ops, true)?;
-    files::edit_gateway(&place.config, &[], &owned)?;
-    std::fs::remove_file(&place.record)
-        .with_context(|| format!("removing {}", place.record.display()))?;
-    report["via"] = json!(via);
-    report["backup"] = json!(backup.map(|b| b.display().to_string()));
+    let mut via = Vec::new();
+    for (place, ops) in places.iter().zip(&plans) {
+        if ops.is_empty() {
+            continue;
+        }
+        let (how, backup) = apply(place, ops, true)?;
+        via.push(json!({"scope": place.scope.name(), "via": how,
+            "backup": backup.map(|b| b.display().to_string())}));
+    }
+    let config = &places[0].config;
+    files::edit_gateway(config, &[], &owned)?;
+    if files::gateway_names(config)?.is_empty() {
+        // A config with no server serves no tool: one that holds nothing
+        // else goes; one with settings of the user's stays, and says so.
+        let text = std::fs::read_to_string(config).unwrap_or_default();
+        if toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.is_empty()) {
+            std::fs::remove_file(config)
+                .with_context(|| format!("removing {}", config.display()))?;
+            report["gateway_config_removed"] = json!(true);
+        } else {
+            report["note"] = json!(format!(
+                "{} names no server now: a gateway started with it serves no tool",
+                config.display()
+            ));
+        }
+    }
+    for (place, _) in &records {
+        std::fs::remove_file(&place.record)
+            .with_context(|| format!("removing {}", place.record.display()))?;
+    }
+    report["changed"] = via.into();
     Ok(report)
 }

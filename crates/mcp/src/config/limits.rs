@@ -21,6 +21,13 @@ pub struct Limits {
     /// (a lazy one: by the next call, which waits at most this long for it).
     #[serde(default = "default_startup_timeout_ms")]
     pub startup_timeout_ms: Spanned<u64>,
+    /// How long the first `tools/list` (and the first search or call) waits
+    /// for servers whose tools are not known yet: started with no manifest
+    /// (0 to 600,000 ms, at most `startup_timeout_ms`). Default 3,000.
+    /// `initialize` never waits; a server later than this joins through
+    /// `list_changed`, and with `activation = "auto"` deferral stays on.
+    #[serde(default = "default_first_list_ms")]
+    pub first_list_ms: Spanned<u64>,
     /// Longest wait for one approval (`destructive = "elicit"`) before the call
     /// is refused (1,000 to 3,600,000 ms). Default 120,000. A snippet waiting for
     /// an approval is paused: the wait does not count against `timeout_ms`.
@@ -42,6 +49,9 @@ fn default_call_timeout_ms() -> Spanned<u64> {
 fn default_startup_timeout_ms() -> Spanned<u64> {
     Spanned::new(0..0, 30_000)
 }
+fn default_first_list_ms() -> Spanned<u64> {
+    Spanned::new(0..0, 3_000)
+}
 fn default_approval_timeout_ms() -> Spanned<u64> {
     Spanned::new(0..0, 120_000)
 }
@@ -55,6 +65,7 @@ impl Default for Limits {
             timeout_ms: default_timeout_ms(),
             call_timeout_ms: default_call_timeout_ms(),
             startup_timeout_ms: default_startup_timeout_ms(),
+            first_list_ms: default_first_list_ms(),
             approval_timeout_ms: default_approval_timeout_ms(),
             idle_stop_ms: default_idle_stop_ms(),
         }
@@ -98,6 +109,13 @@ impl Limits {
         )?;
         range(
             text,
+            "limits.first_list_ms",
+            &Some(self.first_list_ms.clone()),
+            0,
+            600_000,
+        )?;
+        range(
+            text,
             "limits.approval_timeout_ms",
             &Some(self.approval_timeout_ms.clone()),
             1_000,
@@ -118,6 +136,7 @@ impl Limits {
             "timeout_ms": *self.timeout_ms.get_ref(),
             "call_timeout_ms": *self.call_timeout_ms.get_ref(),
             "startup_timeout_ms": *self.startup_timeout_ms.get_ref(),
+            "first_list_ms": *self.first_list_ms.get_ref(),
             "approval_timeout_ms": *self.approval_timeout_ms.get_ref(),
             "idle_stop_ms": *self.idle_stop_ms.get_ref(),
         })

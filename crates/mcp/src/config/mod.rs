@@ -426,6 +426,12 @@ impl Config {
         Duration::from_millis(*self.limits.startup_timeout_ms.get_ref())
     }
 
+    /// How long the first list waits for servers not known yet (at most the
+    /// startup timeout).
+    pub fn first_list_wait(&self) -> Duration {
+        Duration::from_millis(*self.limits.first_list_ms.get_ref()).min(self.startup_timeout())
+    }
+
     /// Whether `server` starts only when a call needs it.
     pub fn is_lazy(&self, server: &ServerConfig) -> bool {
         server.lazy.or(self.lazy).unwrap_or(false)

@@ -100,6 +100,9 @@ pub(crate) struct Shared {
     pub(crate) pool: Option<toolsearch_sandbox::Pool>,
     pub(crate) embedder: Option<Arc<toolsearch::Embedder>>,
     pub(crate) rules: SharedRules,
+    /// Set when a first list was served while servers' tools were unknown:
+    /// deferral stays on for the gateway's life (see [`toolsearch::Pending`]).
+    pub(crate) pending: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Shared {
@@ -122,6 +125,10 @@ impl Shared {
             .dispatcher(crate::forward::Forward::to_fleet(&self.fleet))
             .availability(self.fleet.availability())
             .outages(Profile::outages(&p, self.fleet.outages(), seen.clone()))
+            .pending({
+                let pending = self.pending.clone();
+                Arc::new(move || pending.load(std::sync::atomic::Ordering::Relaxed))
+            })
             .call_timeout(cfg.call_timeout())
             .approval_timeout(cfg.approval_timeout())
             .approve_destructive(cfg.destructive != Destructive::Allow)

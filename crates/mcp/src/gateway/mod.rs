@@ -77,6 +77,12 @@ pub struct Gateway {
     in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// What `/metrics` shows.
     metrics: metrics::Metrics,
+    /// One snapshot built at a time (see [`Gateway::rebuild`]).
+    building: tokio::sync::Mutex<()>,
+    /// Done once the first list may be served (see [`Gateway::first_list`]).
+    first_list: tokio::sync::OnceCell<()>,
+    /// How long the first list waits for servers not known yet.
+    first_list_wait: std::time::Duration,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -137,8 +143,8 @@ fn embedder(cfg: &Config) -> anyhow::Result<Option<Arc<toolsearch::Embedder>>> {
 }
 
 impl Gateway {
-    /// Starts the fleet of `cfg` (waiting at most the startup timeout for each
-    /// server's first attempt) and builds the facade in front of it. `pool` runs
+    /// Starts the fleet of `cfg` (waiting for no server: see
+    /// [`Gateway::first_list`]) and builds the facade in front of it. `pool` runs
     /// snippets; without one the facade makes its own (worker processes when the
     /// worker program is found).
     pub async fn start(
@@ -157,6 +163,9 @@ impl Gateway {
     ) -> anyhow::Result<Arc<Gateway>> {
         // Settings out of range fail before any server is started.
         cfg.settings().validate()?;
+        if cfg.servers.is_empty() {
+            tracing::warn!("the configuration names no server: the gateway serves no tool until one is added (a reload takes it)");
+        }
         let profiles_cfg = cfg.profiles();
         for p in &profiles_cfg {
             cfg.profile_settings(p).validate()?;
@@ -183,6 +192,7 @@ impl Gateway {
             pool,
             embedder,
             rules: Arc::new(RwLock::new(Arc::new(apply::Rules::of(cfg)))),
+            pending: Arc::default(),
         };
         let full = fleet.snapshot(&[]);
         let mut profiles = Vec::with_capacity(profiles_cfg.len());
@@ -219,6 +229,9 @@ impl Gateway {
             served_changes: AtomicU64::new(0),
             stopping: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::default(),
+            building: tokio::sync::Mutex::new(()),
+            first_list: tokio::sync::OnceCell::new(),
+            first_list_wait: cfg.first_list_wait(),
         });
         // The first probe of code mode (a snippet on the pool) happens here, on
         // a blocking thread, not in the first client's `tools/list`.
@@ -309,35 +322,75 @@ impl Gateway {
     ) {
         while let Some(Event::Changed(server)) = events.recv().await {
             let Some(g) = gw.upgrade() else { return };
-            // Several changes in a burst make one snapshot, built off the
-            // runtime (loading, indexing and embedding a catalog take CPU
-            // seconds for large ones); changes meanwhile make one more.
+            // Several changes in a burst make one snapshot; changes meanwhile
+            // make one more.
             while events.try_recv().is_ok() {}
-            let built = g.clone();
-            let rebuilt = tokio::task::spawn_blocking(move || {
-                let full = built.fleet.snapshot(&built.extra);
-                for p in built.profiles().iter() {
-                    p.set_catalog(&full);
-                }
-                built.snapshots.fetch_add(1, Ordering::SeqCst);
-            })
-            .await;
-            if rebuilt.is_err() {
-                tracing::error!("building a snapshot panicked; serving the last one");
-                continue;
+            g.rebuild(&server, true).await;
+        }
+    }
+
+    /// Builds a snapshot of the servers' lists as they are now, off the
+    /// runtime (loading, indexing and embedding a catalog take CPU seconds
+    /// for large ones), gives each profile its part, and tells the clients of
+    /// each profile whose served list changed (when `tell`: no client has
+    /// been served a list before the first). Builds run one at a time, so the
+    /// last one built reads the newest lists.
+    async fn rebuild(self: &Arc<Self>, why: &str, tell: bool) {
+        let _one = self.building.lock().await;
+        let built = self.clone();
+        let rebuilt = tokio::task::spawn_blocking(move || {
+            let full = built.fleet.snapshot(&built.extra);
+            for p in built.profiles().iter() {
+                p.set_catalog(&full);
             }
-            g.metrics.snapshot();
-            tracing::info!(server = %server, tools = g.toolsearch().host().catalog().len(), "catalog rebuilt");
-            for p in g.profiles().iter() {
-                // Made once for the new snapshot, and what every session's
-                // `tools/list` then answers.
-                if p.list_changed(&g.snapshots).await {
-                    let n = g.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
-                    g.metrics.served_change();
-                    tracing::info!(server = %server, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
-                    g.notify_list_changed(p.name()).await;
-                }
+            built.snapshots.fetch_add(1, Ordering::SeqCst);
+        })
+        .await;
+        if rebuilt.is_err() {
+            tracing::error!("building a snapshot panicked; serving the last one");
+            return;
+        }
+        self.metrics.snapshot();
+        tracing::info!(server = %why, tools = self.toolsearch().host().catalog().len(), "catalog rebuilt");
+        for p in self.profiles().iter() {
+            // Made once for the new snapshot, and what every session's
+            // `tools/list` then answers.
+            if p.list_changed(&self.snapshots).await && tell && self.first_list.initialized() {
+                let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+                self.metrics.served_change();
+                tracing::info!(server = %why, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
+                self.notify_list_changed(p.name()).await;
             }
+        }
+    }
+
+    /// Waits, once in the gateway's life, until every server's tools are
+    /// known (listed, or from its manifest) or its first start failed, at
+    /// most `[limits] first_list_ms`, racing the stop. The first `tools/list`,
+    /// search or call of every client waits for it; `initialize` never does.
+    /// A server still unknown then joins through `list_changed`, and deferral
+    /// stays on (see [`toolsearch::Pending`]): no client is sent tools
+    /// directly and then switched to deferral when the rest arrive.
+    pub(crate) async fn first_list(self: &Arc<Self>) {
+        if self.first_list.initialized() {
+            return;
+        }
+        let me = self.clone();
+        let once = async move {
+            me.first_list
+                .get_or_init(|| async {
+                    let unknown = me.fleet.first_known(me.first_list_wait).await;
+                    if !unknown.is_empty() {
+                        me.shared.pending.store(true, Ordering::Relaxed);
+                        tracing::info!(servers = ?unknown, waited_ms = me.first_list_wait.as_millis() as u64, "the first list goes without these servers' tools (not known yet): they join through list_changed, and deferral stays on");
+                    }
+                    me.rebuild("first list", false).await;
+                })
+                .await;
+        };
+        tokio::select! {
+            () = once => {}
+            () = self.stopping.cancelled() => {}
         }
     }
 

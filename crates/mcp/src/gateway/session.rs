@@ -275,6 +275,7 @@ impl ServerHandler for GatewaySession {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.gw.first_list().await;
         let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
         let tools = b.profile.served(snapshot, &b.conversation).await;
@@ -295,6 +296,7 @@ impl ServerHandler for GatewaySession {
         if self.gw.is_stopping() {
             return Err(stopped());
         }
+        self.gw.first_list().await;
         let Bound {
             profile,
             conversation,

@@ -31,7 +31,6 @@ pub struct Fleet {
     /// Each server's task, with the token that stops it alone; servers being
     /// retired (removed or replaced) stay here until they are gone.
     tasks: Mutex<Vec<Task>>,
-    startup_timeout: Duration,
     one_client: Arc<AtomicBool>,
     /// In-process servers by name (tests, embedders), kept for a server a
     /// new configuration adds or changes.
@@ -93,7 +92,7 @@ fn recipe(cfg: &Config, s: &crate::config::ServerConfig) -> String {
         "{}|{lazy}|{:?}|{:?}",
         serde_json::to_string(s).unwrap_or_default(),
         cfg.idle_stop(s),
-        lazy.then(|| cfg.manifest_dir())
+        cfg.manifest_dir()
     )
 }
 
@@ -152,7 +151,6 @@ impl Fleet {
             tx,
             events: Mutex::new(Some(rx)),
             tasks: Mutex::new(Vec::new()),
-            startup_timeout: cfg.startup_timeout(),
             one_client: Arc::new(AtomicBool::new(false)),
             links: links.clone(),
             problems: Mutex::default(),
@@ -270,9 +268,7 @@ impl Fleet {
         }
         *self.members.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(next);
         for s in &started {
-            if s.is_lazy() {
-                s.load_manifest();
-            }
+            s.load_manifest();
             self.spawn(s);
         }
         for old in retired {
@@ -322,51 +318,66 @@ impl Fleet {
         self.one_client.store(true, Ordering::Relaxed);
     }
 
-    /// Starts every eager server and waits until each has connected or failed
-    /// once (at most the startup timeout: a dead server never blocks startup).
-    /// A lazy server with a manifest waits for its first call; one without is
-    /// started, and not waited for (its tools come when it answers). Returns
-    /// the receiver of later changes.
+    /// Reads every server's manifest, starts every eager server (and each lazy
+    /// one with no manifest) and returns at once with the receiver of later
+    /// changes: no server's start is waited for (see [`Fleet::first_known`]).
+    /// A lazy server with a manifest waits for its first call.
     pub async fn start(self: &Arc<Self>) -> mpsc::UnboundedReceiver<Event> {
-        let mut rx = self
+        let rx = self
             .events
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
             .expect("a fleet starts once");
         let members = self.members();
-        let lazy: Vec<Arc<Upstream>> = members
-            .list
-            .iter()
-            .filter(|s| s.is_lazy())
-            .cloned()
-            .collect();
-        if !lazy.is_empty() {
-            let read =
-                tokio::task::spawn_blocking(move || lazy.iter().for_each(|s| s.load_manifest()));
-            if let Err(e) = read.await {
-                tracing::warn!(error = %e, "reading the manifests failed; lazy servers start now");
-            }
+        let all = members.list.clone();
+        let read = tokio::task::spawn_blocking(move || all.iter().for_each(|s| s.load_manifest()));
+        if let Err(e) = read.await {
+            tracing::warn!(error = %e, "reading the manifests failed; servers start with no list");
         }
         for s in &members.list {
             self.spawn(s);
         }
-        let mut pending: std::collections::HashSet<String> = members
+        rx
+    }
+
+    /// Servers in their first start with no list known yet (no manifest).
+    pub fn unknown(&self) -> Vec<String> {
+        self.members()
             .list
             .iter()
-            .filter(|s| !s.is_lazy())
+            .filter(|s| {
+                let st = s.state();
+                st.first_start() && st.tools.is_none()
+            })
             .map(|s| s.name().to_string())
-            .collect();
-        let deadline = tokio::time::Instant::now() + self.startup_timeout + Duration::from_secs(1);
-        while !pending.is_empty() {
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(Event::Changed(name))) => {
-                    pending.remove(&name);
+            .collect()
+    }
+
+    /// Waits until every server's tools are known (listed, or from its
+    /// manifest) or its first start failed, at most `limit`; the servers still
+    /// unknown then.
+    pub async fn first_known(&self, limit: Duration) -> Vec<String> {
+        let deadline = tokio::time::Instant::now() + limit;
+        let members = self.members();
+        let mut pings: Vec<_> = members.list.iter().map(|s| s.pings.subscribe()).collect();
+        loop {
+            let unknown = self.unknown();
+            if unknown.is_empty() || pings.is_empty() {
+                return unknown;
+            }
+            let gone = tokio::select! {
+                (r, i, _) = futures::future::select_all(pings.iter_mut().map(|p| Box::pin(p.changed()))) => {
+                    r.is_err().then_some(i)
                 }
-                Ok(None) | Err(_) => break,
+                () = tokio::time::sleep_until(deadline) => return self.unknown(),
+                () = self.shutdown.cancelled() => return self.unknown(),
+            };
+            if let Some(i) = gone {
+                // That server is gone: nothing more comes from it.
+                pings.swap_remove(i);
             }
         }
-        rx
     }
 
     /// Waits until no server is starting and every list taken is in its

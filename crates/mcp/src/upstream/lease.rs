@@ -56,6 +56,8 @@ impl Upstream {
         // A start that came and went before this call took it (the server
         // died or was stopped at once) is asked for again, this many times.
         let mut retries = 2;
+        // An eager server's first start this call waited for.
+        let mut waited = false;
         loop {
             {
                 let mut st = self.state();
@@ -65,7 +67,7 @@ impl Upstream {
                     return Ok(Lease {
                         upstream: self.clone(),
                         peer,
-                        started: asked.is_some(),
+                        started: asked.is_some() || waited,
                     });
                 }
                 if st.closed {
@@ -77,7 +79,13 @@ impl Upstream {
                         .unwrap_or_else(|| "not connected yet".into())
                 };
                 if !self.lazy {
-                    return Err(why());
+                    // An eager server's first start (the gateway just began)
+                    // is waited for, as a lazy one's; after that a server
+                    // that is not up fails the call at once.
+                    if !st.first_start() {
+                        return Err(why());
+                    }
+                    waited = true;
                 }
                 if let Some((failed, begun)) = asked {
                     if st.failed_starts > failed {
@@ -94,6 +102,7 @@ impl Upstream {
                     }
                 }
                 match asked {
+                    _ if !self.lazy => {}
                     Some(_) => {}
                     None => {
                         asked = Some((st.failed_starts, st.starts));

@@ -79,7 +79,8 @@ pub struct Lifecycle {
     pub lazy: bool,
     /// A lazy server with no call for this long is stopped (`None`: never).
     pub idle_stop: Option<Duration>,
-    /// Where its manifest is kept (lazy servers only; `None`: nowhere).
+    /// Where its manifest is kept (`None`: nowhere; a linked server keeps one
+    /// only when lazy).
     pub manifest_dir: Option<PathBuf>,
 }
 
@@ -131,6 +132,13 @@ pub(super) struct State {
     pub(super) manifest_at: Option<SystemTime>,
     /// Why its manifest was not used, when it was not.
     pub(super) manifest_note: Option<String>,
+}
+
+impl State {
+    /// Its first start is under way (it never connected nor failed yet).
+    pub(super) fn first_start(&self) -> bool {
+        self.phase == Phase::Starting && self.connections == 0 && self.failed_starts == 0
+    }
 }
 
 /// One configured server and its connection.
@@ -188,9 +196,13 @@ impl Upstream {
         one_client: Arc<AtomicBool>,
         link: Option<Link>,
     ) -> Arc<Self> {
+        // Every server keeps its last list: an eager one is served from it
+        // while it starts (the first `tools/list` waits for no server), a lazy
+        // one until its first call. A linked (in-process) server has no
+        // command line to key it by unless it is lazy.
         let manifest = life
             .manifest_dir
-            .filter(|_| life.lazy)
+            .filter(|_| life.lazy || link.is_none())
             .map(|dir| Arc::new(manifest::Store::new(&dir, &cfg)));
         Arc::new(Upstream {
             cfg,
@@ -226,15 +238,19 @@ impl Upstream {
         })
     }
 
-    /// Reads its manifest (blocking; lazy servers only): its tools are served
-    /// from it and the server waits for its first call. A manifest that cannot
-    /// be trusted is ignored with one warning, and the server starts at once.
+    /// Reads its manifest (blocking): its tools are served from it, and a lazy
+    /// server waits for its first call (an eager one starts at once and its
+    /// live list replaces the manifest's). A manifest that cannot be trusted
+    /// is ignored with one warning, and the server starts at once.
     pub fn load_manifest(&self) {
         let Some(store) = &self.manifest else { return };
         match store.read() {
             Ok(Some(m)) if m.tools.is_empty() => {
                 // No tool to call means no call would ever start it to refresh
                 // the list: it starts now.
+                if !self.lazy {
+                    return;
+                }
                 tracing::info!(
                     server = self.name(),
                     "its manifest lists no tools; the server starts now"
@@ -245,7 +261,9 @@ impl Upstream {
                 st.tools = Some(Arc::new(m.tools));
                 st.protocol = Some(m.protocol);
                 st.manifest_at = Some(m.written_at);
-                st.phase = Phase::Stopped;
+                if self.lazy {
+                    st.phase = Phase::Stopped;
+                }
             }
             Ok(None) => {}
             Err(why) => {
@@ -270,14 +288,15 @@ impl Upstream {
         self.state().phase
     }
 
-    /// Whether a call can reach it now or by starting it: connected, or lazy
-    /// with a list of tools to call from.
+    /// Whether a call can reach it now or by starting it: connected, lazy
+    /// with a list of tools to call from, or in its first start with the
+    /// tools of its manifest (a call waits for that start).
     pub fn available(&self) -> bool {
         if self.is_up() {
             return true;
         }
         let st = self.state();
-        self.lazy && st.tools.is_some() && !st.closed
+        (self.lazy || st.first_start()) && st.tools.is_some() && !st.closed
     }
 
     /// How long ago its manifest was written (`None`: it has none).

@@ -125,6 +125,11 @@ impl Builder {
         self.host.outages = Some(outages);
         self
     }
+    /// Tells when tools not in the catalog yet are expected (see [`crate::Pending`]).
+    pub fn pending(mut self, pending: crate::Pending) -> Self {
+        self.host.pending = Some(pending);
+        self
+    }
     /// Record arguments and results in the turn record (default off: they carry tokens).
     pub fn capture_payloads(mut self, on: bool) -> Self {
         self.host.capture = on;

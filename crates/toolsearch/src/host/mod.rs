@@ -142,6 +142,12 @@ pub struct Outage {
 /// their names, so a model looking for their tools learns why it finds none.
 pub type Outages = Arc<dyn Fn() -> Vec<Outage> + Send + Sync>;
 
+/// True while tools not in the catalog yet are expected (backends that
+/// have not listed theirs: an MCP gateway's servers still starting).
+/// `activation = auto` then defers whatever the count, so a client is not
+/// sent tools directly and switched to deferral when the rest arrive.
+pub type Pending = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// Longest reason an outage note repeats.
 const MAX_OUTAGE_REASON: usize = 120;
 
@@ -198,6 +204,7 @@ pub struct Host {
     semantic: Option<Arc<SemanticSearch>>,
     availability: Option<Availability>,
     outages: Option<Outages>,
+    pending: Option<Pending>,
     limits: SearchLimits,
     /// Schemas compiled for the full argument check, by tool.
     pub(crate) compiled: Compiled,
@@ -221,6 +228,7 @@ pub(crate) struct HostParts {
     pub semantic: Option<Arc<SemanticSearch>>,
     pub availability: Option<Availability>,
     pub outages: Option<Outages>,
+    pub pending: Option<Pending>,
     pub limits: SearchLimits,
 }
 
@@ -246,6 +254,7 @@ impl HostParts {
             semantic: None,
             availability: None,
             outages: None,
+            pending: None,
             limits: SearchLimits::default(),
         }
     }
@@ -275,6 +284,7 @@ impl Host {
             semantic: p.semantic,
             availability: p.availability,
             outages: p.outages,
+            pending: p.pending,
             limits: p.limits,
             compiled: Compiled::default(),
             overlays: Overlays::default(),
@@ -329,6 +339,11 @@ impl Host {
 }
 
 impl Host {
+    /// True while tools not yet in the catalog are expected (see [`Pending`]).
+    pub(crate) fn pending(&self) -> bool {
+        self.pending.as_ref().is_some_and(|f| f())
+    }
+
     /// The backends down now (none without an [`Outages`] hook).
     pub fn outages(&self) -> Vec<Outage> {
         self.outages.as_ref().map(|f| f()).unwrap_or_default()

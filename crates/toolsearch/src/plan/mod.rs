@@ -187,6 +187,7 @@ pub(crate) fn build(host: &Host, settings: &Settings, scope: &Scope) -> Plan {
         },
         deferrable.len(),
         share,
+        host.pending(),
     );
     // `Deferrable::Always`: deferred even below the threshold (not when
     // activation is `never`, which turns deferral off altogether).
