@@ -41,6 +41,7 @@ mod protocol;
 mod reload;
 mod routing;
 mod runtime;
+mod say_why;
 mod secrets;
 mod sessions;
 mod soak;

@@ -100,6 +100,13 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
             let mut bare = cfg.clone();
             bare.mode = toolsearch_mcp::config::ModeName::Tools;
             bare.semantic = Some(false);
+            // Said before a wait that lasts as long as the slowest server.
+            eprintln!(
+                "toolsearch: starting {} servers; one that does not answer is given {} ms \
+                 (limits.startup_timeout_ms)",
+                bare.servers.len(),
+                bare.startup_timeout().as_millis()
+            );
             let status = rt.block_on(async {
                 let gw = Gateway::start(&bare, None).await?;
                 // Lazy servers with no manifest start in the background.
@@ -246,7 +253,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 })
                 .await
             }
-            None => toolsearch_mcp::serve::stdio(gw).await,
+            None => {
+                use std::io::IsTerminal;
+                if std::io::stdin().is_terminal() {
+                    eprintln!(
+                        "toolsearch: serving MCP on stdio, waiting for a client's messages. This is \
+                         a server: point an MCP client at it (`toolsearch connect CLIENT` does), or \
+                         serve HTTP with --http ADDR. Ctrl-C stops it."
+                    );
+                }
+                toolsearch_mcp::serve::stdio(gw).await
+            }
         }
     });
     #[cfg(feature = "otel")]

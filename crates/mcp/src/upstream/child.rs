@@ -3,7 +3,9 @@
 //! (logged, never the protocol), and how it is stopped with everything it
 //! started, on every path.
 
+use std::collections::VecDeque;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nix::sys::signal::{killpg, Signal};
@@ -56,6 +58,7 @@ impl ServerProcess {
     pub(crate) fn spawn(
         server: &str,
         cfg: &ServerConfig,
+        tail: &Arc<Tail>,
     ) -> anyhow::Result<(ServerProcess, Pipes)> {
         let command = cfg.command.as_deref().unwrap_or_default();
         let keeper = super::keeper::keeper();
@@ -100,8 +103,9 @@ impl ServerProcess {
             child.stdout.take().expect("piped"),
             child.stdin.take().expect("piped"),
         );
+        tail.restart();
         if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(log_stderr(server.to_string(), stderr));
+            tokio::spawn(log_stderr(server.to_string(), stderr, tail.clone()));
         }
         let group = Pid::from_raw(child.id().map_or(0, |p| p as i32));
         let process = ServerProcess {
@@ -196,11 +200,89 @@ fn inherited_env() -> Vec<(String, String)> {
 }
 
 /// Logs a server's stderr lines (cleaned, capped) on the gateway's stderr: they can
-/// never reach the gateway's stdout, which is the protocol.
-async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
+/// never reach the gateway's stdout, which is the protocol. The last lines are
+/// kept in `tail` (a failed start says why with them).
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr, tail: Arc<Tail>) {
+    let run = tail.run();
     let mut lines = tokio::io::BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let line = clean_for_log(&line, MAX_LOG_LINE);
         tracing::info!(target: "toolsearch::server", server = %server, "{line}");
+        tail.push(run, &line);
+    }
+    tail.ended(run);
+}
+
+/// Lines of a server's stderr kept for a reason.
+const TAIL_LINES: usize = 4;
+/// Longest line kept.
+const TAIL_LINE: usize = 200;
+
+/// The last few lines a server's process wrote on its stderr (of its latest
+/// start), bounded: what a failed start's reason quotes.
+#[derive(Default)]
+pub(crate) struct Tail {
+    state: Mutex<TailState>,
+    ended: tokio::sync::Notify,
+}
+
+#[derive(Default)]
+struct TailState {
+    /// Starts so far: lines of an older process are dropped.
+    run: u64,
+    lines: VecDeque<String>,
+    /// The latest process's stderr reached its end.
+    done: bool,
+}
+
+impl Tail {
+    fn lock(&self) -> std::sync::MutexGuard<'_, TailState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A new process: what the last one wrote goes.
+    fn restart(&self) {
+        let mut st = self.lock();
+        st.run += 1;
+        st.lines.clear();
+        st.done = false;
+    }
+
+    fn run(&self) -> u64 {
+        self.lock().run
+    }
+
+    fn push(&self, run: u64, line: &str) {
+        let mut st = self.lock();
+        if st.run != run || line.trim().is_empty() {
+            return;
+        }
+        if st.lines.len() == TAIL_LINES {
+            st.lines.pop_front();
+        }
+        st.lines.push_back(
+            toolsearch_catalog::truncate_at_boundary(line.trim(), TAIL_LINE).to_string(),
+        );
+    }
+
+    fn ended(&self, run: u64) {
+        let mut st = self.lock();
+        if st.run == run {
+            st.done = true;
+            drop(st);
+            self.ended.notify_waiters();
+        }
+    }
+
+    /// The lines kept, joined (`None`: it wrote nothing), after waiting at
+    /// most `limit` for the stream's end (a process that just died has
+    /// usually said why in its last lines, not yet read).
+    pub(crate) async fn said(&self, limit: Duration) -> Option<String> {
+        let wait = self.ended.notified();
+        if !self.lock().done {
+            let _ = tokio::time::timeout(limit, wait).await;
+        }
+        let st = self.lock();
+        (!st.lines.is_empty()).then(|| st.lines.iter().cloned().collect::<Vec<_>>().join(" | "))
     }
 }

@@ -132,6 +132,8 @@ pub(super) struct State {
     pub(super) manifest_at: Option<SystemTime>,
     /// Why its manifest was not used, when it was not.
     pub(super) manifest_note: Option<String>,
+    /// The last reason logged at WARN: the same one again is not.
+    pub(super) warned: Option<String>,
 }
 
 impl State {
@@ -140,6 +142,9 @@ impl State {
         self.phase == Phase::Starting && self.connections == 0 && self.failed_starts == 0
     }
 }
+
+/// How long a failed start waits for the last of its process's stderr.
+const STDERR_WAIT: Duration = Duration::from_millis(300);
 
 /// One configured server and its connection.
 pub struct Upstream {
@@ -153,6 +158,8 @@ pub struct Upstream {
     pub(super) lazy: bool,
     idle_stop: Option<Duration>,
     manifest: Option<Arc<manifest::Store>>,
+    /// The last lines its process wrote on stderr.
+    stderr: Arc<super::child::Tail>,
     /// Wakes a stopped lazy server: a call waits for it.
     pub(super) wanted: tokio::sync::Notify,
     /// Pinged at each change of state a waiting call may care about.
@@ -224,6 +231,7 @@ impl Upstream {
                 relist_failed: false,
                 manifest_at: None,
                 manifest_note: None,
+                warned: None,
             }),
             calls: Arc::new(Calls::new(one_client)),
             events,
@@ -232,6 +240,7 @@ impl Upstream {
             lazy: life.lazy,
             idle_stop: life.idle_stop.filter(|_| life.lazy),
             manifest,
+            stderr: Arc::default(),
             wanted: tokio::sync::Notify::new(),
             pings: tokio::sync::watch::Sender::new(()),
             relists_heard: Arc::default(),
@@ -399,16 +408,24 @@ impl Upstream {
     fn set_down(&self, why: String, failed_start: bool) {
         // The status and the log carry no secret a server's URL holds.
         let why = crate::text::redact_urls(&why).into_owned();
-        let was_up = {
+        let (was_up, again) = {
             let mut st = self.state();
             let was_up = st.peer.take().is_some();
             st.error = Some(why.clone());
             st.phase = Phase::Down;
             st.failed_starts += u64::from(failed_start);
-            was_up
+            let again = st.warned.as_deref() == Some(why.as_str());
+            st.warned = Some(why.clone());
+            (was_up, again)
         };
         self.ping();
-        tracing::warn!(server = self.name(), reason = %why, "server unavailable");
+        // Said once, then at each change: a server restarted with backoff
+        // fails the same way every time.
+        if again {
+            tracing::debug!(server = self.name(), reason = %why, "server unavailable (again)");
+        } else {
+            tracing::warn!(server = self.name(), reason = %why, "server unavailable");
+        }
         if was_up {
             self.changed();
         }
@@ -538,24 +555,33 @@ impl Upstream {
                             self.ping();
                             continue;
                         }
-                        Ended::Gone(how) => self.set_down(
-                            format!("server `{}` disconnected ({how})", self.name()),
-                            false,
-                        ),
+                        Ended::Gone(how) => {
+                            let why = self
+                                .with_stderr(format!(
+                                    "server `{}` disconnected ({how})",
+                                    self.name()
+                                ))
+                                .await;
+                            self.set_down(why, false);
+                        }
                     }
                 }
-                Ok(Err(e)) => self.set_down(
-                    format!("server `{}` failed to start: {e:#}", self.name()),
-                    true,
-                ),
-                Err(_) => self.set_down(
-                    format!(
-                        "server `{}` did not start within {} ms",
-                        self.name(),
-                        self.startup_timeout.as_millis()
-                    ),
-                    true,
-                ),
+                Ok(Err(e)) => {
+                    let why = self
+                        .with_stderr(format!("server `{}` failed to start: {e:#}", self.name()))
+                        .await;
+                    self.set_down(why, true);
+                }
+                Err(_) => {
+                    let why = self
+                        .with_stderr(format!(
+                            "server `{}` did not start within {} ms",
+                            self.name(),
+                            self.startup_timeout.as_millis()
+                        ))
+                        .await;
+                    self.set_down(why, true);
+                }
             }
             if first && !self.lazy {
                 first = false;
@@ -581,6 +607,19 @@ impl Upstream {
         self.ping();
     }
 
+    /// `why`, with the last lines the server's process wrote on stderr when
+    /// it wrote any (its own words are usually the cause: a module not
+    /// found, a missing key).
+    async fn with_stderr(&self, why: String) -> String {
+        if self.link.is_some() || self.cfg.command.is_none() {
+            return why;
+        }
+        match self.stderr.said(STDERR_WAIT).await {
+            Some(said) => format!("{why}; its stderr ends: {said}"),
+            None => why,
+        }
+    }
+
     async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
         let relist = Arc::new(tokio::sync::Notify::new());
         let handler = Handler {
@@ -599,7 +638,8 @@ impl Upstream {
             let transport = super::pipe::transport(self.name(), read, write);
             (handler.serve(transport).await?, None)
         } else if self.cfg.command.is_some() {
-            let (process, (stdout, stdin)) = ServerProcess::spawn(self.name(), &self.cfg)?;
+            let (process, (stdout, stdin)) =
+                ServerProcess::spawn(self.name(), &self.cfg, &self.stderr)?;
             let transport = super::pipe::transport(self.name(), stdout, stdin);
             (handler.serve(transport).await?, Some(process))
         } else {

@@ -54,6 +54,8 @@ pub(crate) struct State {
     /// Tool ids in the order they were first revealed, at most [`MAX_REVEALED`].
     reveals: Mutex<Vec<String>>,
     record: Arc<Record>,
+    /// The outage note it was last told.
+    told: Arc<Mutex<Option<String>>>,
 }
 
 impl State {
@@ -61,6 +63,7 @@ impl State {
         State {
             reveals: Mutex::default(),
             record: Arc::new(Record::new(capture)),
+            told: Arc::default(),
         }
     }
 
@@ -70,6 +73,7 @@ impl State {
             policy: session.scope.clone(),
             client: session.client_tools.clone(),
             record: Some(self.record.clone()),
+            told: Some(self.told.clone()),
         }
     }
 

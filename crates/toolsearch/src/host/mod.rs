@@ -110,9 +110,26 @@ pub struct Scope {
     pub client: Option<ClientTools>,
     /// The turn record that counts what this caller does (its conversation's).
     pub(crate) record: Option<Arc<Record>>,
+    /// The outage note its conversation was last told (see [`Scope::tell`]).
+    pub(crate) told: Option<Arc<std::sync::Mutex<Option<String>>>>,
 }
 
 impl Scope {
+    /// True when `note` (what is down now, `None`: nothing) should be said:
+    /// a conversation hears it once, and again only when it changes; a
+    /// caller with no conversation hears it every time.
+    pub(crate) fn tell(&self, note: Option<&str>) -> bool {
+        let Some(told) = &self.told else {
+            return note.is_some();
+        };
+        let mut told = told.lock().unwrap_or_else(|p| p.into_inner());
+        if told.as_deref() == note {
+            return false;
+        }
+        *told = note.map(str::to_owned);
+        note.is_some()
+    }
+
     /// Writes to the caller's turn record, when it has one.
     pub(crate) fn record(&self, f: impl FnOnce(&mut Telemetry)) {
         if let Some(r) = &self.record {
@@ -149,7 +166,7 @@ pub type Outages = Arc<dyn Fn() -> Vec<Outage> + Send + Sync>;
 pub type Pending = Arc<dyn Fn() -> bool + Send + Sync>;
 
 /// Longest reason an outage note repeats.
-const MAX_OUTAGE_REASON: usize = 120;
+pub(crate) const MAX_OUTAGE_REASON: usize = 240;
 
 /// Per-call timeout when the caller sets none: 60 s.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);

@@ -56,7 +56,41 @@ impl Host {
     /// "Unknown tool; use search", with the closest names the caller may see (never a
     /// hidden one, so an unknown and a denied id read the same).
     pub(crate) fn unknown(&self, name_or_id: &str, scope: &Scope) -> HostError {
+        // A tool of a backend that is down (and never listed its tools) is
+        // not unknown: say which backend and why, not "use search".
+        let outages = self.outages();
+        let named = |o: &&super::Outage| {
+            let server = o.server.as_str();
+            name_or_id.split(':').nth(1) == Some(server)
+                || name_or_id
+                    .strip_prefix(server)
+                    .is_some_and(|rest| rest.starts_with(['_', '-', '.', '/']))
+        };
+        if let Some(o) = outages.iter().find(named) {
+            let state = if o.starting { "still starting" } else { "down" };
+            return HostError::new(
+                ErrorCode::Unavailable,
+                format!(
+                    "`{name_or_id}`: server `{}` is {state} ({}), so its tools are not listed; nothing ran. Try again once it answers",
+                    o.server,
+                    toolsearch_catalog::truncate_at_boundary(
+                        o.reason
+                            .strip_prefix(&format!("server `{}` ", o.server))
+                            .unwrap_or(&o.reason),
+                        super::MAX_OUTAGE_REASON
+                    )
+                ),
+            );
+        }
         let mut e = HostError::unknown_tool(name_or_id);
+        if !outages.is_empty() {
+            let names: Vec<&str> = outages.iter().map(|o| o.server.as_str()).collect();
+            e.message = format!(
+                "{} (servers not answering now, whose tools are missing: {})",
+                e.message,
+                names.join(", ")
+            );
+        }
         // The tool's own name (after any `source:server:`), as a search query.
         let query = name_or_id.rsplit(':').next().unwrap_or(name_or_id);
         if query.trim().is_empty() || query.len() > 128 {

@@ -55,8 +55,11 @@ impl Host {
         scope.record(|t| t.searched(queries.len()));
         let mut out = serde_json::to_value(&result)
             .map_err(|e| HostError::new(ErrorCode::Unavailable, e.to_string()))?;
-        if let Some(note) = self.outage_note() {
-            out["unavailable"] = Value::String(note);
+        // Once per conversation, and again when it changes: the same
+        // sentence in every answer would cost the model bytes each time.
+        let note = self.outage_note();
+        if scope.tell(note.as_deref()) {
+            out["unavailable"] = Value::from(note);
         }
         if let Some(up) = &self.availability {
             let hits = out.get_mut("hits").and_then(Value::as_array_mut);
