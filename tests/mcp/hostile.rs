@@ -153,7 +153,10 @@ async fn a_redirect_to_another_origin_gets_none_of_the_configured_headers() {
              headers = {{ X-Api-Key = \"secret-key\", X-Other = \"secret-other\" }}\n"
         );
         let cfg = toolsearch_mcp::Config::parse(&toml).unwrap();
+        toolsearch_tests::isolate_state();
         let gw = Gateway::start(&cfg, None).await.unwrap();
+        gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+            .await;
         let status_now = gw.fleet().status();
         let asked_with_key = asked
             .lock()

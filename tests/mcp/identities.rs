@@ -363,6 +363,21 @@ async fn payloads_stay_out_of_the_log_at_every_level() {
             .contains("get_current_time"),
         "{r:?}"
     );
+    // A call through to the server: its request and result cross rmcp's
+    // client side too (a manifest may have answered the search alone).
+    let mut args = serde_json::Map::new();
+    args.insert("id".into(), json!("mcp:time:get_current_time"));
+    args.insert(
+        "arguments".into(),
+        // The server ignores `note` and logs nothing of it on its stderr
+        // (which the gateway relays as the server's own lines).
+        json!({"timezone": "UTC", "note": "zq-payload-marker-81"}),
+    );
+    let _ = client
+        .peer()
+        .call_tool(rmcp::model::CallToolRequestParams::new("tool_call").with_arguments(args))
+        .await
+        .unwrap();
     let _ = client.cancel().await;
     let log = log.await.unwrap();
     assert!(log.lines().count() > 10, "the log at trace level: {log}");

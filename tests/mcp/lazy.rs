@@ -47,9 +47,11 @@ async fn lazy_gateway(
             Box::pin(async move { Ok(crate::harness::script::stream(script)) })
         }),
     );
-    Gateway::start_linked(&Config::parse(&toml).unwrap(), None, &links)
-        .await
-        .unwrap()
+    let cfg = Config::parse(&toml).unwrap();
+    let gw = Gateway::start_linked(&cfg, None, &links).await.unwrap();
+    gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+        .await;
+    gw
 }
 
 fn status(gw: &Gateway) -> toolsearch_mcp::ServerStatus {

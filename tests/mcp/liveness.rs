@@ -57,6 +57,9 @@ async fn code(c: &RunningService<RoleClient, Counts>, code: &str) -> (bool, Valu
     (r.is_error == Some(true), crate::harness::code_view(&r))
 }
 
+/// How long a test lets the servers' first starts take (the default startup timeout).
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(31);
+
 /// Kills (SIGKILL) the snippet process burning CPU under one of this test
 /// process's own sandbox workers (not those of gateway processes other tests
 /// started: those are grandchildren); false when none showed up in time.
@@ -109,6 +112,7 @@ fn one_worker(fork_per_job: bool) -> Pool {
 
 /// Code mode always on, over the time server.
 fn time_config() -> Config {
+    toolsearch_tests::isolate_state();
     python_module_ok("mcp_server_time");
     Config::parse(
         "mode = \"code\"\nactivation = \"always\"\nsemantic = false\n\n[[servers]]\nname = \"time\"\n\
@@ -138,6 +142,7 @@ async fn a_sandbox_that_cannot_run_then_recovers_is_announced_once() {
     })
     .unwrap();
     let gw = Gateway::start(&time_config(), Some(pool)).await.unwrap();
+    gw.settle(SETTLE).await;
     let (a, heard) = connect(&gw).await;
     // Down from the start: the structured tools, nothing announced.
     let down = names(&a).await;
@@ -175,6 +180,7 @@ async fn a_snippet_whose_process_dies_fails_alone_for_every_session() {
     )
     .await
     .unwrap();
+    gw.settle(SETTLE).await;
     let (a, a_heard) = connect(&gw).await;
     let (b, b_heard) = connect(&gw).await;
     let before = names(&a).await;
@@ -228,6 +234,7 @@ async fn in_process_a_hostile_session_leaves_another_session_s_snippets_alone() 
     let gw = Gateway::start(&time_config(), Some(one_worker(false)))
         .await
         .unwrap();
+    gw.settle(SETTLE).await;
     let (hostile, _) = connect(&gw).await;
     let (innocent, _) = connect(&gw).await;
     for snippet in [

@@ -306,7 +306,10 @@ async fn the_clients_token_never_reaches_a_server_behind_the_gateway() {
          headers = {{ Authorization = \"Bearer upstream-own-credential\" }}\n"
     ))
     .unwrap();
+    toolsearch_tests::isolate_state();
     let gw = Gateway::start(&cfg, None).await.unwrap();
+    gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+        .await;
     let (url, stop) = crate::harness::serve_http(gw.clone(), &cfg).await;
     // Without the token: refused (credentials are configured).
     let anonymous = reqwest::Client::new()

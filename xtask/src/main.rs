@@ -12,6 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// Debian packages the workspace build needs, with a file that proves each is present.
+/// What building the binary needs (the JS engine's C build).
+const BUILD_PACKAGES: &[(&str, &str)] = &[
+    ("cmake", "/usr/bin/cmake"),
+    ("libsimde-dev", "/usr/include/simde/simde-common.h"),
+];
+
+/// What the tests need besides.
 const APT_PACKAGES: &[(&str, &str)] = &[
     ("cmake", "/usr/bin/cmake"),
     ("libsimde-dev", "/usr/include/simde/simde-common.h"),
@@ -54,7 +61,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("setup") => setup(),
-        Some("demo") => setup().and_then(|()| demo()),
+        Some("demo") => setup_build().and_then(|()| demo()),
         Some("test") => setup().and_then(|()| test()),
         Some("eval") => setup().and_then(|()| eval()),
         Some("recall") => setup().and_then(|()| recall(&args[1..])),
@@ -63,7 +70,7 @@ fn main() -> ExitCode {
         Some("fixtures") => fixtures(),
         Some("soak") => setup().and_then(|()| soak()),
         Some("outside") => outside::run(&root()),
-        Some("wheel") => setup().and_then(|()| wheel(&args[1..]).map(|_| ())),
+        Some("wheel") => setup_build().and_then(|()| wheel(&args[1..]).map(|_| ())),
         Some("-h" | "--help" | "help") => {
             eprintln!("{USAGE}");
             Ok(())
@@ -119,18 +126,30 @@ fn is_root() -> bool {
 }
 
 fn setup() -> Result<()> {
-    let mut missing: Vec<&str> = APT_PACKAGES
+    install(APT_PACKAGES, true)
+}
+
+/// What building alone needs (`demo`, `wheel`): not the tests' node, npm or
+/// Prometheus.
+fn setup_build() -> Result<()> {
+    install(BUILD_PACKAGES, false)
+}
+
+fn install(packages: &[(&str, &str)], venv: bool) -> Result<()> {
+    let mut missing: Vec<&str> = packages
         .iter()
         .filter(|(_, probe)| !Path::new(probe).exists())
         .map(|(p, _)| *p)
         .collect();
     // The install tests make a virtual environment with `python3 -m venv`, which
     // a distribution's Python has only with python3-venv (ensurepip).
-    let venv = Command::new("python3")
-        .args(["-c", "import ensurepip"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !venv {
+    let has_venv = || {
+        Command::new("python3")
+            .args(["-c", "import ensurepip"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if venv && !has_venv() {
         missing.push("python3-venv");
     }
     if missing.is_empty() {

@@ -324,7 +324,7 @@ pub fn run_snippet(
     let result = rt.block_on(pool.execute_bytes(source, bridge.clone(), limits));
     // The worker process and its job process are gone before this returns.
     pool.shutdown(SHUTDOWN_WAIT);
-    Ok(bridge.record(&result))
+    Ok(bridge.record_for(&result, &String::from_utf8_lossy(source)))
 }
 
 /// How long a command waits for its sandbox worker processes to exit.

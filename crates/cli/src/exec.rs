@@ -95,6 +95,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         _ => Isolation::Process(worker_command()?),
     };
     let result = run_snippet(loaded.catalog, policy, limits, &source, isolation)?;
+    // A snippet that failed fails the command (its record says why).
+    let ok = result["ok"].as_bool() == Some(true);
     print_json(result)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -89,6 +89,10 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
                 print_json(toolsearch_mcp::config::diff(&cfg, &to))?;
                 return Ok(ExitCode::SUCCESS);
             }
+            // What the gateway's start checks beyond the file, checked here
+            // the same way: the admin token's variable.
+            let gate = toolsearch_mcp::auth::Gatekeeper::new(&cfg).ok();
+            toolsearch_mcp::serve::check_token(&cfg, gate.as_ref())?;
             if !servers {
                 print_json(cfg.effective())?;
                 return Ok(ExitCode::SUCCESS);
@@ -232,6 +236,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             () = signal.cancelled() => return Ok(()),
         };
         if args.compare_bytes {
+            // Every server's list, not only those known at once.
+            gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+                .await;
             let report = compare_bytes(&gw, &cfg, pool.clone());
             gw.shutdown().await;
             print_json(report)?;

@@ -53,6 +53,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .build()?;
     let report = rt.block_on(async {
         let gw = Gateway::start(&cfg, None).await?;
+        gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+            .await;
         let status = gw.fleet().status();
         if !status.iter().all(|s| s.up) {
             gw.shutdown().await;

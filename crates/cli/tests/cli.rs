@@ -62,10 +62,19 @@ fn exec_runs_a_snippet_with_the_echo_dispatcher_and_policy_globs() {
 }
 
 #[test]
-fn exec_exits_zero_when_the_snippet_fails_and_nonzero_on_usage_errors() {
+fn exec_exits_one_when_the_snippet_fails_and_two_on_usage_errors() {
     let (status, v, _) = toolsearch(&["exec", "--timeout-ms", "200", "--code", "for(;;){}"]);
-    assert_eq!(status, 0);
+    assert_eq!(status, 1, "a failed snippet fails the command: {v}");
     assert_eq!(v["error"]["kind"], "timeout");
+    // The forgotten `await` gets the hint the gateway's answer gives.
+    let (status, v, _) = toolsearch(&[
+        "exec",
+        "--code",
+        "const hits = openclaw.tools.search('weather'); return hits[0].id",
+    ]);
+    assert_eq!(status, 1, "{v}");
+    let hint = v["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("await"), "{v}");
     let (status, _, err) = toolsearch(&["exec"]);
     assert_ne!(status, 0);
     assert!(err.contains("no snippet"), "{err}");

@@ -92,7 +92,7 @@ pub fn user_model_dir() -> Option<PathBuf> {
 /// What the CLI and the gateway say, once, when no model is found: search is
 /// lexical, and the command that fixes it.
 pub const MISSING_MODEL: &str = "no embedding model found, so search is lexical (matches \
-     words, not meaning); run `toolsearch model fetch` to install all-MiniLM-L6-v2 (87 MB) \
+     words, not meaning); run `toolsearch model fetch` to install all-MiniLM-L6-v2 (an 84 MB download) \
      in the user's cache";
 
 /// `$XDG_CACHE_HOME`, else `~/.cache`.

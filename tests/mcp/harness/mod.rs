@@ -59,8 +59,14 @@ pub async fn gateway_with(head: &str, servers: Vec<(&str, Reach)>) -> Arc<Gatewa
             }
         }
     }
+    toolsearch_tests::isolate_state();
     let cfg = Config::parse(&toml).unwrap();
-    Gateway::start_linked(&cfg, None, &links).await.unwrap()
+    let gw = Gateway::start_linked(&cfg, None, &links).await.unwrap();
+    // The servers' first starts are over before a test looks (the gateway
+    // itself answers at once and waits for none).
+    gw.settle(cfg.startup_timeout() + std::time::Duration::from_secs(1))
+        .await;
+    gw
 }
 
 /// What reached one client.

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 use super::clients::Client;
 
 /// A server as the gateway's `[[servers]]` table holds it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default)]
 pub struct Table {
     pub command: Option<String>,
     pub args: Vec<String>,
@@ -21,6 +22,14 @@ pub struct Table {
 }
 
 impl Table {
+    /// What makes two servers the same server: how it is started or reached
+    /// (the same command, arguments, environment and folder; or URL and
+    /// headers). Policy globs are not part of it.
+    pub fn key(&self) -> serde_json::Value {
+        serde_json::json!({"command": self.command, "args": self.args, "env": self.env,
+            "cwd": self.cwd, "url": self.url, "headers": self.headers})
+    }
+
     pub fn transport(&self) -> &'static str {
         if self.command.is_some() {
             "stdio"

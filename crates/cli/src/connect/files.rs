@@ -145,12 +145,41 @@ pub fn edit_client(path: &Path, format: &Format, ops: &[Op]) -> Result<Option<Pa
             let backup = path.with_file_name(name);
             std::fs::copy(path, &backup)
                 .with_context(|| format!("backing up {}", path.display()))?;
+            prune_backups(path);
             Some(backup)
         }
         None => None,
     };
     write_atomic(path, text.as_bytes(), None)?;
     Ok(backup)
+}
+
+/// Backups connect made of one file that are kept (the newest).
+const BACKUPS_KEPT: usize = 3;
+
+/// Removes all but the newest [`BACKUPS_KEPT`] backups of `path` (a failure
+/// to remove one is no reason to fail the change).
+fn prune_backups(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let prefix = format!("{name}.toolsearch-backup-");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut backups: Vec<(u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let n = e.file_name().to_str()?.to_owned();
+            let stamp = n.strip_prefix(&prefix)?.parse::<u64>().ok()?;
+            Some((stamp, e.path()))
+        })
+        .collect();
+    backups.sort();
+    let extra = backups.len().saturating_sub(BACKUPS_KEPT);
+    for (_, old) in backups.into_iter().take(extra) {
+        let _ = std::fs::remove_file(old);
+    }
 }
 
 /// A JSON object as a TOML table (Codex entries); objects inside it become
@@ -291,6 +320,57 @@ pub fn edit_gateway(path: &Path, add: &[(String, Table, String)], remove: &[Stri
     toolsearch_mcp::Config::parse(&text)
         .map_err(|e| anyhow::anyhow!("the gateway config connect would write is refused: {e}"))?;
     write_atomic(path, text.as_bytes(), Some(0o600))
+}
+
+/// The gateway names (`as`) that connect's records other than `ours` (in
+/// the folder of `record`) moved servers to.
+pub fn names_in_other_records(
+    record: &Path,
+    ours: &[&Path],
+) -> Result<std::collections::HashSet<String>> {
+    let mut names = std::collections::HashSet::new();
+    let Some(dir) = record.parent() else {
+        return Ok(names);
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "json") || ours.contains(&path.as_path()) {
+            continue;
+        }
+        if let Some(r) = read_record(&path)? {
+            for m in r["moved"].as_array().into_iter().flatten() {
+                if let Some(a) = m["as"].as_str() {
+                    names.insert(a.to_owned());
+                }
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// The gateway's `[[servers]]` by [`Table::key`], with their names (none
+/// when the file does not exist).
+pub fn gateway_keys(path: &Path) -> Result<Vec<(Value, String)>> {
+    let Some(text) = read_optional(path)? else {
+        return Ok(Vec::new());
+    };
+    let doc: toml::Table =
+        toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let tables = doc.get("servers").and_then(|s| s.as_array());
+    Ok(tables
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            let name = t.get("name")?.as_str()?.to_owned();
+            let t: Table = serde_json::from_value(serde_json::to_value(t).ok()?).ok()?;
+            Some((t.key(), name))
+        })
+        .collect())
 }
 
 /// The `[[servers]]` names of the gateway's config (none when it does not exist).

@@ -136,9 +136,14 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
     let exe = std::env::current_exe()
         .and_then(|e| e.canonicalize())
         .context("locating this executable")?;
+    let (exe, exe_note) = stable_exe(exe);
     let entry = client.entry(&exe, &places[0].config);
     let mut taken: Vec<String> = files::gateway_names(&places[0].config)?;
     let had_servers = !taken.is_empty();
+    // A server the gateway has already (the same one from another client or
+    // scope) is served once: the move points at it.
+    let mut same = files::gateway_keys(&places[0].config)?;
+    let mut merged: std::collections::HashSet<String> = Default::default();
     let mut kept = Vec::new();
     let mut plans = Vec::with_capacity(places.len());
     for place in places {
@@ -158,8 +163,19 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
                     kept.push(json!({"name": name, "scope": place.scope.name(), "reason": reason}))
                 }
                 Decision::Move(table) => {
-                    let as_name = unique(gateway_name(name), client, &taken);
-                    taken.push(as_name.clone());
+                    let key = table.key();
+                    let as_name = match same.iter().find(|(k, _)| *k == key) {
+                        Some((_, existing)) => {
+                            merged.insert(existing.clone());
+                            existing.clone()
+                        }
+                        None => {
+                            let n = unique(gateway_name(name), client, &taken);
+                            taken.push(n.clone());
+                            same.push((key, n.clone()));
+                            n
+                        }
+                    };
                     moved.push((name.clone(), as_name, table, e.clone()));
                 }
             }
@@ -185,7 +201,11 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
         .zip(&plans)
         .flat_map(|(place, plan)| {
             plan.moved.iter().map(|(n, a, t, _)| {
-                json!({"name": n, "as": a, "scope": place.scope.name(), "transport": t.transport()})
+                let mut m = json!({"name": n, "as": a, "scope": place.scope.name(), "transport": t.transport()});
+                if merged.contains(a) {
+                    m["same_as_existing"] = json!(true);
+                }
+                m
             })
         })
         .collect();
@@ -209,7 +229,9 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
     if dry_run {
         report["gateway_servers"] = plans
             .iter()
-            .flat_map(|p| p.moved.iter().map(|(_, a, t, _)| redacted(a, t)))
+            .flat_map(|p| p.moved.iter())
+            .filter(|(_, a, _, _)| !merged.contains(a))
+            .map(|(_, a, t, _)| redacted(a, t))
             .collect::<Vec<_>>()
             .into();
         report["changes"] = places
@@ -228,6 +250,7 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
     let add: Vec<(String, Table, String)> = plans
         .iter()
         .flat_map(|p| p.moved.iter())
+        .filter(|(_, a, _, _)| !merged.contains(a))
         .map(|(_, a, t, _)| (a.clone(), t.clone(), client.name().to_owned()))
         .collect();
     files::edit_gateway(&places[0].config, &add, &[])?;
@@ -258,7 +281,12 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
             Err(e) => {
                 // This scope's servers go back out of the gateway so a second
                 // try starts from the same place (scopes done before stay done).
-                let names: Vec<String> = plan.moved.iter().map(|m| m.1.clone()).collect();
+                let names: Vec<String> = plan
+                    .moved
+                    .iter()
+                    .map(|m| m.1.clone())
+                    .filter(|a| !merged.contains(a))
+                    .collect();
                 let _ = files::edit_gateway(&place.config, &[], &names);
                 let _ = write_record(&place.record, &previous);
                 return Err(e);
@@ -284,8 +312,47 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
         report["entry"] = json!({"name": ENTRY, "scope": places[0].scope.name(),
             "command": entry["command"], "args": entry["args"]});
     }
+    if let Some(note) = exe_note {
+        report["warning"] = json!(note);
+    }
     report["next"] = json!(client.next_step());
     Ok(report)
+}
+
+/// The command the client's entry runs: this executable, unless it lives in
+/// a runner's cache (`uvx`, `pipx run`), which a cache clean removes; then a
+/// `toolsearch` installed on PATH when there is one, else this one with a
+/// warning that says how to make it last.
+fn stable_exe(exe: PathBuf) -> (PathBuf, Option<String>) {
+    let text = exe.display().to_string();
+    let cached = [
+        "/.cache/uv/",
+        "/uv/archive-",
+        "/.cache/pipx/",
+        "/pipx/.cache/",
+    ]
+    .iter()
+    .any(|p| text.contains(p));
+    if !cached {
+        return (exe, None);
+    }
+    let on_path = std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("toolsearch"))
+        .filter_map(|p| p.canonicalize().ok())
+        .find(|p| p.is_file() && !p.display().to_string().contains("/.cache/"));
+    match on_path {
+        Some(p) => (p, None),
+        None => (
+            exe,
+            Some(format!(
+                "this toolsearch runs from a runner's cache ({text}): `uv cache clean` (or pipx's) \
+                 removes it and the client's entry stops working. Install it to stay \
+                 (`uv tool install` or `pipx install` with the same source), then run connect again"
+            )),
+        ),
+    }
 }
 
 /// `name`, or `name-CLIENT`, `name-CLIENT-2`... when the gateway has it already.
@@ -310,12 +377,18 @@ fn unique(name: String, client: Client, taken: &[String]) -> String {
         .expect("an unused name")
 }
 
-/// A gateway table as `--dry-run` prints it: values of env and headers hidden.
+/// A gateway table as `--dry-run` prints it: values of headers and of env (but
+/// plain settings such as `TZ`) hidden.
 fn redacted(name: &str, t: &Table) -> Value {
     let hide = |m: &std::collections::BTreeMap<String, String>| -> Map<String, Value> {
         m.keys().map(|k| (k.clone(), json!("<redacted>"))).collect()
     };
-    json!({"name": name, "command": t.command, "args": t.args, "env": hide(&t.env),
+    let env: Map<String, Value> = t
+        .env
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(toolsearch_mcp::config::shown_env(k, v))))
+        .collect();
+    json!({"name": name, "command": t.command, "args": t.args, "env": env,
            "cwd": t.cwd, "url": t.url.as_deref().map(toolsearch_mcp::config::redact_url),
            "headers": hide(&t.headers), "allow": t.allow, "deny": t.deny})
 }
@@ -452,6 +525,12 @@ fn undo(places: &[Place], dry_run: bool) -> Result<Value> {
         changes.extend(ops.iter().map(|op| describe(op, &place.scope)));
         plans.push(ops);
     }
+    // A gateway server another client's (or scope's) move still points at
+    // stays.
+    let ours: Vec<&Path> = records.iter().map(|(p, _)| p.record.as_path()).collect();
+    let others = files::names_in_other_records(&places[0].record, &ours)?;
+    let (shared, owned): (Vec<String>, Vec<String>) =
+        owned.into_iter().partition(|n| others.contains(n));
     let mut report = json!({
         "client": places[0].client.name(),
         "undo": true,
@@ -462,6 +541,10 @@ fn undo(places: &[Place], dry_run: bool) -> Result<Value> {
         "kept_yours": kept_theirs,
         "removed_from_gateway": owned,
     });
+    if !shared.is_empty() {
+        report["kept_in_gateway"] = json!(shared);
+        report["kept_because"] = json!("another client's servers are the same ones");
+    }
     if dry_run {
         report["changes"] = changes.into();
         return Ok(report);

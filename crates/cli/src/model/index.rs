@@ -60,7 +60,7 @@ pub fn download(index: &str, project: &str, file: &str, into: &Path, max: u64) -
             if got > max {
                 bail!(
                     "{file} is larger than {} MB: not the pinned wheel",
-                    max >> 20
+                    max / 1_000_000
                 );
             }
             out.write_all(&chunk)
@@ -68,8 +68,8 @@ pub fn download(index: &str, project: &str, file: &str, into: &Path, max: u64) -
             if got >> 24 > shown_mb {
                 shown_mb = got >> 24;
                 match total {
-                    Some(t) => eprintln!("toolsearch: {} of {} MB", got >> 20, t >> 20),
-                    None => eprintln!("toolsearch: {} MB", got >> 20),
+                    Some(t) => eprintln!("toolsearch: {} of {} MB", got / 1_000_000, t / 1_000_000),
+                    None => eprintln!("toolsearch: {} MB", got / 1_000_000),
                 }
             }
         }

@@ -13,13 +13,19 @@ pub struct AdminConfig {
     /// `remote = true`.
     pub listen: String,
     /// The environment variable holding the admin token, which every path but
-    /// `/healthz` needs. It must differ from every client token.
+    /// `/healthz` needs. It must differ from every client token. Default
+    /// `TOOLSEARCH_ADMIN_TOKEN`.
+    #[serde(default = "default_token_env")]
     pub token_env: String,
     /// Serve a non-loopback `listen` on purpose. Default false.
     pub remote: Option<bool>,
     /// Extra `Host` values accepted (loopback names always are).
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+}
+
+fn default_token_env() -> String {
+    "TOOLSEARCH_ADMIN_TOKEN".into()
 }
 
 impl AdminConfig {

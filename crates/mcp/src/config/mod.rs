@@ -27,7 +27,7 @@ pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use reload::{needs_restart, RESTART_ONLY};
-pub use servers::{redact_url, ServerConfig};
+pub use servers::{redact_url, shown_env, ServerConfig};
 pub use telemetry::TelemetryConfig;
 
 /// A configuration problem, with the key and line it is about.
@@ -197,7 +197,8 @@ pub struct Config {
     /// started by its first call, its tools served from its manifest until
     /// then. Default false.
     pub lazy: Option<bool>,
-    /// Where lazy servers' manifests (their last tool lists) are kept. Default
+    /// Where servers' manifests (their last tool lists, served while they start;
+    /// a lazy one's until its first call) are kept. Default
     /// `$XDG_STATE_HOME/toolsearch/servers`, else `~/.local/state/toolsearch/servers`.
     pub manifest_dir: Option<PathBuf>,
 }

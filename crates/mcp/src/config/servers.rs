@@ -67,12 +67,17 @@ impl ServerConfig {
                 .map(|k| (k.clone(), "<redacted>".to_string()))
                 .collect()
         };
+        let env: BTreeMap<String, String> = s
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), shown_env(k, v)))
+            .collect();
         serde_json::json!({
             "name": s.name(),
             "transport": if s.command.is_some() { "stdio" } else { "streamable-http" },
             "command": s.command,
             "args": s.args,
-            "env": redact(&s.env),
+            "env": env,
             "cwd": s.cwd,
             "url": s.url.as_deref().map(redact_url),
             "headers": redact(&s.headers),
@@ -174,6 +179,32 @@ fn is_loopback_url(url: &str) -> bool {
         || host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Variables whose values are settings, never secrets: shown as they are.
+const PLAIN_ENV: [&str; 12] = [
+    "TZ",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "NODE_ENV",
+    "LOG_LEVEL",
+    "DEBUG",
+    "PYTHONUNBUFFERED",
+    "PYTHONIOENCODING",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TERM",
+];
+
+/// An environment value as printed: a plain setting (`TZ`, `LANG`: see
+/// [`PLAIN_ENV`]) as it is, anything else `<redacted>`.
+pub fn shown_env(key: &str, value: &str) -> String {
+    if PLAIN_ENV.contains(&key) && value.len() <= 64 {
+        value.to_string()
+    } else {
+        "<redacted>".to_string()
+    }
 }
 
 /// A URL with any user info and query string redacted (they often carry keys).

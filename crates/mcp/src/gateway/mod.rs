@@ -79,6 +79,8 @@ pub struct Gateway {
     metrics: metrics::Metrics,
     /// One snapshot built at a time (see [`Gateway::rebuild`]).
     building: tokio::sync::Mutex<()>,
+    /// The fleet's version the last snapshot was built from.
+    built_version: AtomicU64,
     /// Done once the first list may be served (see [`Gateway::first_list`]).
     first_list: tokio::sync::OnceCell<()>,
     /// How long the first list waits for servers not known yet.
@@ -194,6 +196,7 @@ impl Gateway {
             rules: Arc::new(RwLock::new(Arc::new(apply::Rules::of(cfg)))),
             pending: Arc::default(),
         };
+        let version = fleet.version();
         let full = fleet.snapshot(&[]);
         let mut profiles = Vec::with_capacity(profiles_cfg.len());
         for p in profiles_cfg {
@@ -230,6 +233,7 @@ impl Gateway {
             stopping: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::default(),
             building: tokio::sync::Mutex::new(()),
+            built_version: AtomicU64::new(version),
             first_list: tokio::sync::OnceCell::new(),
             first_list_wait: cfg.first_list_wait(),
         });
@@ -337,6 +341,8 @@ impl Gateway {
     /// last one built reads the newest lists.
     async fn rebuild(self: &Arc<Self>, why: &str, tell: bool) {
         let _one = self.building.lock().await;
+        self.built_version
+            .store(self.fleet.version(), Ordering::SeqCst);
         let built = self.clone();
         let rebuilt = tokio::task::spawn_blocking(move || {
             let full = built.fleet.snapshot(&built.extra);
@@ -364,6 +370,16 @@ impl Gateway {
         }
     }
 
+    /// Waits until every server has connected or failed once, at most
+    /// `limit`, and builds a snapshot of what they listed: for an embedder
+    /// (or `config check`) that wants the servers' state before it goes on.
+    /// [`Gateway::start`] does not wait. The servers still starting then.
+    pub async fn settle(self: &Arc<Self>, limit: std::time::Duration) -> Vec<String> {
+        let starting = self.fleet.first_attempts(limit).await;
+        self.rebuild("settled", self.first_list.initialized()).await;
+        starting
+    }
+
     /// Waits, once in the gateway's life, until every server's tools are
     /// known (listed, or from its manifest) or its first start failed, at
     /// most `[limits] first_list_ms`, racing the stop. The first `tools/list`,
@@ -384,7 +400,13 @@ impl Gateway {
                         me.shared.pending.store(true, Ordering::Relaxed);
                         tracing::info!(servers = ?unknown, waited_ms = me.first_list_wait.as_millis() as u64, "the first list goes without these servers' tools (not known yet): they join through list_changed, and deferral stays on");
                     }
-                    me.rebuild("first list", false).await;
+                    // A new snapshot when the last one is not of the lists
+                    // as they are now (or deferral just became sticky).
+                    if !unknown.is_empty()
+                        || me.fleet.version() != me.built_version.load(Ordering::SeqCst)
+                    {
+                        me.rebuild("first list", false).await;
+                    }
                 })
                 .await;
         };

@@ -117,7 +117,7 @@ fn json_answer(status: u16, v: &serde_json::Value) -> http::Response<Body> {
 ///
 /// # Errors
 /// The variable is not set or empty, or its token is also a client's.
-pub(crate) fn check_token(
+pub fn check_token(
     cfg: &Config,
     gate: Option<&crate::auth::Gatekeeper>,
 ) -> anyhow::Result<Option<String>> {

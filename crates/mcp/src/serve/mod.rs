@@ -14,7 +14,7 @@ pub mod protocol;
 mod reload;
 mod stdio;
 
-pub use admin::Admin;
+pub use admin::{check_token, Admin};
 pub use http::http;
 pub use reload::{Reloaded, Reloader, SETTLE, WATCH_EVERY};
 pub use stdio::stdio;

@@ -213,6 +213,52 @@ async fn log_stderr(server: String, stderr: tokio::process::ChildStderr, tail: A
     tail.ended(run);
 }
 
+/// A server's process while it starts, and the last lines its processes
+/// wrote on stderr: a start given up (failed, timed out, or the gateway
+/// stopping) stops its process as a connection's end does, and says why in
+/// the server's own words.
+#[derive(Default)]
+pub(crate) struct Spawned {
+    process: Mutex<Option<ServerProcess>>,
+    pub(crate) tail: Arc<Tail>,
+}
+
+/// How long a failed start waits for the last of its process's stderr.
+const STDERR_WAIT: Duration = Duration::from_millis(300);
+
+impl Spawned {
+    /// Holds the process of a start under way.
+    pub(crate) fn hold(&self, p: ServerProcess) {
+        *self.process.lock().unwrap_or_else(|p| p.into_inner()) = Some(p);
+    }
+
+    /// The process of the start, for the connection it made.
+    pub(crate) fn take(&self) -> Option<ServerProcess> {
+        self.process
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+    }
+
+    /// Stops the process of a start given up, and waits for it (see
+    /// [`ServerProcess::stop`]).
+    pub(crate) async fn stop(&self, server: &str) {
+        if let Some(p) = self.take() {
+            p.stop(server).await;
+        }
+    }
+
+    /// `why`, with the last lines the process wrote on stderr when it wrote
+    /// any (its own words are usually the cause: a module not found, a
+    /// missing key).
+    pub(crate) async fn explain(&self, why: String) -> String {
+        match self.tail.said(STDERR_WAIT).await {
+            Some(said) => format!("{why}; its stderr ends: {said}"),
+            None => why,
+        }
+    }
+}
+
 /// Lines of a server's stderr kept for a reason.
 const TAIL_LINES: usize = 4;
 /// Longest line kept.
@@ -279,7 +325,11 @@ impl Tail {
     /// usually said why in its last lines, not yet read).
     pub(crate) async fn said(&self, limit: Duration) -> Option<String> {
         let wait = self.ended.notified();
-        if !self.lock().done {
+        let waits = {
+            let st = self.lock();
+            st.run > 0 && !st.done
+        };
+        if waits {
             let _ = tokio::time::timeout(limit, wait).await;
         }
         let st = self.lock();

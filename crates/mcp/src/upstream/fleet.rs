@@ -341,6 +341,20 @@ impl Fleet {
         rx
     }
 
+    /// A digest of what a snapshot is made of (each server's list and whether
+    /// it takes calls): equal digests make equal snapshots.
+    pub fn version(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for s in &self.members().list {
+            s.name().hash(&mut h);
+            s.tools().map(|t| Arc::as_ptr(&t) as usize).hash(&mut h);
+            s.available().hash(&mut h);
+            (s.phase() as u8).hash(&mut h);
+        }
+        h.finish()
+    }
+
     /// Servers in their first start with no list known yet (no manifest).
     pub fn unknown(&self) -> Vec<String> {
         self.members()
@@ -354,15 +368,38 @@ impl Fleet {
             .collect()
     }
 
+    /// Servers whose first start is under way (a lazy one with a manifest
+    /// waits for its first call: it is not).
+    pub fn first_starting(&self) -> Vec<String> {
+        self.members()
+            .list
+            .iter()
+            .filter(|s| s.state().first_start())
+            .map(|s| s.name().to_string())
+            .collect()
+    }
+
     /// Waits until every server's tools are known (listed, or from its
     /// manifest) or its first start failed, at most `limit`; the servers still
     /// unknown then.
     pub async fn first_known(&self, limit: Duration) -> Vec<String> {
+        self.wait_while(limit, Self::unknown).await
+    }
+
+    /// Waits until every server has connected or failed once (its first
+    /// start is over), at most `limit`; the servers still starting then.
+    pub async fn first_attempts(&self, limit: Duration) -> Vec<String> {
+        self.wait_while(limit, Self::first_starting).await
+    }
+
+    /// Waits while `pending` names a server (looked at again at each change
+    /// of any server's state), at most `limit`; what it names then.
+    async fn wait_while(&self, limit: Duration, pending: fn(&Self) -> Vec<String>) -> Vec<String> {
         let deadline = tokio::time::Instant::now() + limit;
         let members = self.members();
         let mut pings: Vec<_> = members.list.iter().map(|s| s.pings.subscribe()).collect();
         loop {
-            let unknown = self.unknown();
+            let unknown = pending(self);
             if unknown.is_empty() || pings.is_empty() {
                 return unknown;
             }
@@ -370,8 +407,8 @@ impl Fleet {
                 (r, i, _) = futures::future::select_all(pings.iter_mut().map(|p| Box::pin(p.changed()))) => {
                     r.is_err().then_some(i)
                 }
-                () = tokio::time::sleep_until(deadline) => return self.unknown(),
-                () = self.shutdown.cancelled() => return self.unknown(),
+                () = tokio::time::sleep_until(deadline) => return pending(self),
+                () = self.shutdown.cancelled() => return pending(self),
             };
             if let Some(i) = gone {
                 // That server is gone: nothing more comes from it.

@@ -143,9 +143,6 @@ impl State {
     }
 }
 
-/// How long a failed start waits for the last of its process's stderr.
-const STDERR_WAIT: Duration = Duration::from_millis(300);
-
 /// One configured server and its connection.
 pub struct Upstream {
     cfg: ServerConfig,
@@ -158,8 +155,8 @@ pub struct Upstream {
     pub(super) lazy: bool,
     idle_stop: Option<Duration>,
     manifest: Option<Arc<manifest::Store>>,
-    /// The last lines its process wrote on stderr.
-    stderr: Arc<super::child::Tail>,
+    /// Its process while it starts, and what it wrote on stderr.
+    spawned: super::child::Spawned,
     /// Wakes a stopped lazy server: a call waits for it.
     pub(super) wanted: tokio::sync::Notify,
     /// Pinged at each change of state a waiting call may care about.
@@ -240,7 +237,7 @@ impl Upstream {
             lazy: life.lazy,
             idle_stop: life.idle_stop.filter(|_| life.lazy),
             manifest,
-            stderr: Arc::default(),
+            spawned: Default::default(),
             wanted: tokio::sync::Notify::new(),
             pings: tokio::sync::watch::Sender::new(()),
             relists_heard: Arc::default(),
@@ -537,7 +534,10 @@ impl Upstream {
             let attempt = tokio::time::timeout(self.startup_timeout, self.connect());
             let outcome = tokio::select! {
                 r = attempt => r,
-                () = shutdown.cancelled() => break,
+                () = shutdown.cancelled() => {
+                    self.spawned.stop(self.name()).await;
+                    break;
+                }
             };
             match outcome {
                 Ok(Ok(conn)) => {
@@ -557,10 +557,8 @@ impl Upstream {
                         }
                         Ended::Gone(how) => {
                             let why = self
-                                .with_stderr(format!(
-                                    "server `{}` disconnected ({how})",
-                                    self.name()
-                                ))
+                                .spawned
+                                .explain(format!("server `{}` disconnected ({how})", self.name()))
                                 .await;
                             self.set_down(why, false);
                         }
@@ -568,18 +566,22 @@ impl Upstream {
                 }
                 Ok(Err(e)) => {
                     let why = self
-                        .with_stderr(format!("server `{}` failed to start: {e:#}", self.name()))
+                        .spawned
+                        .explain(format!("server `{}` failed to start: {e:#}", self.name()))
                         .await;
+                    self.spawned.stop(self.name()).await;
                     self.set_down(why, true);
                 }
                 Err(_) => {
                     let why = self
-                        .with_stderr(format!(
+                        .spawned
+                        .explain(format!(
                             "server `{}` did not start within {} ms",
                             self.name(),
                             self.startup_timeout.as_millis()
                         ))
                         .await;
+                    self.spawned.stop(self.name()).await;
                     self.set_down(why, true);
                 }
             }
@@ -607,19 +609,6 @@ impl Upstream {
         self.ping();
     }
 
-    /// `why`, with the last lines the server's process wrote on stderr when
-    /// it wrote any (its own words are usually the cause: a module not
-    /// found, a missing key).
-    async fn with_stderr(&self, why: String) -> String {
-        if self.link.is_some() || self.cfg.command.is_none() {
-            return why;
-        }
-        match self.stderr.said(STDERR_WAIT).await {
-            Some(said) => format!("{why}; its stderr ends: {said}"),
-            None => why,
-        }
-    }
-
     async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
         let relist = Arc::new(tokio::sync::Notify::new());
         let handler = Handler {
@@ -639,9 +628,10 @@ impl Upstream {
             (handler.serve(transport).await?, None)
         } else if self.cfg.command.is_some() {
             let (process, (stdout, stdin)) =
-                ServerProcess::spawn(self.name(), &self.cfg, &self.stderr)?;
+                ServerProcess::spawn(self.name(), &self.cfg, &self.spawned.tail)?;
+            self.spawned.hold(process);
             let transport = super::pipe::transport(self.name(), stdout, stdin);
-            (handler.serve(transport).await?, Some(process))
+            (handler.serve(transport).await?, Some(()))
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
@@ -674,6 +664,8 @@ impl Upstream {
         if !self.lazy || differs || was_down {
             self.changed();
         }
+        // Connected: the process goes with the connection.
+        let child = child.and_then(|()| self.spawned.take());
         Ok(Connection {
             running,
             relist,

@@ -155,6 +155,21 @@ impl CatalogBridge {
         content
     }
 
+    /// [`CatalogBridge::record`], with the hint the model's answer carries
+    /// (a forgotten `await` or `return`, a result read the wrong way) as
+    /// `hint`. `code` is the snippet's text.
+    pub fn record_for(&self, result: &toolsearch_sandbox::ExecResult, code: &str) -> Value {
+        let mut content = self.record(result);
+        let hint = match result.error.as_ref().filter(|_| !result.ok) {
+            Some(e) => crate::host::hints::for_error(e, code),
+            None => crate::host::hints::no_return(result, code),
+        };
+        if let (Some(h), Some(m)) = (hint, content.as_object_mut()) {
+            m.insert("hint".into(), Value::String(h));
+        }
+        content
+    }
+
     /// A snippet's result as `tool_search_code` answers the model (see
     /// [`crate::answer`]): what the code returned and logged, media a tool
     /// returned as content of their kind; on failure the error, with where and

@@ -95,7 +95,13 @@ fn has_word(code: &str, word: &str) -> bool {
 /// of under `arguments`: the keys it found there.
 pub(crate) fn arguments_at_top_level(args: &serde_json::Value) -> Option<String> {
     let map = args.as_object()?;
-    if map.get("arguments").or(map.get("args")).is_some() {
+    // `arguments: {}` (or null) with the real ones beside it is the same
+    // slip as leaving `arguments` out.
+    let given = map
+        .get("arguments")
+        .or(map.get("args"))
+        .is_some_and(|a| !(a.is_null() || a.as_object().is_some_and(|m| m.is_empty())));
+    if given {
         return None;
     }
     let stray: Vec<&str> = map

@@ -98,10 +98,11 @@ pub fn structured_tools(listing: &str, limits: SearchLimits) -> Vec<(BridgeTool,
         ),
         (
             BridgeTool::Describe,
-            "Load the full schema (and a TypeScript declaration) of one or several tools by id.".to_string(),
+            "Load the full schema of one or several tools by id (`typescript: true` adds a TypeScript declaration).".to_string(),
             json!({"type": "object", "properties": {
                 "ids": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "maxItems": 20}]},
-                "name": {"type": "string"}
+                "name": {"type": "string"},
+                "typescript": {"type": "boolean"}
             }}),
         ),
         (

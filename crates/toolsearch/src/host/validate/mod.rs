@@ -375,6 +375,25 @@ impl<'a> Checker<'a> {
             }
         }
         let props = s.get("properties").and_then(Value::as_object);
+        // A required property is missing: a key the schema does not name
+        // (which it allows) is most likely that property misnamed, so it
+        // is named too (`tz` beside a missing `timezone`).
+        if !ok
+            && !matches!(
+                s.get("additionalProperties"),
+                Some(Value::Bool(false) | Value::Object(_))
+            )
+        {
+            if let Some(p) = props {
+                for key in obj.keys().filter(|k| !p.contains_key(k.as_str())) {
+                    let known = summary(p.keys().map(|k| format!("`{k}`")));
+                    self.fail(
+                        &Path::Key(path, key),
+                        format!("is not a property of this tool (a required one misnamed? known: {known})"),
+                    );
+                }
+            }
+        }
         for (key, value) in obj {
             if self.budget.is_spent() {
                 break;
