@@ -203,3 +203,82 @@ fn claude_codes_local_scope_is_moved_and_undone() {
         "the last undo leaves no empty gateway config behind"
     );
 }
+
+/// The same server in two clients is served once; undoing one client keeps
+/// it for the other; an entry that runs a gateway is never moved behind one;
+/// backups do not pile up; the last undo leaves no empty config.
+#[test]
+#[ignore = "needs mcp-server-time (`cargo xtask fixtures`); `cargo xtask test` runs it"]
+fn identical_servers_are_served_once_and_kept_while_another_client_needs_them() {
+    let h = Home::new("same");
+    let time =
+        json!({"command": "python3", "args": ["-m", "mcp_server_time"], "env": {"TZ": "UTC"}});
+    let cursor = ".cursor/mcp.json";
+    let desktop = ".config/Claude/claude_desktop_config.json";
+    h.write(
+        cursor,
+        &json!({"mcpServers": {"time": time,
+            "old-gateway": {"command": "/opt/bin/toolsearch", "args": ["gateway", "--config", "/etc/gw.toml"]}}})
+        .to_string(),
+        0o644,
+    );
+    h.write(
+        desktop,
+        &json!({"mcpServers": {"clock": time}}).to_string(),
+        0o644,
+    );
+    let connect = |args: &[&str]| {
+        let (out, v) = h.connect(args);
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        v
+    };
+    let dry = connect(&["claude-desktop", "--dry-run"]);
+    let first = connect(&["cursor"]);
+    assert_eq!(first["moved"].as_array().unwrap().len(), 1, "{first}");
+    let kept = first["kept"].to_string();
+    assert!(
+        kept.contains("old-gateway") && kept.contains("gateway itself"),
+        "{first}"
+    );
+    assert!(
+        dry["gateway_servers"][0]["env"]["TZ"] == "UTC",
+        "a plain setting is shown: {dry}"
+    );
+    let second = connect(&["claude-desktop"]);
+    assert_eq!(second["moved"][0]["as"], "time", "{second}");
+    assert_eq!(second["moved"][0]["same_as_existing"], true, "{second}");
+    let config = h.path(".config/toolsearch/config.toml");
+    let gateway = std::fs::read_to_string(&config).unwrap();
+    assert_eq!(
+        gateway.matches("[[servers]]").count(),
+        1,
+        "served once:\n{gateway}"
+    );
+
+    let undone = connect(&["cursor", "--undo"]);
+    assert_eq!(undone["kept_in_gateway"], json!(["time"]), "{undone}");
+    assert!(std::fs::read_to_string(&config)
+        .unwrap()
+        .contains("mcp_server_time"));
+    let undone = connect(&["claude-desktop", "--undo"]);
+    assert_eq!(undone["removed_from_gateway"], json!(["time"]), "{undone}");
+    assert!(!config.exists(), "the last undo removes the emptied config");
+
+    // Connect and undo again and again: three backups of the file at most.
+    for _ in 0..3 {
+        connect(&["cursor"]);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        connect(&["cursor", "--undo"]);
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+    }
+    let backups = std::fs::read_dir(h.path(".cursor"))
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains("toolsearch-backup")
+        })
+        .count();
+    assert!((1..=3).contains(&backups), "{backups} backups");
+}

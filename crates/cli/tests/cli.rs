@@ -24,6 +24,7 @@ fn toolsearch_with_cache(
         .args(args)
         // The model is passed explicitly where a test wants it.
         .env_remove("TOOLSEARCH_EMBED_MODEL")
+        .env_remove("TOOLSEARCH_ADMIN_TOKEN")
         .env("XDG_CACHE_HOME", cache)
         .output()
         .expect("run toolsearch");
@@ -345,6 +346,12 @@ fn config_check_and_the_gateway_refuse_the_same_file_with_the_same_words() {
     for (text, says) in [
         ("mode = \"native\"\n", "line 1: `mode = \"native\"`"),
         ("threshold_pct = 0\n", "line 1: `threshold_pct` is 0"),
+        // `[admin]` as the README comments it, `listen` alone uncommented:
+        // the token's variable (its default name) is unset (issue 60).
+        (
+            "[admin]\nlisten = \"127.0.0.1:0\"\n",
+            "`TOOLSEARCH_ADMIN_TOKEN`, which is not set",
+        ),
     ] {
         let file = dir.join("g.toml");
         std::fs::write(&file, text).unwrap();

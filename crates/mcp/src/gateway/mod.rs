@@ -243,6 +243,11 @@ impl Gateway {
             gw.follow_profile(p).await;
         }
         tokio::spawn(Self::follow(Arc::downgrade(&gw), events));
+        // The first list's wait begins now, not at the first client's request.
+        {
+            let gw = gw.clone();
+            tokio::spawn(async move { gw.first_list().await });
+        }
         tokio::spawn(Self::trim_after_bursts(Arc::downgrade(&gw)));
         for s in gw.fleet.status() {
             tracing::info!(server = %s.name, state = ?s.state, tools = s.tools, manifest_age_s = ?s.manifest_age_s, error = ?s.error, problems = ?s.problems, "server status");
@@ -340,9 +345,18 @@ impl Gateway {
     /// been served a list before the first). Builds run one at a time, so the
     /// last one built reads the newest lists.
     async fn rebuild(self: &Arc<Self>, why: &str, tell: bool) {
+        self.rebuild_when(why, tell, false).await;
+    }
+
+    /// [`Gateway::rebuild`]; when `if_stale`, only if the last snapshot (once
+    /// any build under way has finished) is not of the lists as they are now.
+    async fn rebuild_when(self: &Arc<Self>, why: &str, tell: bool, if_stale: bool) {
         let _one = self.building.lock().await;
-        self.built_version
-            .store(self.fleet.version(), Ordering::SeqCst);
+        let version = self.fleet.version();
+        if if_stale && version == self.built_version.load(Ordering::SeqCst) {
+            return;
+        }
+        self.built_version.store(version, Ordering::SeqCst);
         let built = self.clone();
         let rebuilt = tokio::task::spawn_blocking(move || {
             let full = built.fleet.snapshot(&built.extra);
@@ -361,7 +375,7 @@ impl Gateway {
         for p in self.profiles().iter() {
             // Made once for the new snapshot, and what every session's
             // `tools/list` then answers.
-            if p.list_changed(&self.snapshots).await && tell && self.first_list.initialized() {
+            if p.list_changed(&self.snapshots).await && tell {
                 let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
                 self.metrics.served_change();
                 tracing::info!(server = %why, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
@@ -402,11 +416,8 @@ impl Gateway {
                     }
                     // A new snapshot when the last one is not of the lists
                     // as they are now (or deferral just became sticky).
-                    if !unknown.is_empty()
-                        || me.fleet.version() != me.built_version.load(Ordering::SeqCst)
-                    {
-                        me.rebuild("first list", false).await;
-                    }
+                    me.rebuild_when("first list", false, unknown.is_empty())
+                        .await;
                 })
                 .await;
         };

@@ -276,6 +276,9 @@ impl ServerHandler for GatewaySession {
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.gw.first_list().await;
+        if self.gw.is_stopping() {
+            return Err(stopped());
+        }
         let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
         let tools = b.profile.served(snapshot, &b.conversation).await;
@@ -297,6 +300,9 @@ impl ServerHandler for GatewaySession {
             return Err(stopped());
         }
         self.gw.first_list().await;
+        if self.gw.is_stopping() {
+            return Err(stopped());
+        }
         let Bound {
             profile,
             conversation,
