@@ -585,7 +585,7 @@ allow = ["mcp:*"]
 name = "time"
 command = "python3"
 args = ["-m", "mcp_server_time"]
-env = { TZ = "UTC" }
+env = { TZ = "UTC", TIME_API_KEY = "sk-live-secret" }
 
 [[servers]]
 name = "remote"
@@ -600,10 +600,12 @@ deny = ["*delete*"]
         assert_eq!(cfg.servers.len(), 2);
         let shown = cfg.effective().to_string();
         assert!(
-            !shown.contains("UTC") && !shown.contains("pw") && !shown.contains("abc"),
+            !shown.contains("sk-live") && !shown.contains("pw") && !shown.contains("abc"),
             "{shown}"
         );
         assert!(shown.contains("REMOTE_TOKEN"));
+        // A plain setting is shown as it is (issue 60).
+        assert!(shown.contains(r#""TZ":"UTC""#), "{shown}");
     }
 
     #[test]

@@ -341,9 +341,8 @@ impl Gateway {
     /// Builds a snapshot of the servers' lists as they are now, off the
     /// runtime (loading, indexing and embedding a catalog take CPU seconds
     /// for large ones), gives each profile its part, and tells the clients of
-    /// each profile whose served list changed (when `tell`: no client has
-    /// been served a list before the first). Builds run one at a time, so the
-    /// last one built reads the newest lists.
+    /// each profile whose served list changed (when `tell`). Builds run one
+    /// at a time, so the last one built reads the newest lists.
     async fn rebuild(self: &Arc<Self>, why: &str, tell: bool) {
         self.rebuild_when(why, tell, false).await;
     }

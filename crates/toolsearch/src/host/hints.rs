@@ -107,7 +107,7 @@ pub(crate) fn arguments_at_top_level(args: &serde_json::Value) -> Option<String>
     let stray: Vec<&str> = map
         .keys()
         .map(String::as_str)
-        .filter(|k| !["id", "name"].contains(k))
+        .filter(|k| !["id", "name", "arguments", "args"].contains(k))
         .collect();
     if stray.is_empty() {
         return None;
@@ -159,5 +159,13 @@ mod tests {
             None
         );
         assert_eq!(arguments_at_top_level(&json!({"name": "t"})), None);
+        // `arguments: {}` with the real ones beside it (issue 60).
+        let h =
+            arguments_at_top_level(&json!({"name": "t", "arguments": {}, "tz": "UTC"})).unwrap();
+        assert!(h.contains("`tz` at the top level"), "{h}");
+        assert_eq!(
+            arguments_at_top_level(&json!({"name": "t", "arguments": {"a": 1}, "tz": "UTC"})),
+            None
+        );
     }
 }

