@@ -126,7 +126,7 @@ impl Builder {
         self
     }
     /// Tells when tools not in the catalog yet are expected (see [`crate::Pending`]).
-    pub fn pending(mut self, pending: crate::Pending) -> Self {
+    pub fn pending(mut self, pending: crate::host::Pending) -> Self {
         self.host.pending = Some(pending);
         self
     }

@@ -311,7 +311,7 @@ async fn describe_reveals_per_session_with_a_bounded_number_of_sessions() {
             .handle_call(
                 &Session::new(id),
                 "tool_describe",
-                json!({"ids": ["tool_1", "mcp:srv:tool_2"]}),
+                json!({"ids": ["tool_1", "mcp:srv:tool_2"], "typescript": true}),
             )
             .await;
         assert_eq!(

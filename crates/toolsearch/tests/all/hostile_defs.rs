@@ -54,7 +54,11 @@ fn facade(tools: Vec<Tool>) -> Arc<ToolSearch> {
 
 async fn describe(ts: &ToolSearch, id: &str) -> Value {
     let out = ts
-        .handle_call(&Session::new("s"), "tool_describe", json!({"ids": [id]}))
+        .handle_call(
+            &Session::new("s"),
+            "tool_describe",
+            json!({"ids": [id], "typescript": true}),
+        )
         .await;
     assert!(!out.is_error, "{}", out.content);
     out.content["tools"][0].clone()

@@ -375,23 +375,19 @@ impl<'a> Checker<'a> {
             }
         }
         let props = s.get("properties").and_then(Value::as_object);
-        // A required property is missing: a key the schema does not name
-        // (which it allows) is most likely that property misnamed, so it
-        // is named too (`tz` beside a missing `timezone`).
-        if !ok
-            && !matches!(
-                s.get("additionalProperties"),
-                Some(Value::Bool(false) | Value::Object(_))
-            )
-        {
-            if let Some(p) = props {
-                for key in obj.keys().filter(|k| !p.contains_key(k.as_str())) {
-                    let known = summary(p.keys().map(|k| format!("`{k}`")));
-                    self.fail(
-                        &Path::Key(path, key),
-                        format!("is not a property of this tool (a required one misnamed? known: {known})"),
-                    );
-                }
+        // A required property is missing: a key the schema does not name (but
+        // allows) is most likely it misnamed (`tz` beside `timezone`).
+        let open = !matches!(
+            s.get("additionalProperties"),
+            Some(Value::Bool(false) | Value::Object(_))
+        );
+        if let (false, true, Some(p)) = (ok, open, props) {
+            let known = summary(p.keys().map(|k| format!("`{k}`")));
+            for key in obj.keys().filter(|k| !p.contains_key(k.as_str())) {
+                let why = format!(
+                    "is not a property of this tool (a required one misnamed? known: {known})"
+                );
+                self.fail(&Path::Key(path, key), why);
             }
         }
         for (key, value) in obj {
