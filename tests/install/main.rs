@@ -1,5 +1,5 @@
 //! The product as users install it: the wheel in a fresh virtual environment
-//! (`wheel`), the README's install section verbatim (`readme`, a long run),
+//! (`wheel`), the README's install section verbatim (`readme`),
 //! `toolsearch connect` for each client it knows (`connect`), and the first
 //! hour with real clients (`first_hour`).
 //! Everything runs in temporary homes, from outside the checkout; nothing here
