@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::common::*;
 
 /// What `toolsearch config check --servers FILE` prints (it must succeed).
-fn check_servers(cfg: &std::path::Path) -> Value {
+pub(crate) fn check_servers(cfg: &std::path::Path) -> Value {
     let out = Command::new(binary())
         .args(["config", "check", "--servers"])
         .arg(cfg)

@@ -100,19 +100,7 @@ fn a_slow_and_a_failed_server_are_explained_once_and_block_nothing() {
 #[test]
 #[ignore = "needs python3 and mcp-server-time (`cargo xtask fixtures`); `cargo xtask test` runs it"]
 fn config_check_says_why_a_server_did_not_start() {
-    let cfg = config("say-why-check");
-    let out = Command::new(binary())
-        .args(["config", "check", "--servers"])
-        .arg(&cfg)
-        .env("TOOLSEARCH_LOG", "error")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = crate::health::check_servers(&config("say-why-check"));
     let broken = v["servers"]
         .as_array()
         .unwrap()

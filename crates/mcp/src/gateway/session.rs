@@ -296,9 +296,7 @@ impl ServerHandler for GatewaySession {
     ) -> Result<CallToolResponse, McpError> {
         self.gw.calls.fetch_add(1, Ordering::Relaxed);
         let _answering = Answering::enter(&self.gw.in_flight);
-        if self.gw.is_stopping() {
-            return Err(stopped());
-        }
+        // Returns at once once the first list is served, or the stop began.
         self.gw.first_list().await;
         if self.gw.is_stopping() {
             return Err(stopped());

@@ -355,28 +355,25 @@ impl Fleet {
         h.finish()
     }
 
-    /// Servers in their first start with no list known yet (no manifest).
-    pub fn unknown(&self) -> Vec<String> {
+    /// The names of the servers whose state `is` says yes to.
+    fn names_where(&self, is: impl Fn(&super::server::State) -> bool) -> Vec<String> {
         self.members()
             .list
             .iter()
-            .filter(|s| {
-                let st = s.state();
-                st.first_start() && st.tools.is_none()
-            })
+            .filter(|s| is(&s.state()))
             .map(|s| s.name().to_string())
             .collect()
+    }
+
+    /// Servers in their first start with no list known yet (no manifest).
+    pub fn unknown(&self) -> Vec<String> {
+        self.names_where(|st| st.first_start() && st.tools.is_none())
     }
 
     /// Servers whose first start is under way (a lazy one with a manifest
     /// waits for its first call: it is not).
     pub fn first_starting(&self) -> Vec<String> {
-        self.members()
-            .list
-            .iter()
-            .filter(|s| s.state().first_start())
-            .map(|s| s.name().to_string())
-            .collect()
+        self.names_where(super::server::State::first_start)
     }
 
     /// Waits until every server's tools are known (listed, or from its
