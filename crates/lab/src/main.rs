@@ -7,6 +7,7 @@
 //! binary next to its own executable.
 
 mod bench;
+mod bench_churn;
 mod bench_docs;
 mod bench_fused;
 mod bench_gateway;
@@ -56,6 +57,10 @@ enum Command {
     /// What client profiles cost: a snapshot's rebuild and the memory held, with
     /// N profiles against none.
     BenchProfiles(bench_profiles::Args),
+    /// How often a scripted day (restarts, a server down and back, a lazy
+    /// start, a reordered list, reloads, a tool added, a profile narrowed)
+    /// rewrites the prefix clients are sent, per mode and profile.
+    BenchChurn(bench_churn::Args),
     /// A stdio MCP server slow to start (what `bench-lazy` runs behind the gateway).
     #[command(hide = true)]
     SlowServer(slow_server::Args),
@@ -84,6 +89,7 @@ fn main() -> ExitCode {
         Command::BenchTelemetry(args) => bench_telemetry::run(args),
         Command::BenchLazy(args) => bench_lazy::run(args),
         Command::BenchProfiles(args) => bench_profiles::run(args),
+        Command::BenchChurn(args) => bench_churn::run(args),
         Command::SlowServer(args) => slow_server::run(args),
     };
     toolsearch_cli::common::exit_code("toolsearch-lab", result)

@@ -263,11 +263,8 @@ impl Gateway {
             };
             self.follow_profile(p).await;
             if before.is_some() && p.last_announced().await != before {
-                self.served_changes
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                self.metrics.served_change();
-                tracing::info!(profile = p.name(), "the tools served changed with the configuration: the profile's clients are told");
-                self.notify_list_changed(p.name()).await;
+                self.served_changed(p.name(), super::Cause::Reload, "the configuration")
+                    .await;
             }
         }
         applied.servers = self.fleet.apply(cfg, cfg.call_timeout());

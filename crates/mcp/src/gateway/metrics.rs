@@ -51,6 +51,12 @@ struct ProfileLabels {
     profile: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ChangeLabels {
+    profile: String,
+    cause: &'static str,
+}
+
 type Latency = Family<KindLabels, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -73,7 +79,7 @@ pub(crate) struct Metrics {
     sessions: Family<ProfileLabels, Gauge>,
     code_mode: Family<ProfileLabels, Gauge>,
     snapshots: Counter,
-    served_changes: Counter,
+    served_changes: Family<ChangeLabels, Counter>,
     snippets_running: Gauge,
     reloads: Family<OutcomeLabels, Counter>,
     snippets_waiting: Gauge,
@@ -177,10 +183,10 @@ impl Metrics {
             "Catalog snapshots built since start (after the first)",
             snapshots.clone(),
         );
-        let served_changes = Counter::default();
+        let served_changes = Family::<ChangeLabels, Counter>::default();
         registry.register(
             "served_list_changes",
-            "Changes of a profile's served tool list (each a list_changed and a prompt-cache write)",
+            "Changes of a profile's served tool list, by cause (servers: a server's tools; reload: the configuration; code_mode: the sandbox's availability); each a list_changed and a prompt-cache write",
             served_changes.clone(),
         );
         let snippets_running = Gauge::default();
@@ -418,9 +424,14 @@ impl Metrics {
         self.snapshots.inc();
     }
 
-    /// Counts a change of a served list.
-    pub(crate) fn served_change(&self) {
-        self.served_changes.inc();
+    /// Counts a change of a profile's served list.
+    pub(crate) fn served_change(&self, profile: &str, cause: &'static str) {
+        self.served_changes
+            .get_or_create(&ChangeLabels {
+                profile: self.profile(profile),
+                cause,
+            })
+            .inc();
     }
 
     /// The text a scrape answers: the counters kept, and the gateway's state

@@ -42,6 +42,30 @@ pub use session::{to_result, GatewaySession};
 /// stayed idle past the TTL).
 type Peers = Arc<Mutex<std::collections::HashMap<String, (String, Peer<RoleServer>)>>>;
 
+/// Why a profile's served list changed (the `cause` label of
+/// `served_list_changes`). Health is never one: a server down or starting
+/// changes no byte served (docs/prompt-cache.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// A server's tools (added, removed, redefined).
+    Servers,
+    /// A new configuration.
+    Reload,
+    /// The sandbox's availability (code mode falls back to the structured
+    /// tools while it is down).
+    CodeMode,
+}
+
+impl Cause {
+    fn label(self) -> &'static str {
+        match self {
+            Cause::Servers => "servers",
+            Cause::Reload => "reload",
+            Cause::CodeMode => "code_mode",
+        }
+    }
+}
+
 /// What every session of one gateway shares.
 pub struct Gateway {
     /// The client profiles, each with its facade; `default` among them.
@@ -316,6 +340,15 @@ impl Gateway {
         self.served_changes.load(Ordering::Relaxed)
     }
 
+    /// Counts a change of `profile`'s served list (by cause, in the metrics),
+    /// says it in the log, and tells the profile's clients.
+    pub(crate) async fn served_changed(&self, profile: &str, cause: Cause, why: &str) {
+        let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+        self.metrics.served_change(profile, cause.label());
+        tracing::info!(profile, cause = cause.label(), why, served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
+        self.notify_list_changed(profile).await;
+    }
+
     /// The tools this gateway serves a session of the `default` profile now,
     /// in MCP's shape.
     pub fn tools_for(&self, session: &Session) -> Vec<Value> {
@@ -332,9 +365,10 @@ impl Gateway {
         while let Some(Event::Changed(server)) = events.recv().await {
             let Some(g) = gw.upgrade() else { return };
             // Several changes in a burst make one snapshot; changes meanwhile
-            // make one more.
+            // make one more. Before the first list is answered no client has
+            // been served one: nobody is told.
             while events.try_recv().is_ok() {}
-            g.rebuild(&server, true).await;
+            g.rebuild(&server, g.first_list.initialized()).await;
         }
     }
 
@@ -375,10 +409,7 @@ impl Gateway {
             // Made once for the new snapshot, and what every session's
             // `tools/list` then answers.
             if p.list_changed(&self.snapshots).await && tell {
-                let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
-                self.metrics.served_change();
-                tracing::info!(server = %why, profile = p.name(), served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
-                self.notify_list_changed(p.name()).await;
+                self.served_changed(p.name(), Cause::Servers, why).await;
             }
         }
     }
@@ -462,10 +493,8 @@ impl Gateway {
                     }
                     if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
-                        g.served_changes.fetch_add(1, Ordering::Relaxed);
-                        g.metrics.served_change();
-                        tracing::warn!(profile = p.name(), code_mode = up, "the tools served changed with code mode's availability");
-                        g.notify_list_changed(p.name()).await;
+                        let why = if up { "code mode is back" } else { "code mode is unavailable" };
+                        g.served_changed(p.name(), Cause::CodeMode, why).await;
                     }
                 }
             }

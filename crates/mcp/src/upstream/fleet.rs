@@ -481,7 +481,7 @@ impl Fleet {
                 ..Default::default()
             };
             let loaded = match toolsearch_catalog::load::load_definitions(
-                Value::Array((*listed).clone()),
+                Value::Array(in_name_order(&listed)),
                 &opts,
             ) {
                 Ok(l) => l,
@@ -622,4 +622,16 @@ impl Fleet {
             aborts.iter().for_each(tokio::task::AbortHandle::abort);
         }
     }
+}
+
+/// A server's listed tools by name (those without one last, as listed): the
+/// catalog, and so every list served, is the same whatever order a server
+/// lists its tools in (a reorder alone is not a prompt-cache write).
+fn in_name_order(listed: &[Value]) -> Vec<Value> {
+    let mut tools = listed.to_vec();
+    tools.sort_by_cached_key(|v| match v.get("name").and_then(Value::as_str) {
+        Some(n) => (false, n.to_owned()),
+        None => (true, String::new()),
+    });
+    tools
 }

@@ -82,28 +82,14 @@ pub(crate) fn definitions(inputs: Inputs<'_>, provider: Provider) -> Definitions
         (Shape::Direct, None)
     };
     let mut notes: Vec<String> = fallback.iter().map(Fallback::to_string).collect();
+    // What the model may use, and nothing that moves without that changing:
+    // servers down or still starting are told in searches' notes and calls'
+    // errors, where it costs once, not here, where every change is a
+    // prompt-cache write for every conversation (see docs/prompt-cache.md).
     let listing = || {
-        let mut text = bridge_tools::listing_text(&catalog, s.listing_bytes, &|t| {
+        bridge_tools::listing_text(&catalog, s.listing_bytes, &|t| {
             host.visible(t, scope) && !plan::never_deferred(s, t)
-        });
-        let (starting, down): (Vec<_>, Vec<_>) =
-            host.outages().into_iter().partition(|o| o.starting);
-        let names = |l: Vec<crate::host::Outage>| {
-            l.into_iter()
-                .map(|o| o.server)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !down.is_empty() {
-            text.push_str(&format!(" Down now: {} (searches say why).", names(down)));
-        }
-        if !starting.is_empty() {
-            text.push_str(&format!(
-                " Still starting: {} (their tools are listed when they answer).",
-                names(starting)
-            ));
-        }
-        text
+        })
     };
     let mut tools: Vec<Value> = Vec::new();
     let full: usize;

@@ -83,7 +83,12 @@ pub(crate) fn native_list(
             });
             for &i in &deferred {
                 let t = &plan.visible[i];
-                let mut d = wire::definition(provider, &names[i], &t.description, &t.input_schema);
+                let mut d = wire::definition(
+                    provider,
+                    &names[i],
+                    &t.description,
+                    &wire::canonical(&t.input_schema),
+                );
                 d["defer_loading"] = Value::Bool(true);
                 tools.push(d);
             }

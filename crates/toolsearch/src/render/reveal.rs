@@ -91,7 +91,7 @@ pub(crate) fn stubs(
     let mut out = Vec::with_capacity(deferred.len());
     for &i in deferred {
         let (summary, schema) = stub(&plan.visible[i], &names[i], settings.stub_description_bytes);
-        let mut d = wire::definition(provider, &names[i], &summary, &schema);
+        let mut d = wire::definition(provider, &names[i], &summary, &wire::canonical(&schema));
         if provider == Provider::Mcp {
             // The hints a client asks for confirmation by travel with the stub
             // (a call by its name runs the tool); its output schema waits for

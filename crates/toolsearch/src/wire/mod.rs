@@ -40,8 +40,14 @@ pub fn definition(provider: Provider, name: &str, description: &str, schema: &Va
 /// it) and, for a tool from an MCP server, its `outputSchema` (a call of it by
 /// this name returns the server's result, `structuredContent` included,
 /// unchanged: see [`crate::ToolOutput::passthrough`]).
+///
+/// Schemas are sent with their keys in one order (sorted, at every depth),
+/// whatever order the server wrote them in: the bytes sent up front depend on
+/// what a tool is, not on how its server's serializer ordered a map (each
+/// change of those bytes is a prompt-cache write; `describe` keeps the
+/// server's order).
 pub fn tool_definition(provider: Provider, name: &str, tool: &Tool) -> Value {
-    let mut d = definition(provider, name, &tool.description, &tool.input_schema);
+    let mut d = definition(provider, name, &tool.description, &canonical(&tool.input_schema));
     if provider == Provider::Mcp {
         mcp_metadata(&mut d, tool, true);
     }
@@ -71,8 +77,22 @@ pub(crate) fn mcp_metadata(d: &mut Value, tool: &Tool, output: bool) {
     }
     if output && tool.source == toolsearch_catalog::Source::Mcp {
         if let Some(schema) = &tool.output_schema {
-            m.insert("outputSchema".into(), schema.clone());
+            m.insert("outputSchema".into(), canonical(schema));
         }
+    }
+}
+
+/// `v` with the keys of every object in it sorted.
+pub(crate) fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut out: serde_json::Map<String, Value> =
+                m.iter().map(|(k, v)| (k.clone(), canonical(v))).collect();
+            out.sort_keys();
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
     }
 }
 
@@ -96,5 +116,29 @@ mod tests {
             s
         );
         assert_eq!(definition(Provider::Mcp, "f", "d", &s)["inputSchema"], s);
+    }
+
+    #[test]
+    fn a_schemas_key_order_never_reaches_the_bytes_sent() {
+        let a: Value = serde_json::from_str(
+            r#"{"type":"object","properties":{"b":{"type":"string","description":"x"},"a":{"enum":[2,1]}},"required":["b"]}"#,
+        )
+        .unwrap();
+        let b: Value = serde_json::from_str(
+            r#"{"required":["b"],"properties":{"a":{"enum":[2,1]},"b":{"description":"x","type":"string"}},"type":"object"}"#,
+        )
+        .unwrap();
+        let tool = |s: Value| {
+            Tool::new(toolsearch_catalog::Source::Mcp, Some("s"), "t", "d", s)
+        };
+        for p in [Provider::Mcp, Provider::Anthropic, Provider::OpenAiChat, Provider::Gemini] {
+            let (x, y) = (
+                tool_definition(p, "t", &tool(a.clone())).to_string(),
+                tool_definition(p, "t", &tool(b.clone())).to_string(),
+            );
+            assert_eq!(x, y, "{p:?}");
+            // Arrays keep their order: it can mean something.
+            assert!(x.contains("[2,1]"), "{x}");
+        }
     }
 }
