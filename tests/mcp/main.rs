@@ -36,6 +36,7 @@ mod metadata;
 mod plans;
 mod profiles;
 mod progress;
+mod prompt_cache;
 mod prometheus;
 mod protocol;
 mod reload;

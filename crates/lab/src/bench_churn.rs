@@ -422,12 +422,37 @@ async fn look(
     Ok(())
 }
 
+/// Looks every half second until the prefixes stood still for two seconds
+/// (at most 30 s): what a slow server's late list changes is counted.
+async fn look_until_quiet(
+    event: &'static str,
+    clients: &[Client],
+    last: &mut [Prefix],
+    rows: &mut Vec<Row>,
+) -> Result<()> {
+    let t0 = Instant::now();
+    let mut still = 0;
+    while still < 4 && t0.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let before: Vec<Prefix> = last.to_vec();
+        look(event, clients, last, rows, false).await?;
+        still = if before == *last { still + 1 } else { 0 };
+    }
+    Ok(())
+}
+
+async fn close(clients: Vec<Client>) {
+    for c in clients {
+        let _ = c.service.cancel().await;
+    }
+}
+
 /// The lazy server's tool, called as a client of profile `all` in `mode`
 /// would (a separate session, not one whose prefix is watched).
 async fn call_lazy(port: u16, mode: &str) -> Result<()> {
     let c = Client::connect(port, "all").await?;
     let args = json!({"timezone": "UTC"});
-    match mode {
+    let called: Result<()> = match mode {
         "code" => {
             c.call(
                 "tool_search_code",
@@ -455,7 +480,10 @@ async fn call_lazy(port: u16, mode: &str) -> Result<()> {
                 .context("no get_current_time tool served")?;
             c.call(&name, args).await
         }
-    }
+    };
+    called?;
+    close(vec![c]).await;
+    Ok(())
 }
 
 async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
@@ -482,15 +510,15 @@ async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
         });
     }
     tokio::time::sleep(settle).await;
-    look("start (no manifests)", &clients, &mut last, &mut rows, false).await?;
-    drop(clients);
+    look_until_quiet("start (no manifests)", &clients, &mut last, &mut rows).await?;
+    close(clients).await;
     gw.stop()?;
 
     let gw = Gateway::start(&day.exe, &day.config())?;
     let clients = connect_all(gw.port).await?;
     look("restart", &clients, &mut last, &mut rows, true).await?;
     tokio::time::sleep(settle).await;
-    look("restart", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("restart", &clients, &mut last, &mut rows).await?;
 
     std::fs::write(day.down_file(), "")?;
     tokio::time::sleep(Duration::from_secs(a.down_secs)).await;
@@ -498,30 +526,30 @@ async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
     std::fs::remove_file(day.down_file())?;
     // Backoff doubles from 250 ms: the next start comes within the time it
     // was down, plus a start.
-    tokio::time::sleep(Duration::from_secs(a.down_secs) + settle * 2).await;
-    look("server back", &clients, &mut last, &mut rows, false).await?;
+    tokio::time::sleep(Duration::from_secs(a.down_secs) + settle).await;
+    look_until_quiet("server back", &clients, &mut last, &mut rows).await?;
 
     call_lazy(gw.port, &day.mode).await?;
     tokio::time::sleep(settle).await;
-    look("lazy server started", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("lazy server started", &clients, &mut last, &mut rows).await?;
 
     day.set_list(&churn_tools(3, true))?;
     tokio::time::sleep(settle).await;
-    look("same tools reordered", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("same tools reordered", &clients, &mut last, &mut rows).await?;
 
     day.write_config(900, &["churn", "time", "memory"])?;
     gw.signal("-HUP")?;
     tokio::time::sleep(settle).await;
-    look("reload, nothing served changed", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("reload, nothing served changed", &clients, &mut last, &mut rows).await?;
 
     day.set_list(&churn_tools(4, true))?;
     tokio::time::sleep(settle).await;
-    look("tool added", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("tool added", &clients, &mut last, &mut rows).await?;
 
     day.write_config(900, &["churn", "time"])?;
     gw.signal("-HUP")?;
     tokio::time::sleep(settle).await;
-    look("profile narrowed", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("profile narrowed", &clients, &mut last, &mut rows).await?;
 
     // A replica: a second process, the same configuration (and state).
     let twin = Gateway::start(&day.exe, &day.config())?;
@@ -530,9 +558,9 @@ async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
     for (c, t) in clients.iter().zip(&twins) {
         same &= c.prefix().await?.same_bytes(&t.prefix().await?);
     }
-    drop(twins);
+    close(twins).await;
     twin.stop()?;
-    drop(clients);
+    close(clients).await;
     gw.stop()?;
     Ok((rows, same))
 }

@@ -100,8 +100,10 @@ pub(crate) struct Shared {
     pub(crate) pool: Option<toolsearch_sandbox::Pool>,
     pub(crate) embedder: Option<Arc<toolsearch::Embedder>>,
     pub(crate) rules: SharedRules,
-    /// Set when a first list was served while servers' tools were unknown:
-    /// deferral stays on for the gateway's life (see [`toolsearch::Pending`]).
+    /// Tools are expected (see [`toolsearch::Pending`]): set at start while a
+    /// server with no manifest is in its first start, kept for the gateway's
+    /// life when the first list goes without some servers' tools, dropped
+    /// when it has them all.
     pub(crate) pending: Arc<std::sync::atomic::AtomicBool>,
 }
 

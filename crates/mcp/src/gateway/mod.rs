@@ -218,7 +218,12 @@ impl Gateway {
             pool,
             embedder,
             rules: Arc::new(RwLock::new(Arc::new(apply::Rules::of(cfg)))),
-            pending: Arc::default(),
+            // Tools are expected while a server with no manifest is in its
+            // first start: a session that initializes meanwhile is told of
+            // the shape its list will have (instructions are sent once).
+            pending: Arc::new(std::sync::atomic::AtomicBool::new(
+                !fleet.unknown().is_empty(),
+            )),
         };
         let version = fleet.version();
         let full = fleet.snapshot(&[]);
@@ -440,14 +445,16 @@ impl Gateway {
             me.first_list
                 .get_or_init(|| async {
                     let unknown = me.fleet.first_known(me.first_list_wait).await;
-                    if !unknown.is_empty() {
-                        me.shared.pending.store(true, Ordering::Relaxed);
+                    let pending = !unknown.is_empty();
+                    if pending {
                         tracing::info!(servers = ?unknown, waited_ms = me.first_list_wait.as_millis() as u64, "the first list goes without these servers' tools (not known yet): they join through list_changed, and deferral stays on");
                     }
+                    // Sticky when set now; dropped when every server is
+                    // known.
+                    let was = me.shared.pending.swap(pending, Ordering::Relaxed);
                     // A new snapshot when the last one is not of the lists
-                    // as they are now (or deferral just became sticky).
-                    me.rebuild_when("first list", false, unknown.is_empty())
-                        .await;
+                    // as they are now, or the plan's rule changed.
+                    me.rebuild_when("first list", false, was == pending).await;
                 })
                 .await;
         };
