@@ -48,7 +48,12 @@ impl Client {
 
     /// The served tools as JSON text, and the instructions.
     async fn prefix(&self) -> (String, String) {
-        let tools = self.service.peer().list_all_tools().await.expect("tools/list");
+        let tools = self
+            .service
+            .peer()
+            .list_all_tools()
+            .await
+            .expect("tools/list");
         let instructions = self
             .service
             .peer_info()
@@ -94,7 +99,10 @@ fn tools(names: &[&str], reversed: bool) -> Value {
                     (
                         "properties",
                         keyed(vec![
-                            ("service", json!({"type": "string", "description": "Service."})),
+                            (
+                                "service",
+                                json!({"type": "string", "description": "Service."}),
+                            ),
                             ("region", json!({"enum": ["eu", "us"], "type": "string"})),
                         ]),
                     ),
@@ -126,7 +134,7 @@ impl Setup {
         std::fs::write(
             &setup.config,
             format!(
-                "{head}\nsemantic = false\n\n[[servers]]\nname = \"churn\"\ncommand = \"python3\"\n\
+                "semantic = false\n{head}\n\n[[servers]]\nname = \"churn\"\ncommand = \"python3\"\n\
                  args = [{churn:?}]\nenv = {{ LIST_FILE = {:?}, DOWN_FILE = {:?} }}\n",
                 setup.list.display().to_string(),
                 setup.down.display().to_string()
@@ -147,16 +155,22 @@ impl Setup {
 struct Gateway {
     child: std::process::Child,
     port: u16,
+    /// Its admin surface's port, with `[admin]`.
+    admin: Option<u16>,
     log: Arc<Mutex<Vec<String>>>,
 }
+
+const ADMIN_TOKEN: &str = "prompt-cache-admin-secret";
 
 impl Gateway {
     fn start(config: &Path) -> Gateway {
         let mut cmd = Command::new(binary());
         cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
             .arg(config)
-            .env("TOOLSEARCH_LOG", "info");
-        let (child, port, lines) = spawn_http_gateway(cmd);
+            .env("TOOLSEARCH_LOG", "info")
+            .env("TOOLSEARCH_ADMIN_TOKEN", ADMIN_TOKEN);
+        let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
+        let admin = admin.map(|a| a.rsplit(':').next().unwrap().parse().unwrap());
         let log = Arc::new(Mutex::new(Vec::new()));
         let keep = log.clone();
         std::thread::spawn(move || {
@@ -164,7 +178,24 @@ impl Gateway {
                 keep.lock().unwrap().push(l);
             }
         });
-        Gateway { child, port, log }
+        Gateway {
+            child,
+            port,
+            admin,
+            log,
+        }
+    }
+
+    /// The `served_list_changes` lines of its metrics.
+    fn served_changes(&self) -> Vec<String> {
+        let port = self.admin.expect("[admin] in the config");
+        let auth = format!("Bearer {ADMIN_TOKEN}");
+        let (status, _, body) = raw(port, "GET", "/metrics", &[("Authorization", &auth)], "");
+        assert_eq!(status, 200, "{body}");
+        body.lines()
+            .filter(|l| l.starts_with("toolsearch_served_list_changes_total{"))
+            .map(str::to_string)
+            .collect()
     }
 
     /// Log lines holding `needle`.
@@ -208,7 +239,10 @@ async fn deploy_answers(client: &Client, ok: bool) -> Value {
         if (v["ok"] != json!(false)) == ok {
             return v;
         }
-        assert!(t0.elapsed() < HANG_GUARD, "deploy never answered ok={ok}: {v}");
+        assert!(
+            t0.elapsed() < HANG_GUARD,
+            "deploy never answered ok={ok}: {v}"
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -238,10 +272,17 @@ async fn a_server_down_and_back_changes_no_byte_served_and_tells_nobody() {
         "the search says the server is down: {found}"
     );
     let down = client.prefix().await;
-    assert_eq!(down, before, "the list and instructions while the server is down");
+    assert_eq!(
+        down, before,
+        "the list and instructions while the server is down"
+    );
     // A session opened now is sent the same bytes.
     let fresh = Client::connect(gw.port).await;
-    assert_eq!(fresh.prefix().await, before, "a new session while it is down");
+    assert_eq!(
+        fresh.prefix().await,
+        before,
+        "a new session while it is down"
+    );
 
     std::fs::remove_file(&setup.down).unwrap();
     deploy_answers(&client, true).await;
@@ -254,11 +295,12 @@ async fn a_server_down_and_back_changes_no_byte_served_and_tells_nobody() {
 #[tokio::test]
 #[ignore = "needs python and the toolsearch binary; `cargo xtask test` runs it"]
 async fn a_server_listing_its_tools_in_another_order_changes_nothing_served() {
-    for head in [
+    for mode in [
         "mode = \"code\"\nactivation = \"never\"",
         "mode = \"tools\"\nactivation = \"always\"",
     ] {
-        let setup = Setup::new(head);
+        let head = format!("{mode}\n[admin]\nlisten = \"127.0.0.1:0\"");
+        let setup = Setup::new(&head);
         let gw = Gateway::start(&setup.config);
         let client = Client::connect(gw.port).await;
         let before = listed(&client, "rollback").await;
@@ -281,9 +323,18 @@ async fn a_server_listing_its_tools_in_another_order_changes_nothing_served() {
         assert_ne!(after, before);
         let t0 = Instant::now();
         while client.heard() == 0 {
-            assert!(t0.elapsed() < HANG_GUARD, "{head}: a tool added was not told");
+            assert!(
+                t0.elapsed() < HANG_GUARD,
+                "{head}: a tool added was not told"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        // Counted once, by profile and cause.
+        assert_eq!(
+            gw.served_changes(),
+            ["toolsearch_served_list_changes_total{profile=\"default\",cause=\"servers\"} 1"],
+            "{head}"
+        );
     }
 }
 
@@ -305,12 +356,20 @@ async fn two_gateways_with_one_config_serve_the_same_bytes() {
         // Both have every server's tools (the time server's last).
         let pa = listed(&ca, "convert_time").await;
         let pb = listed(&cb, "convert_time").await;
-        assert!(pa.0.contains("rollback") && pa.0.contains("get-sum"), "{}", pa.0);
+        assert!(
+            pa.0.contains("rollback") && pa.0.contains("get-sum"),
+            "{}",
+            pa.0
+        );
         assert_eq!(pa, pb, "{head}: two replicas");
         // And a restart: the first list of a new process, at once.
         drop(a);
         let c = Gateway::start(&setup.config);
         let cc = Client::connect(c.port).await;
-        assert_eq!(cc.prefix().await, pa, "{head}: the first list after a restart");
+        assert_eq!(
+            cc.prefix().await,
+            pa,
+            "{head}: the first list after a restart"
+        );
     }
 }

@@ -155,7 +155,9 @@ fn first_difference(old: &Prefix, new: &Prefix) -> String {
         .unwrap_or(a.len().min(b.len()));
     let from = b.floor_char_boundary(at.saturating_sub(40));
     let to = b.ceil_char_boundary((at + 60).min(b.len()));
-    format!("…{}…", &b[from..to]).replace('|', "\\|").replace('`', "'")
+    format!("…{}…", &b[from..to])
+        .replace('|', "\\|")
+        .replace('`', "'")
 }
 
 /// A plain aggregator's rewrites for each event: it serves the union of its
@@ -164,7 +166,12 @@ fn first_difference(old: &Prefix, new: &Prefix) -> String {
 /// servers connected so far).
 fn aggregator_changes(event: &str, profile: &str) -> usize {
     match event {
-        "start (no manifests)" | "restart" | "server down" | "server back" | "same tools reordered" | "tool added" => 1,
+        "start (no manifests)"
+        | "restart"
+        | "server down"
+        | "server back"
+        | "same tools reordered"
+        | "tool added" => 1,
         "profile narrowed" if profile == "team" => 1,
         _ => 0,
     }
@@ -540,7 +547,13 @@ async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
     day.write_config(900, &["churn", "time", "memory"])?;
     gw.signal("-HUP")?;
     tokio::time::sleep(settle).await;
-    look_until_quiet("reload, nothing served changed", &clients, &mut last, &mut rows).await?;
+    look_until_quiet(
+        "reload, nothing served changed",
+        &clients,
+        &mut last,
+        &mut rows,
+    )
+    .await?;
 
     day.set_list(&churn_tools(4, true))?;
     tokio::time::sleep(settle).await;
@@ -575,7 +588,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut by_mode: BTreeMap<String, (Vec<Row>, bool)> = BTreeMap::new();
     let modes: Vec<String> = a.modes.split(',').map(|m| m.trim().to_string()).collect();
     for mode in &modes {
-        let dir = std::env::temp_dir().join(format!("toolsearch-churn-{}-{mode}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("toolsearch-churn-{}-{mode}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         let day = Day {
@@ -584,7 +598,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             exe: exe.clone(),
         };
         eprintln!("bench-churn: replaying the day in {mode} mode");
-        let out = rt.block_on(replay(&day, &a)).with_context(|| format!("the day in {mode} mode"))?;
+        let out = rt
+            .block_on(replay(&day, &a))
+            .with_context(|| format!("the day in {mode} mode"))?;
         let _ = std::fs::remove_dir_all(&dir);
         by_mode.insert(mode.clone(), out);
     }
@@ -628,7 +644,10 @@ fn report(modes: &[String], by_mode: &BTreeMap<String, (Vec<Row>, bool)>, a: &Ar
     out.push_str("\nWhat each change rewrote (the new bytes around the first that differs):\n\n| mode | event | profile | new bytes |\n|---|---|---|---|\n");
     for m in modes {
         for r in by_mode[m].0.iter().filter(|r| !r.what.is_empty()) {
-            out.push_str(&format!("| {m} | {} | {} | `{}` |\n", r.event, r.profile, r.what));
+            out.push_str(&format!(
+                "| {m} | {} | {} | `{}` |\n",
+                r.event, r.profile, r.what
+            ));
         }
     }
     out.push_str("\n| mode | profile | changes not from tools added or removed or a profile narrowed | all changes | cache bytes written | plain aggregator's (over the direct list) | ratio | replica identical |\n|---|---|---|---|---|---|---|---|\n");

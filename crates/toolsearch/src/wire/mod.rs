@@ -47,7 +47,12 @@ pub fn definition(provider: Provider, name: &str, description: &str, schema: &Va
 /// change of those bytes is a prompt-cache write; `describe` keeps the
 /// server's order).
 pub fn tool_definition(provider: Provider, name: &str, tool: &Tool) -> Value {
-    let mut d = definition(provider, name, &tool.description, &canonical(&tool.input_schema));
+    let mut d = definition(
+        provider,
+        name,
+        &tool.description,
+        &canonical(&tool.input_schema),
+    );
     if provider == Provider::Mcp {
         mcp_metadata(&mut d, tool, true);
     }
@@ -121,24 +126,27 @@ mod tests {
     #[test]
     fn a_schemas_key_order_never_reaches_the_bytes_sent() {
         let a: Value = serde_json::from_str(
-            r#"{"type":"object","properties":{"b":{"type":"string","description":"x"},"a":{"enum":[2,1]}},"required":["b"]}"#,
+            r#"{"type":"object","properties":{"b":{"type":"string","description":"x"},"a":{"type":"string","enum":["z","y"]}},"required":["b"]}"#,
         )
         .unwrap();
         let b: Value = serde_json::from_str(
-            r#"{"required":["b"],"properties":{"a":{"enum":[2,1]},"b":{"description":"x","type":"string"}},"type":"object"}"#,
+            r#"{"required":["b"],"properties":{"a":{"enum":["z","y"],"type":"string"},"b":{"description":"x","type":"string"}},"type":"object"}"#,
         )
         .unwrap();
-        let tool = |s: Value| {
-            Tool::new(toolsearch_catalog::Source::Mcp, Some("s"), "t", "d", s)
-        };
-        for p in [Provider::Mcp, Provider::Anthropic, Provider::OpenAiChat, Provider::Gemini] {
+        let tool = |s: Value| Tool::new(toolsearch_catalog::Source::Mcp, Some("s"), "t", "d", s);
+        for p in [
+            Provider::Mcp,
+            Provider::Anthropic,
+            Provider::OpenAiChat,
+            Provider::Gemini,
+        ] {
             let (x, y) = (
                 tool_definition(p, "t", &tool(a.clone())).to_string(),
                 tool_definition(p, "t", &tool(b.clone())).to_string(),
             );
             assert_eq!(x, y, "{p:?}");
             // Arrays keep their order: it can mean something.
-            assert!(x.contains("[2,1]"), "{x}");
+            assert!(x.contains(r#"["z","y"]"#), "{x}");
         }
     }
 }
