@@ -604,7 +604,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let _ = std::fs::remove_dir_all(&dir);
         by_mode.insert(mode.clone(), out);
     }
-    print!("{}", report(&modes, &by_mode, &a));
+    use std::io::Write;
+    std::io::stdout().write_all(report(&modes, &by_mode, &a).as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }
 
