@@ -258,8 +258,8 @@ impl Gateway {
             &self.profile_names(),
         );
         for p in &rebuilt {
-            let before = now.iter().find(|q| q.name() == p.name());
-            let before = match before {
+            let old = now.iter().find(|q| q.name() == p.name());
+            let before = match old {
                 Some(q) => q.last_announced().await,
                 None => None,
             };
@@ -267,6 +267,8 @@ impl Gateway {
             if before.is_some() && p.last_announced().await != before {
                 self.served_changed(p.name(), super::Cause::Reload, "the configuration")
                     .await;
+            } else if let Some(q) = old.filter(|_| before.is_some()) {
+                p.unchanged_since(q.changed_at());
             }
         }
         applied.servers = self.fleet.apply(cfg, cfg.call_timeout());

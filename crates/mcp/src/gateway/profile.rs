@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use toolsearch::{Conversation, Mode, Policy, Provider, Session, ToolSearch};
 use toolsearch_catalog::{Catalog, Source, Tool};
@@ -81,7 +82,14 @@ pub(crate) struct Profile {
     counted: bool,
     /// What its facade was made from (see `apply`).
     pub(crate) recipe: String,
+    /// When the bytes it serves last changed (its making, when a new
+    /// configuration changed them): how long a client may keep its list
+    /// follows from it (see [`Profile::list_ttl`]).
+    changed_at: Mutex<Instant>,
 }
+
+/// The shortest and longest `ttlMs` a `tools/list` answer carries.
+const LIST_TTL: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(300));
 
 impl Profile {
     pub(crate) fn new(
@@ -103,7 +111,33 @@ impl Profile {
             bytes: Mutex::default(),
             counted,
             recipe,
+            changed_at: Mutex::new(Instant::now()),
         }
+    }
+
+    /// How long a client may treat its `tools/list` answer as fresh: a tenth
+    /// of the time the list has not changed (HTTP's heuristic freshness),
+    /// from 1 s to 5 min; 0 in reveal mode (each session's own list), 1 s
+    /// while tools are still expected (a server not listed yet).
+    pub(crate) fn list_ttl(&self, pending: bool) -> Duration {
+        if self.ts.settings().mode == Mode::Reveal {
+            return Duration::ZERO;
+        }
+        if pending {
+            return LIST_TTL.0;
+        }
+        let age = self.changed_at.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+        (age / 10).clamp(LIST_TTL.0, LIST_TTL.1)
+    }
+
+    /// When its served bytes last changed.
+    pub(crate) fn changed_at(&self) -> Instant {
+        *self.changed_at.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes over its predecessor's: a new configuration served the same bytes.
+    pub(crate) fn unchanged_since(&self, at: Instant) {
+        *self.changed_at.lock().unwrap_or_else(|p| p.into_inner()) = at;
     }
 
     /// Counts its sessions on `open` (its predecessor's, when a new
@@ -253,6 +287,9 @@ impl Profile {
             .served(snapshots.load(Ordering::SeqCst), &self.probe)
             .await;
         let changed = announced.as_ref().is_some_and(|last| *last != now);
+        if changed {
+            *self.changed_at.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        }
         *announced = Some(now);
         changed
     }

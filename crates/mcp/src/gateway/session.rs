@@ -273,7 +273,7 @@ impl ServerHandler for GatewaySession {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         self.gw.first_list().await;
         if self.gw.is_stopping() {
@@ -286,7 +286,18 @@ impl ServerHandler for GatewaySession {
         self.gw
             .metrics
             .listed(&self.profile_name, bytes.served, bytes.aggregator);
-        Ok(ListToolsResult::with_all_items(tools.as_ref().clone()))
+        let mut result = ListToolsResult::with_all_items(tools.as_ref().clone());
+        // 2026-07-28 (SEP-2549): how long the list may be kept, from how long
+        // it has stood; private, as every profile's list is.
+        let modern = cx
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
+        if modern {
+            let pending = self.gw.shared.pending.load(Ordering::Relaxed);
+            result.ttl_ms = Some(b.profile.list_ttl(pending).as_millis() as u64);
+            result.cache_scope = Some(rmcp::model::CacheScope::Private);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
