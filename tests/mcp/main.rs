@@ -47,6 +47,7 @@ mod secrets;
 mod sessions;
 mod soak;
 mod soak_bad_clients;
+mod stateless;
 mod stopping;
 mod streams;
 mod tls;

@@ -320,6 +320,22 @@ impl Notify for ToClient {
         // request carries rmcp's marker of *that* request (task-local), which
         // would replace the client's request this one belongs to.
         let asking = tokio::spawn(async move {
+            // A 2026-07-28 client holds no session: the revision gives a
+            // server's request made during a call no way to reach it (its
+            // input-required rounds carry the gateway's own questions only).
+            if peer.peer_info().is_some_and(|i| {
+                i.protocol_version.as_str()
+                    >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+            }) {
+                return Err(ask_error(
+                    AskError::METHOD_NOT_FOUND,
+                    format!(
+                        "the gateway's client speaks MCP 2026-07-28 (stateless, no session): a \
+                         server's `{method}` during a call has no way to reach it; use a tool \
+                         that does not ask the client, or a client session of an earlier revision"
+                    ),
+                ));
+            }
             let unsupported = || {
                 ask_error(
                     AskError::METHOD_NOT_FOUND,
