@@ -378,7 +378,10 @@ async fn two_gateways_with_one_config_serve_the_same_bytes() {
 /// be chunked: chunk sizes are lines of their own).
 fn result_of(text: &str) -> Value {
     let whole = std::iter::once(text.trim());
-    let events = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim);
+    let events = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim);
     whole
         .chain(events)
         .filter_map(|j| serde_json::from_str::<Value>(j).ok())
@@ -400,8 +403,20 @@ fn session_list(port: u16) -> Value {
         ("Mcp-Session-Id", sid.as_str()),
         ("MCP-Protocol-Version", "2025-11-25"),
     ];
-    raw(port, "POST", "/mcp", &h, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    let (status, _, text) = raw(port, "POST", "/mcp", &h, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    raw(
+        port,
+        "POST",
+        "/mcp",
+        &h,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let (status, _, text) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &h,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
     assert_eq!(status, 200, "{text}");
     result_of(&text)
 }
@@ -447,7 +462,10 @@ async fn a_stateless_list_says_how_long_it_may_be_kept() {
     );
     // A session-era answer carries no 2026-07-28 hints.
     let legacy = session_list(gw.port);
-    assert!(legacy.get("ttlMs").is_none() && legacy.get("cacheScope").is_none(), "{legacy}");
+    assert!(
+        legacy.get("ttlMs").is_none() && legacy.get("cacheScope").is_none(),
+        "{legacy}"
+    );
 
     // A list that has stood 15 s may be kept a tenth of that.
     tokio::time::sleep(Duration::from_secs(15)).await;

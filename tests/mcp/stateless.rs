@@ -27,7 +27,10 @@ fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Val
     let (status, head, text) = raw(port, "POST", "/mcp", &headers, &body);
     assert_eq!(status, 200, "{head}\n{text}");
     let whole = std::iter::once(text.trim());
-    let events = text.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim);
+    let events = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim);
     whole
         .chain(events)
         .filter_map(|j| serde_json::from_str::<Value>(j).ok())

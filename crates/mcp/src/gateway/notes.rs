@@ -324,8 +324,7 @@ impl Notify for ToClient {
             // server's request made during a call no way to reach it (its
             // input-required rounds carry the gateway's own questions only).
             if peer.peer_info().is_some_and(|i| {
-                i.protocol_version.as_str()
-                    >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+                i.protocol_version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
             }) {
                 return Err(ask_error(
                     AskError::METHOD_NOT_FOUND,

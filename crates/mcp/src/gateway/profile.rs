@@ -126,7 +126,11 @@ impl Profile {
         if pending {
             return LIST_TTL.0;
         }
-        let age = self.changed_at.lock().unwrap_or_else(|p| p.into_inner()).elapsed();
+        let age = self
+            .changed_at
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed();
         (age / 10).clamp(LIST_TTL.0, LIST_TTL.1)
     }
 
