@@ -27,13 +27,13 @@ impl rmcp::ClientHandler for Heard {
     }
 }
 
-struct Client {
+pub(crate) struct Client {
     service: RunningService<RoleClient, Heard>,
     heard: Heard,
 }
 
 impl Client {
-    async fn connect(port: u16) -> Client {
+    pub(crate) async fn connect(port: u16) -> Client {
         toolsearch_mcp::http_client::install_tls_provider();
         let heard = Heard::default();
         let service = heard
@@ -47,7 +47,7 @@ impl Client {
     }
 
     /// The served tools as JSON text, and the instructions.
-    async fn prefix(&self) -> (String, String) {
+    pub(crate) async fn prefix(&self) -> (String, String) {
         let tools = self
             .service
             .peer()
@@ -83,7 +83,7 @@ impl Client {
 
 /// The fixture server's tools: `names` in that order, each schema's keys
 /// in order, or reversed.
-fn tools(names: &[&str], reversed: bool) -> Value {
+pub(crate) fn tools(names: &[&str], reversed: bool) -> Value {
     let keyed = |mut pairs: Vec<(&str, Value)>| {
         if reversed {
             pairs.reverse();
@@ -114,14 +114,14 @@ fn tools(names: &[&str], reversed: bool) -> Value {
     )
 }
 
-struct Setup {
+pub(crate) struct Setup {
     list: PathBuf,
     down: PathBuf,
-    config: PathBuf,
+    pub(crate) config: PathBuf,
 }
 
 impl Setup {
-    fn new(head: &str) -> Setup {
+    pub(crate) fn new(head: &str) -> Setup {
         let list = temp_path("churn-list.json");
         let down = list.with_file_name("churn-down");
         let setup = Setup {
@@ -144,7 +144,7 @@ impl Setup {
         setup
     }
 
-    fn set_list(&self, tools: &Value) {
+    pub(crate) fn set_list(&self, tools: &Value) {
         let tmp = self.list.with_extension("tmp");
         std::fs::write(&tmp, tools.to_string()).unwrap();
         std::fs::rename(tmp, &self.list).unwrap();
@@ -152,9 +152,9 @@ impl Setup {
 }
 
 /// A gateway over HTTP whose stderr lines are kept.
-struct Gateway {
+pub(crate) struct Gateway {
     child: std::process::Child,
-    port: u16,
+    pub(crate) port: u16,
     /// Its admin surface's port, with `[admin]`.
     admin: Option<u16>,
     log: Arc<Mutex<Vec<String>>>,
@@ -163,7 +163,7 @@ struct Gateway {
 const ADMIN_TOKEN: &str = "prompt-cache-admin-secret";
 
 impl Gateway {
-    fn start(config: &Path) -> Gateway {
+    pub(crate) fn start(config: &Path) -> Gateway {
         let mut cmd = Command::new(binary());
         cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
             .arg(config)
@@ -217,7 +217,7 @@ impl Drop for Gateway {
 }
 
 /// Waits until `client` lists a prefix holding `needle`.
-async fn listed(client: &Client, needle: &str) -> (String, String) {
+pub(crate) async fn listed(client: &Client, needle: &str) -> (String, String) {
     let t0 = Instant::now();
     loop {
         let p = client.prefix().await;
@@ -372,108 +372,4 @@ async fn two_gateways_with_one_config_serve_the_same_bytes() {
             "{head}: the first list after a restart"
         );
     }
-}
-
-/// The result in a JSON body, or in the SSE event holding it (the body may
-/// be chunked: chunk sizes are lines of their own).
-fn result_of(text: &str) -> Value {
-    let whole = std::iter::once(text.trim());
-    let events = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim);
-    whole
-        .chain(events)
-        .filter_map(|j| serde_json::from_str::<Value>(j).ok())
-        .find_map(|v| v.get("result").cloned())
-        .unwrap_or_else(|| panic!("no result in: {text}"))
-}
-
-/// A `tools/list` in a session of the 2025-11-25 revision, raw: the result.
-fn session_list(port: u16) -> Value {
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
-    let (_, head, _) = raw(port, "POST", "/mcp", &[], init);
-    let sid = head
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .map(str::trim)
-        .expect("a session id")
-        .to_string();
-    let h = [
-        ("Mcp-Session-Id", sid.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    raw(
-        port,
-        "POST",
-        "/mcp",
-        &h,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    );
-    let (status, _, text) = raw(
-        port,
-        "POST",
-        "/mcp",
-        &h,
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-    );
-    assert_eq!(status, 200, "{text}");
-    result_of(&text)
-}
-
-/// One stateless (2026-07-28) `tools/list`, raw: the result object.
-fn stateless_list(port: u16) -> Value {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}
-        }}
-    })
-    .to_string();
-    let headers = [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/list"),
-    ];
-    let (status, head, text) = raw(port, "POST", "/mcp", &headers, &body);
-    assert_eq!(status, 200, "{head}\n{text}");
-    result_of(&text)
-}
-
-#[tokio::test]
-#[ignore = "needs python and the toolsearch binary; `cargo xtask test` runs it"]
-async fn a_stateless_list_says_how_long_it_may_be_kept() {
-    let setup = Setup::new("mode = \"code\"\nactivation = \"always\"");
-    let gw = Gateway::start(&setup.config);
-    let client = Client::connect(gw.port).await;
-    listed(&client, "rollback").await;
-    let first = stateless_list(gw.port);
-    assert_eq!(first["resultType"], "complete", "{first}");
-    assert_eq!(first["cacheScope"], "private", "a profile's list: {first}");
-    // Freshly changed (the gateway just started): the shortest.
-    assert_eq!(first["ttlMs"], 1000, "{first}");
-    // The stateless client is served what a session is.
-    let (session_tools, _) = client.prefix().await;
-    assert_eq!(
-        serde_json::to_string(&first["tools"]).unwrap(),
-        session_tools,
-        "the same bytes in both eras"
-    );
-    // A session-era answer carries no 2026-07-28 hints.
-    let legacy = session_list(gw.port);
-    assert!(
-        legacy.get("ttlMs").is_none() && legacy.get("cacheScope").is_none(),
-        "{legacy}"
-    );
-
-    // A list that has stood 15 s may be kept a tenth of that.
-    tokio::time::sleep(Duration::from_secs(15)).await;
-    let stood = stateless_list(gw.port)["ttlMs"].as_u64().unwrap();
-    assert!((1400..=3000).contains(&stood), "{stood} ms after 15 s");
-    // A change starts it again.
-    setup.set_list(&tools(&["deploy", "rollback", "status", "promote"], false));
-    listed(&client, "promote").await;
-    let after = stateless_list(gw.port);
-    assert_eq!(after["ttlMs"], 1000, "just changed: {after}");
 }

@@ -1,11 +1,13 @@
 //! Issue 62: clients of the 2026-07-28 revision, which hold no session. What
-//! that revision gives no carrier for is refused with a reason, at once.
+//! that revision gives no carrier for is refused with a reason, at once; a
+//! list says how long it may be kept, as no `list_changed` reaches them.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::common::*;
+use crate::prompt_cache::{listed, tools, Client, Gateway, Setup};
 
 /// One stateless request, raw: its result (or error) object.
 fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Value {
@@ -26,6 +28,12 @@ fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Val
     }
     let (status, head, text) = raw(port, "POST", "/mcp", &headers, &body);
     assert_eq!(status, 200, "{head}\n{text}");
+    answer_of(&text)
+}
+
+/// The JSON-RPC answer in a JSON body, or in the SSE event holding it (the
+/// body may be chunked: chunk sizes are lines of their own).
+fn answer_of(text: &str) -> Value {
     let whole = std::iter::once(text.trim());
     let events = text
         .lines()
@@ -36,6 +44,43 @@ fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Val
         .filter_map(|j| serde_json::from_str::<Value>(j).ok())
         .find(|v| v.get("result").is_some() || v.get("error").is_some())
         .unwrap_or_else(|| panic!("no answer in: {text}"))
+}
+
+/// A `tools/list` in a session of the 2025-11-25 revision, raw: the result.
+fn session_list(port: u16) -> Value {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let (_, head, _) = raw(port, "POST", "/mcp", &[], init);
+    let sid = head
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .map(str::trim)
+        .expect("a session id")
+        .to_string();
+    let h = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    raw(
+        port,
+        "POST",
+        "/mcp",
+        &h,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    let (status, _, text) = raw(
+        port,
+        "POST",
+        "/mcp",
+        &h,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(status, 200, "{text}");
+    answer_of(&text)["result"].clone()
+}
+
+/// One stateless `tools/list`: its result.
+fn stateless_list(port: u16) -> Value {
+    stateless(port, "tools/list", json!({}), json!({}))["result"].clone()
 }
 
 /// A child process killed when dropped (a failing test leaves nothing).
@@ -106,4 +151,41 @@ fn a_servers_request_during_a_stateless_call_is_refused_with_the_reason_at_once(
         assert!(took < HANG_GUARD, "{tool}: answered after {took:?}");
         eprintln!("{tool}: refused in {} ms: {text}", took.as_millis());
     }
+}
+
+#[tokio::test]
+#[ignore = "needs python and the toolsearch binary; `cargo xtask test` runs it"]
+async fn a_stateless_list_says_how_long_it_may_be_kept() {
+    let setup = Setup::new("mode = \"code\"\nactivation = \"always\"");
+    let gw = Gateway::start(&setup.config);
+    let client = Client::connect(gw.port).await;
+    listed(&client, "rollback").await;
+    let first = stateless_list(gw.port);
+    assert_eq!(first["resultType"], "complete", "{first}");
+    assert_eq!(first["cacheScope"], "private", "a profile's list: {first}");
+    // Freshly changed (the gateway just started): the shortest.
+    assert_eq!(first["ttlMs"], 1000, "{first}");
+    // The stateless client is served what a session is.
+    let (session_tools, _) = client.prefix().await;
+    assert_eq!(
+        serde_json::to_string(&first["tools"]).unwrap(),
+        session_tools,
+        "the same bytes in both eras"
+    );
+    // A session-era answer carries no 2026-07-28 hints.
+    let legacy = session_list(gw.port);
+    assert!(
+        legacy.get("ttlMs").is_none() && legacy.get("cacheScope").is_none(),
+        "{legacy}"
+    );
+
+    // A list that has stood 15 s may be kept a tenth of that.
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let stood = stateless_list(gw.port)["ttlMs"].as_u64().unwrap();
+    assert!((1400..=3000).contains(&stood), "{stood} ms after 15 s");
+    // A change starts it again.
+    setup.set_list(&tools(&["deploy", "rollback", "status", "promote"], false));
+    listed(&client, "promote").await;
+    let after = stateless_list(gw.port);
+    assert_eq!(after["ttlMs"], 1000, "just changed: {after}");
 }
