@@ -189,3 +189,49 @@ async fn a_stateless_list_says_how_long_it_may_be_kept() {
     let after = stateless_list(gw.port);
     assert_eq!(after["ttlMs"], 1000, "just changed: {after}");
 }
+
+#[test]
+#[ignore = "needs node, python, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn reveal_mode_without_a_session_answers_with_the_schema_and_says_the_list_stays() {
+    let cfg = config("mode = \"reveal\"\nactivation = \"always\"\nsemantic = false");
+    let (gw, port) = http_gateway(&cfg, &[]);
+    let _gw = Killed(gw);
+    let before = stateless_list(port);
+    assert!(before["tools"].is_array(), "{before}");
+    let found = stateless(
+        port,
+        "tools/call",
+        json!({"name": "tool_search", "arguments": {"query": "current time in a timezone"}}),
+        json!({}),
+    );
+    let content = found["result"]["content"].as_array().expect("content");
+    let hits: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    let hit = hits["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["id"] == "mcp:time:get_current_time")
+        .unwrap_or_else(|| panic!("{hits}"))
+        .clone();
+    assert!(
+        hit["input_schema"]["properties"]["timezone"].is_object(),
+        "{hit}"
+    );
+    let call_as = hit["call_as"].as_str().expect("call_as").to_string();
+    let note = content.last().unwrap()["text"].as_str().unwrap();
+    assert!(
+        note.contains("no session") && note.contains("not added to its tool list"),
+        "{note}"
+    );
+    // Called by that name, it runs (checked against the full schema).
+    let called = stateless(
+        port,
+        "tools/call",
+        json!({"name": call_as, "arguments": {"timezone": "UTC"}}),
+        json!({}),
+    );
+    assert_ne!(called["result"]["isError"], true, "{called}");
+    assert!(called.to_string().contains("UTC"), "{called}");
+    // And the list is what it was.
+    assert_eq!(stateless_list(port)["tools"], before["tools"]);
+}

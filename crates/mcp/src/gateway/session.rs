@@ -289,10 +289,7 @@ impl ServerHandler for GatewaySession {
         let mut result = ListToolsResult::with_all_items(tools.as_ref().clone());
         // 2026-07-28 (SEP-2549): how long the list may be kept, from how long
         // it has stood; private, as every profile's list is.
-        let modern = cx
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str());
-        if modern {
+        if stateless(&cx) {
             let pending = self.gw.shared.pending.load(Ordering::Relaxed);
             result.ttl_ms = Some(b.profile.list_ttl(pending).as_millis() as u64);
             result.cache_scope = Some(rmcp::model::CacheScope::Private);
@@ -426,8 +423,29 @@ impl ServerHandler for GatewaySession {
             let _ = cx.peer.notify_tool_list_changed().await;
         }
         self.log_turn(&conversation, &name, &out, started);
-        Ok(CallToolResponse::Complete(to_result(out)))
+        let mut result = to_result(out);
+        if reveal
+            && bridge == Some(BridgeTool::Search)
+            && result.is_error != Some(true)
+            && stateless(&cx)
+        {
+            // No session keeps a reveal: the list this client is served does
+            // not grow, and it is told so in the answer.
+            result.content.push(ContentBlock::text(STATELESS_REVEAL));
+        }
+        Ok(CallToolResponse::Complete(result))
     }
+}
+
+/// What a reveal-mode `tool_search` adds for a client that holds no session.
+const STATELESS_REVEAL: &str = "This client holds no session (MCP 2026-07-28): the tools \
+     found are not added to its tool list. Call one by its `call_as` name with arguments \
+     that fit its `input_schema` above.";
+
+/// Whether the request is of the 2026-07-28 revision (no session).
+pub(crate) fn stateless(cx: &RequestContext<RoleServer>) -> bool {
+    cx.protocol_version()
+        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// What `initialize` tells a client about the tools, in the shape its list has.
