@@ -11,6 +11,17 @@ use crate::prompt_cache::{listed, tools, Client, Gateway, Setup};
 
 /// One stateless request, raw: its result (or error) object.
 fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Value {
+    stateless_as(port, None, method, params, capabilities)
+}
+
+/// [`stateless`] with a bearer token.
+fn stateless_as(
+    port: u16,
+    token: Option<&str>,
+    method: &str,
+    params: Value,
+    capabilities: Value,
+) -> Value {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -25,6 +36,10 @@ fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Val
     ];
     if !name.is_empty() {
         headers.push(("Mcp-Name", name.as_str()));
+    }
+    let auth = token.map(|t| format!("Bearer {t}"));
+    if let Some(a) = &auth {
+        headers.push(("Authorization", a.as_str()));
     }
     let (status, head, text) = raw(port, "POST", "/mcp", &headers, &body);
     assert_eq!(status, 200, "{head}\n{text}");
@@ -234,4 +249,66 @@ fn reveal_mode_without_a_session_answers_with_the_schema_and_says_the_list_stays
     assert!(called.to_string().contains("UTC"), "{called}");
     // And the list is what it was.
     assert_eq!(stateless_list(port)["tools"], before["tools"]);
+}
+
+/// A stateless snippet as the holder of `token`: its `ExecResult` view.
+fn snippet_as(port: u16, token: &str, code: &str) -> Value {
+    let v = stateless_as(
+        port,
+        Some(token),
+        "tools/call",
+        json!({"name": "tool_search_code", "arguments": {"code": code}}),
+        json!({}),
+    );
+    let r: rmcp::model::CallToolResult =
+        serde_json::from_value(v["result"].clone()).unwrap_or_else(|_| panic!("{v}"));
+    crate::harness::code_view(&r)
+}
+
+/// Snippet slots are held per caller when there is no session: one token's
+/// stateless snippets share one caller's share (half the slots), as a
+/// session's do; another token of the same profile still finds room.
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn a_stateless_callers_snippets_share_one_share_of_the_slots() {
+    let pid = std::process::id();
+    let (va, vb) = (format!("TS_SLOT_A_{pid}"), format!("TS_SLOT_B_{pid}"));
+    let cfg = temp_path("slots.toml");
+    let everything = node_module("@modelcontextprotocol/server-everything/dist/index.js");
+    std::fs::write(
+        &cfg,
+        format!(
+            "mode = \"code\"\nactivation = \"always\"\nsemantic = false\n[limits]\ntimeout_ms = 30000\n\
+             [http]\nmax_concurrent_snippets = 4\nsnippet_queue_ms = 1500\n\
+             [[profiles]]\nname = \"team\"\ntoken_env = [\"{va}\", \"{vb}\"]\n\n\
+             [[servers]]\nname = \"everything\"\ncommand = \"node\"\nargs = [{everything:?}, \"stdio\"]\n"
+        ),
+    )
+    .unwrap();
+    let (gw, port) = http_gateway(&cfg, &[(&va, "tok-a"), (&vb, "tok-b")]);
+    let _gw = Killed(gw);
+    assert_eq!(snippet_as(port, "tok-a", "return 1")["value"], 1);
+    let slow = "await openclaw.tools.call('mcp:everything:trigger-long-running-operation', \
+                {duration: 6, steps: 2}); return 'slow'";
+    let flood: Vec<_> = (0..4)
+        .map(|_| std::thread::spawn(move || snippet_as(port, "tok-a", slow)))
+        .collect();
+    // Another caller of the profile runs while a's snippets hold their share.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let t0 = Instant::now();
+    let b = snippet_as(port, "tok-b", "return 2");
+    assert_eq!(b["value"], 2, "b waited {:?}: {b}", t0.elapsed());
+    let answers: Vec<Value> = flood.into_iter().map(|t| t.join().unwrap()).collect();
+    let refused: Vec<&Value> = answers.iter().filter(|v| v["value"] != "slow").collect();
+    assert!(
+        !refused.is_empty(),
+        "a's four stateless snippets all ran: {answers:?}"
+    );
+    for v in refused {
+        let m = v["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            v["error"]["code"] == "LIMIT" && m.contains("this caller may run at most 2"),
+            "{v}"
+        );
+    }
 }

@@ -75,6 +75,7 @@ impl Gateway {
         Some(GatewaySession {
             gw: self.clone(),
             profile_name: name.to_string(),
+            principal: None,
             bound: std::sync::Mutex::new(Bound {
                 conversation: p.ts.open(Session::new(id.clone())),
                 profile: p,
@@ -99,6 +100,8 @@ pub struct GatewaySession {
     gw: Arc<Gateway>,
     id: String,
     profile_name: String,
+    /// Who opened it, over HTTP (see `auth::Caller::principal`).
+    principal: Option<Arc<str>>,
     /// Its profile's facade in force and its conversation there: a new
     /// configuration that makes the facade again moves the session to it
     /// with its next request.
@@ -115,6 +118,23 @@ struct Bound {
 impl GatewaySession {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Opened by `principal` (an HTTP caller).
+    pub(crate) fn of_principal(mut self, principal: Arc<str>) -> GatewaySession {
+        self.principal = Some(principal);
+        self
+    }
+
+    /// Whose share of the snippet slots a call of this request draws on:
+    /// its session's; for a client that holds no session (2026-07-28, each
+    /// request its own handler), its principal's, so that one caller's
+    /// requests share one share as a session's calls do.
+    fn slot_holder(&self, cx: &RequestContext<RoleServer>) -> String {
+        match &self.principal {
+            Some(p) if stateless(cx) => format!("{}/principal:{p}", self.profile_name()),
+            _ => format!("{}/{}", self.profile_name(), self.id()),
+        }
     }
 
     /// The name of its profile.
@@ -339,7 +359,7 @@ impl ServerHandler for GatewaySession {
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
             // A slot of the session's fair share, waiting briefly for one;
             // the wait ends with the client's cancel or the gateway's stop.
-            let holder = format!("{}/{}", self.profile_name(), self.id());
+            let holder = self.slot_holder(&cx);
             let slot = tokio::select! {
                 slot = self.gw.snippets.acquire(&holder) => slot,
                 () = cx.ct.cancelled() => Err("the client cancelled the call".to_string()),

@@ -203,10 +203,15 @@ impl Slots {
                 // Only the caller's own share is told: what other tenants
                 // run is theirs.
                 Err(format!(
-                    "no snippet slot came free within {} ms: this session may run at most {} \
+                    "no snippet slot came free within {} ms: this {} may run at most {} \
                      snippets at once (it runs {mine}), and profile `{profile}` at most {} (it \
                      runs {theirs}); try again shortly",
                     self.wait.as_millis(),
+                    if session.contains("/principal:") {
+                        "caller"
+                    } else {
+                        "session"
+                    },
                     self.share(),
                     self.profile_share(st, profile),
                 ))

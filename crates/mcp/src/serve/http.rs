@@ -33,9 +33,9 @@ use crate::config::Config;
 use crate::gateway::Gateway;
 
 tokio::task_local! {
-    /// The profile of the request being handed to rmcp: a session the
-    /// request opens is that profile's.
-    static PROFILE: Arc<str>;
+    /// The profile and principal of the request being handed to rmcp: a
+    /// session the request opens is that profile's and that principal's.
+    static CALLER: (Arc<str>, Arc<str>);
 }
 
 /// The path served: any other is answered 404.
@@ -209,11 +209,12 @@ pub async fn http(
     // (rmcp calls this on that request's task); none without one.
     let service = StreamableHttpService::new(
         move || {
-            let profile = PROFILE
+            let (profile, principal) = CALLER
                 .try_with(Clone::clone)
                 .map_err(|_| std::io::Error::other("a session opened outside a request"))?;
             factory_gw
                 .session_as(&profile)
+                .map(|s| s.of_principal(principal))
                 .ok_or_else(|| std::io::Error::other(format!("no profile `{profile}`")))
         },
         manager.clone(),
@@ -569,9 +570,9 @@ impl Front {
                 _ => None,
             };
             let (parts, _) = req.into_parts();
-            let answer = PROFILE
+            let answer = CALLER
                 .scope(
-                    caller.profile.clone(),
+                    (caller.profile.clone(), caller.principal.clone()),
                     service.call(http::Request::from_parts(parts, Full::new(Bytes::new()))),
                 )
                 .await
@@ -608,8 +609,11 @@ impl Front {
         if let Err(r) = door.gate.permits(&caller, op) {
             return refused(&r);
         }
-        let answer = PROFILE
-            .scope(caller.profile.clone(), service.call(req))
+        let answer = CALLER
+            .scope(
+                (caller.profile.clone(), caller.principal.clone()),
+                service.call(req),
+            )
             .await
             .unwrap_or_else(|e| match e {});
         if claimed.is_none() {
