@@ -312,3 +312,30 @@ fn a_stateless_callers_snippets_share_one_share_of_the_slots() {
         );
     }
 }
+
+/// `destructive = "elicit"` without a session: the approval cannot be asked
+/// (the gateway's input-required rounds are not built yet), so the call is
+/// denied, closed, with that reason; nothing runs.
+#[test]
+#[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
+fn a_destructive_call_without_a_session_is_denied_with_the_reason() {
+    let cfg = config("activation = \"always\"\ndestructive = \"elicit\"\nsemantic = false");
+    let (gw, port) = http_gateway(&cfg, &[]);
+    let _gw = Killed(gw);
+    let code = r#"try { await openclaw.tools.call("mcp:memory:delete_entities", {entityNames: ["nobody"]}); return "ran"; }
+                  catch (e) { return {code: e.code, message: e.message}; }"#;
+    let v = stateless(
+        port,
+        "tools/call",
+        json!({"name": "tool_search_code", "arguments": {"code": code}}),
+        json!({"elicitation": {"form": {}}}),
+    );
+    let r: rmcp::model::CallToolResult = serde_json::from_value(v["result"].clone()).unwrap();
+    let out = crate::harness::code_view(&r);
+    assert_eq!(out["value"]["code"], "APPROVAL_DENIED", "{out}");
+    let m = out["value"]["message"].as_str().unwrap_or_default();
+    assert!(
+        m.contains("approval cannot be asked") && m.contains("2026-07-28"),
+        "{out}"
+    );
+}

@@ -37,15 +37,16 @@ impl toolsearch::Approver for Elicit {
                     "required": ["confirm"]
                 }
             });
-            let answer =
-                match client.0.ask("elicitation/create", params).await {
-                    Ok(answer) => answer,
-                    Err(e) if e.code == toolsearch::AskError::METHOD_NOT_FOUND => return Err(
-                        "it is destructive and the client cannot be asked (no elicitation support)"
-                            .into(),
-                    ),
-                    Err(e) => return Err(format!("the approval request failed: {}", e.message)),
-                };
+            let answer = match client.0.ask("elicitation/create", params).await {
+                Ok(answer) => answer,
+                Err(e) if e.code == toolsearch::AskError::METHOD_NOT_FOUND => {
+                    return Err(format!(
+                        "it is destructive and its approval cannot be asked: {}",
+                        e.message
+                    ))
+                }
+                Err(e) => return Err(format!("the approval request failed: {}", e.message)),
+            };
             let accepted = answer["action"] == "accept" && answer["content"]["confirm"] == true;
             if accepted {
                 Ok(())

@@ -329,9 +329,9 @@ impl Notify for ToClient {
                 return Err(ask_error(
                     AskError::METHOD_NOT_FOUND,
                     format!(
-                        "the gateway's client speaks MCP 2026-07-28 (stateless, no session): a \
-                         server's `{method}` during a call has no way to reach it; use a tool \
-                         that does not ask the client, or a client session of an earlier revision"
+                        "the gateway's client speaks MCP 2026-07-28 (stateless, no session): \
+                         `{method}` during a call has no way to reach it; use a tool that does \
+                         not ask the client, or a client session of an earlier revision"
                     ),
                 ));
             }
