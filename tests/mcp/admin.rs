@@ -75,7 +75,13 @@ async fn the_admin_surface_answers_only_its_operator() {
     assert_ne!(get(port, "/readyz", rebound).await.0, 200);
     // The operator.
     let (status, body) = get(port, "/readyz", admin_token()).await;
-    assert_eq!((status, body.as_str()), (200, r#"{"ready":true}"#));
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            format!(r#"{{"ready":true,"config":"{}"}}"#, gw.config_digest())
+        )
+    );
     // A session's calls show in the metrics, by profile, kind and server.
     let c = Client::connect(&gw, "op").await;
     for i in 0..3 {

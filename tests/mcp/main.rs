@@ -40,6 +40,7 @@ mod prometheus;
 mod prompt_cache;
 mod protocol;
 mod reload;
+mod replicas;
 mod routing;
 mod runtime;
 mod say_why;

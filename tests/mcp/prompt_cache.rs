@@ -156,11 +156,11 @@ pub(crate) struct Gateway {
     child: std::process::Child,
     pub(crate) port: u16,
     /// Its admin surface's port, with `[admin]`.
-    admin: Option<u16>,
+    pub(crate) admin: Option<u16>,
     log: Arc<Mutex<Vec<String>>>,
 }
 
-const ADMIN_TOKEN: &str = "prompt-cache-admin-secret";
+pub(crate) const ADMIN_TOKEN: &str = "prompt-cache-admin-secret";
 
 impl Gateway {
     pub(crate) fn start(config: &Path) -> Gateway {
@@ -199,7 +199,7 @@ impl Gateway {
     }
 
     /// Log lines holding `needle`.
-    fn count(&self, needle: &str) -> usize {
+    pub(crate) fn count(&self, needle: &str) -> usize {
         self.log
             .lock()
             .unwrap()

@@ -93,6 +93,11 @@ pub fn config(cmd: ConfigCommand) -> Result<ExitCode> {
             // the same way: the admin token's variable.
             let gate = toolsearch_mcp::auth::Gatekeeper::new(&cfg).ok();
             toolsearch_mcp::serve::check_token(&cfg, gate.as_ref())?;
+            eprintln!(
+                "toolsearch: configuration digest {} (a gateway running it reports the same in \
+                 /readyz and the metrics)",
+                cfg.digest()
+            );
             if !servers {
                 print_json(cfg.effective())?;
                 return Ok(ExitCode::SUCCESS);

@@ -242,6 +242,10 @@ impl Gateway {
                 .map_err(|_| anyhow::anyhow!("building the new profiles panicked"))??;
         // Nothing failed: the new configuration goes in force.
         *self.shared.rules.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(Rules::of(cfg));
+        *self
+            .config_digest
+            .write()
+            .unwrap_or_else(|p| p.into_inner()) = cfg.digest();
         let max = cfg.http.max_concurrent_snippets();
         self.snippets.set_caps(
             next.iter()

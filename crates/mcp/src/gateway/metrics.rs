@@ -52,6 +52,11 @@ struct ProfileLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DigestLabels {
+    digest: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ChangeLabels {
     profile: String,
     cause: &'static str,
@@ -80,6 +85,7 @@ pub(crate) struct Metrics {
     code_mode: Family<ProfileLabels, Gauge>,
     snapshots: Counter,
     served_changes: Family<ChangeLabels, Counter>,
+    config: Family<DigestLabels, Gauge>,
     snippets_running: Gauge,
     reloads: Family<OutcomeLabels, Counter>,
     snippets_waiting: Gauge,
@@ -183,6 +189,12 @@ impl Metrics {
             "Catalog snapshots built since start (after the first)",
             snapshots.clone(),
         );
+        let config = Family::<DigestLabels, Gauge>::default();
+        registry.register(
+            "config_info",
+            "The configuration in force, by its digest (1): the same on every replica that runs one configuration",
+            config.clone(),
+        );
         let served_changes = Family::<ChangeLabels, Counter>::default();
         registry.register(
             "served_list_changes",
@@ -273,6 +285,7 @@ impl Metrics {
             code_mode,
             snapshots,
             served_changes,
+            config,
             snippets_running,
             scrape: Mutex::new(()),
             names: std::sync::RwLock::default(),
@@ -441,6 +454,13 @@ impl Metrics {
             return "# toolsearch: metrics are off ([telemetry] metrics = false)\n# EOF\n".into();
         }
         let _one = self.scrape.lock().unwrap_or_else(|p| p.into_inner());
+        // One series: the digest in force now.
+        self.config.clear();
+        self.config
+            .get_or_create(&DigestLabels {
+                digest: gw.config_digest(),
+            })
+            .set(1);
         let mut starts = self.starts_seen.lock().unwrap_or_else(|p| p.into_inner());
         for s in gw.fleet().servers() {
             let l = ServerLabels {

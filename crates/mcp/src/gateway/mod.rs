@@ -94,6 +94,8 @@ pub struct Gateway {
     /// Changes of the served tool list since start (each is a prompt-cache
     /// write for every conversation).
     served_changes: AtomicU64,
+    /// [`Config::digest`] of the configuration in force.
+    config_digest: RwLock<String>,
     /// Fired when the gateway begins to stop: calls in flight answer with an
     /// error at once, new ones are refused (see [`Gateway::begin_stop`]).
     stopping: tokio_util::sync::CancellationToken,
@@ -259,6 +261,7 @@ impl Gateway {
             calls: AtomicU64::new(0),
             snapshots: AtomicU64::new(0),
             served_changes: AtomicU64::new(0),
+            config_digest: RwLock::new(cfg.digest()),
             stopping: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::default(),
             building: tokio::sync::Mutex::new(()),
@@ -343,6 +346,15 @@ impl Gateway {
     /// conversation.
     pub fn served_list_changes(&self) -> u64 {
         self.served_changes.load(Ordering::Relaxed)
+    }
+
+    /// [`Config::digest`] of the configuration in force: the same on every
+    /// replica that runs one configuration.
+    pub fn config_digest(&self) -> String {
+        self.config_digest
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Counts a change of `profile`'s served list (by cause, in the metrics),

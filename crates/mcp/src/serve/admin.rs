@@ -268,10 +268,14 @@ impl Surface {
         match path {
             "/readyz" => {
                 let not_ready = self.gw.not_ready();
+                let config = self.gw.config_digest();
                 if not_ready.is_empty() {
-                    json_answer(200, &json!({"ready": true}))
+                    json_answer(200, &json!({"ready": true, "config": config}))
                 } else {
-                    json_answer(503, &json!({"ready": false, "not_ready": not_ready}))
+                    json_answer(
+                        503,
+                        &json!({"ready": false, "not_ready": not_ready, "config": config}),
+                    )
                 }
             }
             "/metrics" => answer(
