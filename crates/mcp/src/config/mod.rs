@@ -12,6 +12,7 @@ use toml::Spanned;
 mod admin;
 mod auth;
 mod diff;
+mod digest;
 mod http;
 mod limits;
 mod profiles;
@@ -453,22 +454,6 @@ impl Config {
         self.manifest_dir.clone().or_else(default_manifest_dir)
     }
 
-    /// A digest of [`Config::effective`] (keys sorted; 16 hex digits of its
-    /// SHA-256): the same for every replica started with one configuration,
-    /// so an operator sees at once whether they run one (`/readyz`, the
-    /// metrics, `config check`). Secrets are redacted in what is digested: a
-    /// digest tells nothing of them, and a change of a secret alone leaves it.
-    pub fn digest(&self) -> String {
-        use sha2::Digest;
-        let mut v = self.effective();
-        sort_keys(&mut v);
-        let bytes = serde_json::to_vec(&v).unwrap_or_default();
-        sha2::Sha256::digest(&bytes)[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
-
     /// The effective configuration as JSON, every default filled in and every secret
     /// (env values, header values) redacted: what `toolsearch config check` prints.
     pub fn effective(&self) -> serde_json::Value {
@@ -524,19 +509,6 @@ pub(super) fn mode_of(mode: ModeName) -> toolsearch::Mode {
         ModeName::Reveal => Mode::Reveal,
         ModeName::Native => Mode::Native,
         ModeName::Auto => Mode::Auto,
-    }
-}
-
-/// Sorts the keys of every object in `v` (a map's order is not the
-/// configuration's).
-fn sort_keys(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::Object(m) => {
-            m.sort_keys();
-            m.values_mut().for_each(sort_keys);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(sort_keys),
-        _ => {}
     }
 }
 

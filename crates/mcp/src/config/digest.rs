@@ -1,0 +1,35 @@
+//! The configuration's digest: what replicas of one file report (`/readyz`,
+//! the metrics, `config check`), so that an operator sees whether they run one.
+
+use super::Config;
+
+impl Config {
+    /// A digest of [`Config::effective`] (keys sorted; 16 hex digits of its
+    /// SHA-256): the same for every replica started with one configuration,
+    /// so an operator sees at once whether they run one (`/readyz`, the
+    /// metrics, `config check`). Secrets are redacted in what is digested: a
+    /// digest tells nothing of them, and a change of a secret alone leaves it.
+    pub fn digest(&self) -> String {
+        use sha2::Digest;
+        let mut v = self.effective();
+        sort_keys(&mut v);
+        let bytes = serde_json::to_vec(&v).unwrap_or_default();
+        sha2::Sha256::digest(&bytes)[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
+/// Sorts the keys of every object in `v` (a map's order is not the
+/// configuration's).
+fn sort_keys(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.sort_keys();
+            m.values_mut().for_each(sort_keys);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
+}
