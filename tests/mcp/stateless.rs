@@ -163,7 +163,10 @@ fn a_servers_request_during_a_stateless_call_is_refused_with_the_reason_at_once(
             text.contains("2026-07-28") && text.contains("no way to reach it"),
             "{tool}: {v}"
         );
-        assert!(took < HANG_GUARD, "{tool}: answered after {took:?}");
+        assert!(
+            took < Duration::from_secs(5),
+            "{tool}: answered after {took:?}"
+        );
         eprintln!("{tool}: refused in {} ms: {text}", took.as_millis());
     }
 }
@@ -171,15 +174,20 @@ fn a_servers_request_during_a_stateless_call_is_refused_with_the_reason_at_once(
 #[tokio::test]
 #[ignore = "needs python and the toolsearch binary; `cargo xtask test` runs it"]
 async fn a_stateless_list_says_how_long_it_may_be_kept() {
+    // The ttl is a tenth of the time the list has stood, from 1 s to 5 min:
+    // bounded here by what this test measured, whatever the machine's load.
+    let ttl = |v: &Value| v["ttlMs"].as_u64().unwrap_or_else(|| panic!("{v}"));
+    let tenth = |d: Duration| (d.as_millis() as u64 / 10).clamp(1000, 300_000);
     let setup = Setup::new("mode = \"code\"\nactivation = \"always\"");
+    let t0 = Instant::now();
     let gw = Gateway::start(&setup.config);
     let client = Client::connect(gw.port).await;
     listed(&client, "rollback").await;
     let first = stateless_list(gw.port);
     assert_eq!(first["resultType"], "complete", "{first}");
     assert_eq!(first["cacheScope"], "private", "a profile's list: {first}");
-    // Freshly changed (the gateway just started): the shortest.
-    assert_eq!(first["ttlMs"], 1000, "{first}");
+    // It has stood at most since the gateway started.
+    assert!(ttl(&first) <= tenth(t0.elapsed()), "{first}");
     // The stateless client is served what a session is.
     let (session_tools, _) = client.prefix().await;
     assert_eq!(
@@ -194,15 +202,27 @@ async fn a_stateless_list_says_how_long_it_may_be_kept() {
         "{legacy}"
     );
 
-    // A list that has stood 15 s may be kept a tenth of that.
-    tokio::time::sleep(Duration::from_secs(15)).await;
-    let stood = stateless_list(gw.port)["ttlMs"].as_u64().unwrap();
-    assert!((1400..=3000).contains(&stood), "{stood} ms after 15 s");
-    // A change starts it again.
+    // A change starts it again; the list then stands 15 s.
+    let before_change = Instant::now();
     setup.set_list(&tools(&["deploy", "rollback", "status", "promote"], false));
     listed(&client, "promote").await;
+    let seen = Instant::now();
     let after = stateless_list(gw.port);
-    assert_eq!(after["ttlMs"], 1000, "just changed: {after}");
+    assert!(
+        ttl(&after) <= tenth(before_change.elapsed()),
+        "just changed: {after}"
+    );
+    tokio::time::sleep(Duration::from_secs(15)).await;
+    let (lo, stood, hi) = (
+        tenth(seen.elapsed()),
+        ttl(&stateless_list(gw.port)),
+        tenth(before_change.elapsed()),
+    );
+    assert!(
+        (lo..=hi).contains(&stood),
+        "{stood} ms, not within [{lo}, {hi}] (a tenth of the time it stood)"
+    );
+    assert!(stood >= 1500, "15 s standing gives at least 1.5 s: {stood}");
 }
 
 #[test]

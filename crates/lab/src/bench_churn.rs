@@ -529,7 +529,7 @@ async fn replay(day: &Day, a: &Args) -> Result<(Vec<Row>, bool)> {
 
     std::fs::write(day.down_file(), "")?;
     tokio::time::sleep(Duration::from_secs(a.down_secs)).await;
-    look("server down", &clients, &mut last, &mut rows, false).await?;
+    look_until_quiet("server down", &clients, &mut last, &mut rows).await?;
     std::fs::remove_file(day.down_file())?;
     // Backoff doubles from 250 ms: the next start comes within the time it
     // was down, plus a start.

@@ -9,6 +9,8 @@ impl Config {
     /// so an operator sees at once whether they run one (`/readyz`, the
     /// metrics, `config check`). Secrets are redacted in what is digested: a
     /// digest tells nothing of them, and a change of a secret alone leaves it.
+    /// Defaults resolved on the host (the embedding model found, the state
+    /// directory) are in it: replicas that resolve them differently differ.
     pub fn digest(&self) -> String {
         use sha2::Digest;
         let mut v = self.effective();

@@ -269,7 +269,7 @@ impl Gateway {
             };
             self.follow_profile(p).await;
             if before.is_some() && p.last_announced().await != before {
-                self.served_changed(p.name(), super::Cause::Reload, "the configuration")
+                self.served_changed(p.name(), super::Cause::Reload, "the configuration", true)
                     .await;
             } else if let Some(q) = old.filter(|_| before.is_some()) {
                 p.unchanged_since(q.changed_at());

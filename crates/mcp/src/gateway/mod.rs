@@ -359,10 +359,19 @@ impl Gateway {
 
     /// Counts a change of `profile`'s served list (by cause, in the metrics),
     /// says it in the log, and tells the profile's clients.
-    pub(crate) async fn served_changed(&self, profile: &str, cause: Cause, why: &str) {
-        let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
-        self.metrics.served_change(profile, cause.label());
-        tracing::info!(profile, cause = cause.label(), why, served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
+    /// `counted`: in the metrics and [`Gateway::served_list_changes`].
+    pub(crate) async fn served_changed(
+        &self,
+        profile: &str,
+        cause: Cause,
+        why: &str,
+        counted: bool,
+    ) {
+        if counted {
+            let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+            self.metrics.served_change(profile, cause.label());
+            tracing::info!(profile, cause = cause.label(), why, served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
+        }
         self.notify_list_changed(profile).await;
     }
 
@@ -382,10 +391,10 @@ impl Gateway {
         while let Some(Event::Changed(server)) = events.recv().await {
             let Some(g) = gw.upgrade() else { return };
             // Several changes in a burst make one snapshot; changes meanwhile
-            // make one more. Before the first list is answered no client has
-            // been served one: nobody is told.
+            // make one more. Only sessions that were served a list (or made
+            // a call) are told (see `GatewaySession::listening`).
             while events.try_recv().is_ok() {}
-            g.rebuild(&server, g.first_list.initialized()).await;
+            g.rebuild(&server, true).await;
         }
     }
 
@@ -426,7 +435,11 @@ impl Gateway {
             // Made once for the new snapshot, and what every session's
             // `tools/list` then answers.
             if p.list_changed(&self.snapshots).await && tell {
-                self.served_changed(p.name(), Cause::Servers, why).await;
+                // Before the first list is answered the change is nobody's
+                // yet: told (to whoever listens), not counted.
+                let counted = self.first_list.initialized();
+                self.served_changed(p.name(), Cause::Servers, why, counted)
+                    .await;
             }
         }
     }
@@ -513,7 +526,7 @@ impl Gateway {
                     if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
                         let why = if up { "code mode is back" } else { "code mode is unavailable" };
-                        g.served_changed(p.name(), Cause::CodeMode, why).await;
+                        g.served_changed(p.name(), Cause::CodeMode, why, true).await;
                     }
                 }
             }

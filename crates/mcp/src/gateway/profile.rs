@@ -117,12 +117,10 @@ impl Profile {
 
     /// How long a client may treat its `tools/list` answer as fresh: a tenth
     /// of the time the list has not changed (HTTP's heuristic freshness),
-    /// from 1 s to 5 min; 0 in reveal mode (each session's own list), 1 s
-    /// while tools are still expected (a server not listed yet).
+    /// from 1 s to 5 min; 1 s while tools are still expected (a server in
+    /// its first start, not listed yet). It is said to stateless clients
+    /// only, whose list no reveal changes (no session keeps one).
     pub(crate) fn list_ttl(&self, pending: bool) -> Duration {
-        if self.ts.settings().mode == Mode::Reveal {
-            return Duration::ZERO;
-        }
         if pending {
             return LIST_TTL.0;
         }
@@ -272,7 +270,13 @@ impl Profile {
         let tools = Arc::new(tools);
         *self.bytes.lock().unwrap_or_else(|p| p.into_inner()) = bytes;
         if !per_session {
-            *self.served.lock().unwrap_or_else(|p| p.into_inner()) = Some(Served {
+            let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+            // The bytes changed now (a snapshot, code mode's availability),
+            // whenever the change is announced.
+            if served.as_ref().is_some_and(|s| *s.tools != *tools) {
+                *self.changed_at.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+            }
+            *served = Some(Served {
                 snapshot,
                 code_mode,
                 tools: tools.clone(),

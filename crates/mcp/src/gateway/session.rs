@@ -12,7 +12,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 use toolsearch::{
@@ -118,6 +118,17 @@ struct Bound {
 impl GatewaySession {
     fn id(&self) -> &str {
         &self.id
+    }
+
+    /// Tells this session's client of its profile's list changes from now on
+    /// (a session that never asked for the list has none to change).
+    fn listening(&self, peer: &rmcp::service::Peer<RoleServer>) {
+        self.gw
+            .peers
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(self.id().to_string())
+            .or_insert_with(|| (self.profile_name.clone(), peer.clone()));
     }
 
     /// Opened by `principal` (an HTTP caller).
@@ -269,17 +280,6 @@ impl ServerHandler for GatewaySession {
             ))
     }
 
-    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
-        self.gw
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                self.id().to_string(),
-                (self.profile_name.clone(), cx.peer.clone()),
-            );
-    }
-
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
@@ -299,6 +299,11 @@ impl ServerHandler for GatewaySession {
         if self.gw.is_stopping() {
             return Err(stopped());
         }
+        // From now on this session has a list to keep: it hears of changes.
+        // Registered before the list is made: a change announced after this
+        // reaches it, and one announced before is in the list it gets (the
+        // snapshot count moves before any announcement).
+        self.listening(&cx.peer);
         let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
         let tools = b.profile.served(snapshot, &b.conversation).await;
@@ -310,7 +315,7 @@ impl ServerHandler for GatewaySession {
         // 2026-07-28 (SEP-2549): how long the list may be kept, from how long
         // it has stood; private, as every profile's list is.
         if stateless(&cx) {
-            let pending = self.gw.shared.pending.load(Ordering::Relaxed);
+            let pending = !self.gw.fleet().unknown().is_empty();
             result.ttl_ms = Some(b.profile.list_ttl(pending).as_millis() as u64);
             result.cache_scope = Some(rmcp::model::CacheScope::Private);
         }
@@ -347,14 +352,9 @@ impl ServerHandler for GatewaySession {
                 .map(|p| &p.headers),
         );
         let args = Value::Object(request.arguments.unwrap_or_default());
-        // The approver asks this session's client; `initialized` may still be in
-        // flight when the first call arrives.
-        self.gw
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(self.id().to_string())
-            .or_insert_with(|| (self.profile_name.clone(), cx.peer.clone()));
+        // A client that calls tools has a list (this session's, or one it
+        // kept): it hears of changes.
+        self.listening(&cx.peer);
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
             // A slot of the session's fair share, waiting briefly for one;

@@ -155,8 +155,9 @@ pub struct Outage {
 }
 
 /// Lists the configured backends that are down now (see [`Outage`]): search
-/// answers name them (`unavailable`), and the search tools' descriptions list
-/// their names, so a model looking for their tools learns why it finds none.
+/// answers name them (`unavailable`), so a model looking for their tools
+/// learns why it finds none. Never the tools' descriptions: what is sent up
+/// front does not move with health (a prompt-cache write each time).
 pub type Outages = Arc<dyn Fn() -> Vec<Outage> + Send + Sync>;
 
 /// True while tools not in the catalog yet are expected (backends that

@@ -101,7 +101,7 @@ pub(crate) fn namespaces(
                         Provider::OpenAiResponses,
                         &names[i],
                         &t.description,
-                        &t.input_schema,
+                        &super::canonical(&t.input_schema),
                     );
                     f["defer_loading"] = Value::Bool(true);
                     f
