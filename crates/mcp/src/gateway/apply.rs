@@ -272,6 +272,9 @@ impl Gateway {
                 self.served_changed(p.name(), super::Cause::Reload, "the configuration", true)
                     .await;
             } else if let Some(q) = old.filter(|_| before.is_some()) {
+                // The same bytes: the list keeps its age. (Not atomic with a
+                // rebuild racing this reload: at worst one list that just
+                // changed is said to have stood as long as the old one.)
                 p.unchanged_since(q.changed_at());
             }
         }
