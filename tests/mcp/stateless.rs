@@ -253,7 +253,8 @@ fn reveal_mode_without_a_session_answers_with_the_schema_and_says_the_list_stays
         "{hit}"
     );
     let call_as = hit["call_as"].as_str().expect("call_as").to_string();
-    let note = content.last().unwrap()["text"].as_str().unwrap();
+    assert_eq!(content.len(), 1, "one JSON answer: {found}");
+    let note = hits["note"].as_str().unwrap_or_default();
     assert!(
         note.contains("no session") && note.contains("not added to its tool list"),
         "{note}"

@@ -269,7 +269,7 @@ impl Gateway {
             };
             self.follow_profile(p).await;
             if before.is_some() && p.last_announced().await != before {
-                self.served_changed(p.name(), super::Cause::Reload, "the configuration", true)
+                self.served_changed(p.name(), super::Cause::Reload, "the configuration")
                     .await;
             } else if let Some(q) = old.filter(|_| before.is_some()) {
                 // The same bytes: the list keeps its age. (Not atomic with a

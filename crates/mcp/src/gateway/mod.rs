@@ -359,19 +359,10 @@ impl Gateway {
 
     /// Counts a change of `profile`'s served list (by cause, in the metrics),
     /// says it in the log, and tells the profile's clients.
-    /// `counted`: in the metrics and [`Gateway::served_list_changes`].
-    pub(crate) async fn served_changed(
-        &self,
-        profile: &str,
-        cause: Cause,
-        why: &str,
-        counted: bool,
-    ) {
-        if counted {
-            let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
-            self.metrics.served_change(profile, cause.label());
-            tracing::info!(profile, cause = cause.label(), why, served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
-        }
+    pub(crate) async fn served_changed(&self, profile: &str, cause: Cause, why: &str) {
+        let n = self.served_changes.fetch_add(1, Ordering::Relaxed) + 1;
+        self.metrics.served_change(profile, cause.label());
+        tracing::info!(profile, cause = cause.label(), why, served_list_changes = n, "the tools served changed: the profile's clients are told (a prompt-cache write for every conversation)");
         self.notify_list_changed(profile).await;
     }
 
@@ -391,8 +382,7 @@ impl Gateway {
         while let Some(Event::Changed(server)) = events.recv().await {
             let Some(g) = gw.upgrade() else { return };
             // Several changes in a burst make one snapshot; changes meanwhile
-            // make one more. Only sessions that were served a list (or made
-            // a call) are told (see `GatewaySession::listening`).
+            // make one more.
             while events.try_recv().is_ok() {}
             g.rebuild(&server, true).await;
         }
@@ -434,12 +424,11 @@ impl Gateway {
         for p in self.profiles().iter() {
             // Made once for the new snapshot, and what every session's
             // `tools/list` then answers.
-            if p.list_changed(&self.snapshots).await && tell {
-                // Before the first list is answered the change is nobody's
-                // yet: told (to whoever listens), not counted.
-                let counted = self.first_list.initialized();
-                self.served_changed(p.name(), Cause::Servers, why, counted)
-                    .await;
+            // Before the first list is answered nobody has one: nobody is
+            // told. Decided here, after the snapshot was built: a client
+            // served once the first list is answered gets this snapshot.
+            if p.list_changed(&self.snapshots).await && tell && self.first_list.initialized() {
+                self.served_changed(p.name(), Cause::Servers, why).await;
             }
         }
     }
@@ -526,7 +515,7 @@ impl Gateway {
                     if p.list_changed(&g.snapshots).await {
                         announced.sent(up, std::time::Instant::now());
                         let why = if up { "code mode is back" } else { "code mode is unavailable" };
-                        g.served_changed(p.name(), Cause::CodeMode, why, true).await;
+                        g.served_changed(p.name(), Cause::CodeMode, why).await;
                     }
                 }
             }

@@ -12,7 +12,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler};
 use serde_json::Value;
 use toolsearch::{
@@ -120,8 +120,7 @@ impl GatewaySession {
         &self.id
     }
 
-    /// Tells this session's client of its profile's list changes from now on
-    /// (a session that never asked for the list has none to change).
+    /// Tells this session's client of its profile's list changes from now on.
     fn listening(&self, peer: &rmcp::service::Peer<RoleServer>) {
         self.gw
             .peers
@@ -280,6 +279,10 @@ impl ServerHandler for GatewaySession {
             ))
     }
 
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        self.listening(&cx.peer);
+    }
+
     async fn set_level(
         &self,
         request: rmcp::model::SetLevelRequestParams,
@@ -299,10 +302,7 @@ impl ServerHandler for GatewaySession {
         if self.gw.is_stopping() {
             return Err(stopped());
         }
-        // From now on this session has a list to keep: it hears of changes.
-        // Registered before the list is made: a change announced after this
-        // reaches it, and one announced before is in the list it gets (the
-        // snapshot count moves before any announcement).
+        // A client of the 2026-07-28 revision sends no `initialized`.
         self.listening(&cx.peer);
         let b = self.bound()?;
         let snapshot = self.gw.snapshots.load(Ordering::SeqCst);
@@ -352,8 +352,7 @@ impl ServerHandler for GatewaySession {
                 .map(|p| &p.headers),
         );
         let args = Value::Object(request.arguments.unwrap_or_default());
-        // A client that calls tools has a list (this session's, or one it
-        // kept): it hears of changes.
+        // `initialized` may still be in flight when the first call arrives.
         self.listening(&cx.peer);
         let bridge = BridgeTool::from_name(&name);
         let _permit = if bridge == Some(BridgeTool::SearchCode) {
@@ -423,7 +422,7 @@ impl ServerHandler for GatewaySession {
             }
         };
         tokio::pin!(work);
-        let out = tokio::select! {
+        let mut out = tokio::select! {
             out = &mut work => out,
             () = self.gw.stopping.cancelled() => {
                 // The work is cancelled (a snippet ends, a forwarded call is
@@ -443,17 +442,15 @@ impl ServerHandler for GatewaySession {
             let _ = cx.peer.notify_tool_list_changed().await;
         }
         self.log_turn(&conversation, &name, &out, started);
-        let mut result = to_result(out);
-        if reveal
-            && bridge == Some(BridgeTool::Search)
-            && result.is_error != Some(true)
-            && stateless(&cx)
-        {
+        if reveal && bridge == Some(BridgeTool::Search) && !out.is_error && stateless(&cx) {
             // No session keeps a reveal: the list this client is served does
-            // not grow, and it is told so in the answer.
-            result.content.push(ContentBlock::text(STATELESS_REVEAL));
+            // not grow, and it is told so in the answer (a field of its JSON:
+            // clients parse it).
+            if let Some(answer) = out.content.as_object_mut() {
+                answer.insert("note".into(), Value::String(STATELESS_REVEAL.into()));
+            }
         }
-        Ok(CallToolResponse::Complete(result))
+        Ok(CallToolResponse::Complete(to_result(out)))
     }
 }
 
