@@ -114,6 +114,7 @@ pub use toolsearch_embed::Embedder;
 // Definitions by hand, for callers that build their own lists.
 pub use plan::names::{provider_names, MAX_NAME};
 pub use render::bridge_tools::listing_text;
+pub use wire::canonical;
 pub use wire::definition;
 
 // The modules of the deferral modes and the provider formats.

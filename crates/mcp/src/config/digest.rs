@@ -13,25 +13,12 @@ impl Config {
     /// directory) are in it: replicas that resolve them differently differ.
     pub fn digest(&self) -> String {
         use sha2::Digest;
-        let mut v = self.effective();
-        sort_keys(&mut v);
+        let v = toolsearch::canonical(&self.effective());
         let bytes = serde_json::to_vec(&v).unwrap_or_default();
+        // Not `text::hex`: `text` reads the configuration (a module cycle).
         sha2::Sha256::digest(&bytes)[..8]
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect()
-    }
-}
-
-/// Sorts the keys of every object in `v` (a map's order is not the
-/// configuration's).
-fn sort_keys(v: &mut serde_json::Value) {
-    match v {
-        serde_json::Value::Object(m) => {
-            m.sort_keys();
-            m.values_mut().for_each(sort_keys);
-        }
-        serde_json::Value::Array(a) => a.iter_mut().for_each(sort_keys),
-        _ => {}
     }
 }

@@ -439,7 +439,7 @@ impl Gateway {
     /// [`Gateway::start`] does not wait. The servers still starting then.
     pub async fn settle(self: &Arc<Self>, limit: std::time::Duration) -> Vec<String> {
         let starting = self.fleet.first_attempts(limit).await;
-        self.rebuild("settled", self.first_list.initialized()).await;
+        self.rebuild("settled", true).await;
         starting
     }
 

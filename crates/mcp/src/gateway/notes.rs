@@ -323,9 +323,10 @@ impl Notify for ToClient {
             // A 2026-07-28 client holds no session: the revision gives a
             // server's request made during a call no way to reach it (its
             // input-required rounds carry the gateway's own questions only).
-            if peer.peer_info().is_some_and(|i| {
-                i.protocol_version.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
-            }) {
+            if peer
+                .peer_info()
+                .is_some_and(|i| super::session::sessionless(&i.protocol_version))
+            {
                 return Err(ask_error(
                     AskError::METHOD_NOT_FOUND,
                     format!(

@@ -461,8 +461,13 @@ const STATELESS_REVEAL: &str = "This client holds no session (MCP 2026-07-28): t
 
 /// Whether the request is of the 2026-07-28 revision (no session).
 pub(crate) fn stateless(cx: &RequestContext<RoleServer>) -> bool {
-    cx.protocol_version()
-        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
+    cx.protocol_version().as_ref().is_some_and(sessionless)
+}
+
+/// Whether `v` is a revision without sessions (2026-07-28 or newer; ISO
+/// dates compare as text in time order).
+pub(crate) fn sessionless(v: &rmcp::model::ProtocolVersion) -> bool {
+    v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
 }
 
 /// What `initialize` tells a client about the tools, in the shape its list has.

@@ -87,8 +87,9 @@ pub(crate) fn mcp_metadata(d: &mut Value, tool: &Tool, output: bool) {
     }
 }
 
-/// `v` with the keys of every object in it sorted.
-pub(crate) fn canonical(v: &Value) -> Value {
+/// `v` with the keys of every object in it sorted (arrays keep their order):
+/// one byte form for one value, whatever order a map was written in.
+pub fn canonical(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut out: serde_json::Map<String, Value> =
