@@ -22,6 +22,7 @@ pub mod forward;
 pub mod frame;
 pub mod gateway;
 pub mod serve;
+pub mod store;
 pub mod telemetry;
 pub mod text;
 pub mod trust;

@@ -37,6 +37,14 @@ pub trait Notify: Send + Sync + 'static {
         let message = format!("the caller's client cannot answer `{method}`");
         Box::pin(async move { Err(AskError::new(AskError::METHOD_NOT_FOUND, message)) })
     }
+    /// An approval of `tool` with `args` decided without asking the client
+    /// during the call: `Some` when the caller carries approvals otherwise
+    /// (MCP 2026-07-28's input-required rounds: the answer given in an
+    /// earlier round, or a round asked for now). `None` (the default): an
+    /// approver asks, by [`Notify::ask`].
+    fn approval(&self, _tool: &Tool, _args: &Value) -> Option<Result<(), String>> {
+        None
+    }
 }
 
 /// A shared [`Notify`] sink, carried by [`CallContext::notify`].

@@ -17,6 +17,7 @@ mod http;
 mod limits;
 mod profiles;
 mod reload;
+mod replicas;
 mod servers;
 mod telemetry;
 
@@ -28,6 +29,7 @@ pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use reload::{needs_restart, RESTART_ONLY};
+pub use replicas::ReplicasConfig;
 pub use servers::{redact_url, shown_env, ServerConfig};
 pub use telemetry::TelemetryConfig;
 
@@ -188,6 +190,9 @@ pub struct Config {
     /// `[telemetry]`: metrics on or off, and traces over OTLP.
     #[serde(default)]
     pub telemetry: TelemetryConfig,
+    /// `[replicas]`: several gateways on one file, sharing through Redis.
+    #[serde(default)]
+    pub replicas: ReplicasConfig,
     /// The embedding model fused with search (a sentence-transformers directory).
     /// Default: `TOOLSEARCH_EMBED_MODEL`, else the model `toolsearch model fetch`
     /// installed in the user's cache, else none (lexical search).
@@ -296,6 +301,7 @@ impl Config {
             admin.check()?;
         }
         self.telemetry.check()?;
+        self.replicas.check()?;
         if self.mode == ModeName::Native {
             return Err(error(format!(
                 "line {}: `mode = \"native\"`: MCP clients have no provider-hosted tool \
@@ -497,6 +503,7 @@ impl Config {
             "auth": self.auth.as_ref().map(AuthConfig::effective),
             "admin": self.admin.as_ref().map(AdminConfig::effective),
             "telemetry": self.telemetry.effective(),
+            "replicas": self.replicas.effective(),
         })
     }
 }

@@ -13,6 +13,10 @@ pub const RESTART_ONLY: &[(&str, &str)] = &[
     ("http.listen", "the listening address is bound at start"),
     ("admin", "the admin surface is bound at start"),
     (
+        "replicas",
+        "the shared store and the sealing keys are set up at start",
+    ),
+    (
         "telemetry",
         "metrics and the trace export are set up at start",
     ),

@@ -1,5 +1,6 @@
 //! Approvals through the client: `destructive = "elicit"` asks the session's
-//! user, by MCP elicitation, before a destructive tool runs.
+//! user, by MCP elicitation, before a destructive tool runs; a client without
+//! a session is asked in an input-required round ([`super::round`]).
 
 use serde_json::Value;
 use toolsearch_catalog::Tool;
@@ -19,6 +20,11 @@ impl toolsearch::Approver for Elicit {
     ) -> toolsearch::ApprovalFuture {
         if !tool.is_destructive() {
             return Box::pin(async { Ok(()) });
+        }
+        // A client without a session answers approvals in rounds of its own
+        // (see `round`): decided here, never asked during the call.
+        if let Some(decided) = cx.notify.as_ref().and_then(|n| n.0.approval(tool, args)) {
+            return Box::pin(async move { decided });
         }
         let client = cx.notify.clone();
         let args = crate::text::clean_for_log(&args.to_string(), 400);

@@ -96,6 +96,8 @@ pub(crate) struct Metrics {
     lists: Family<ProfileLabels, Counter>,
     bytes_saved: Family<ProfileLabels, Counter>,
     query_cache: Family<OutcomeLabels, Counter>,
+    store_up: Gauge,
+    degraded: Counter,
     /// Scrapes one at a time (the counters set from totals are read and
     /// raised under it).
     scrape: Mutex<()>,
@@ -261,7 +263,21 @@ impl Metrics {
             "Search queries answered from the embedding cache (hit) or embedded (miss)",
             query_cache.clone(),
         );
+        let store_up = Gauge::default();
+        registry.register(
+            "shared_store_up",
+            "1 while the Redis the replicas share answers, 0 while it is unreachable (rate budgets are then this replica's share, approvals refused); 1 with no Redis configured",
+            store_up.clone(),
+        );
+        let degraded = Counter::default();
+        registry.register(
+            "rate_local_share_admissions",
+            "Requests admitted or refused by this replica's share of a budget because the shared store was unreachable",
+            degraded.clone(),
+        );
         Metrics {
+            store_up,
+            degraded,
             snippets_waiting,
             sandbox_workers,
             sandbox_replaced,
@@ -432,6 +448,11 @@ impl Metrics {
             .inc_by(aggregator.saturating_sub(served) as u64);
     }
 
+    /// Counts a request judged by this replica's share of its budgets.
+    pub(crate) fn degraded_admission(&self) {
+        self.degraded.inc();
+    }
+
     /// Counts a snapshot built.
     pub(crate) fn snapshot(&self) {
         self.snapshots.inc();
@@ -507,6 +528,7 @@ impl Metrics {
                 .set(bytes.aggregator as i64);
         }
         self.snippets_running.set(gw.snippets_running() as i64);
+        self.store_up.set(i64::from(gw.store().down().is_none()));
         self.snippets_waiting.set(gw.snippets.waiting() as i64);
         if let Some(pool) = &gw.shared.pool {
             let s = pool.stats();

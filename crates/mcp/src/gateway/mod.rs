@@ -27,6 +27,7 @@ mod approve;
 mod metrics;
 mod notes;
 mod profile;
+mod round;
 mod session;
 mod slots;
 
@@ -111,6 +112,11 @@ pub struct Gateway {
     first_list: tokio::sync::OnceCell<()>,
     /// How long the first list waits for servers not known yet.
     first_list_wait: std::time::Duration,
+    /// What the replicas of this configuration share (rate budgets, approval
+    /// nonces).
+    store: Arc<crate::store::Store>,
+    /// The keys approval rounds are sealed with.
+    seals: round::Seals,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -200,6 +206,9 @@ impl Gateway {
         }
         // So is a named embedding model that does not load.
         let embedder = embedder(cfg)?;
+        // So are a Redis URL or sealing keys that cannot be used.
+        let store = Arc::new(crate::store::Store::of(&cfg.replicas)?);
+        let seals = round::Seals::of(&cfg.replicas)?;
         let fleet = Fleet::linked(cfg, links);
         let events = fleet.start().await;
         let code_anywhere = profiles_cfg
@@ -268,6 +277,8 @@ impl Gateway {
             built_version: AtomicU64::new(version),
             first_list: tokio::sync::OnceCell::new(),
             first_list_wait: cfg.first_list_wait(),
+            store,
+            seals,
         });
         // The first probe of code mode (a snippet on the pool) happens here, on
         // a blocking thread, not in the first client's `tools/list`.
@@ -346,6 +357,11 @@ impl Gateway {
     /// conversation.
     pub fn served_list_changes(&self) -> u64 {
         self.served_changes.load(Ordering::Relaxed)
+    }
+
+    /// What the replicas of this configuration share.
+    pub fn store(&self) -> &Arc<crate::store::Store> {
+        &self.store
     }
 
     /// [`Config::digest`] of the configuration in force: the same on every
@@ -594,6 +610,12 @@ impl Gateway {
             }
         }
         out
+    }
+
+    /// Counts a request admitted by this replica's share of its budgets (the
+    /// shared store unreachable) for `/metrics`.
+    pub fn count_degraded_admission(&self) {
+        self.metrics.degraded_admission();
     }
 
     /// Counts a new configuration applied (or refused) for `/metrics`.

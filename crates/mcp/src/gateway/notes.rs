@@ -34,6 +34,9 @@ pub(super) struct ToClient {
     /// client reads, not only on the standalone stream, which a client need
     /// not open.
     pub(super) origin: RequestId,
+    /// The call's approvals when its client holds no session (2026-07-28):
+    /// decided by rounds, never asked during the call.
+    pub(super) round: Option<Arc<super::round::Round>>,
 }
 
 /// Extensions that name the client's request a message belongs to (the
@@ -308,6 +311,14 @@ impl Notify for ToClient {
 
     fn caller(&self) -> Option<&str> {
         Some(&self.session)
+    }
+
+    fn approval(
+        &self,
+        tool: &toolsearch_catalog::Tool,
+        args: &Value,
+    ) -> Option<Result<(), String>> {
+        self.round.as_ref().map(|r| r.approve(tool, args))
     }
 
     fn ask(&self, method: &str, mut params: Value) -> AskFuture {

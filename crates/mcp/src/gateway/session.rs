@@ -21,6 +21,7 @@ use toolsearch::{
 use tracing::Instrument;
 
 use super::notes::{flush, note_queue, ToClient};
+use super::round::{Binding, Round};
 use super::Gateway;
 
 /// How long a call in flight when the gateway stops may take to wind down
@@ -380,6 +381,35 @@ impl ServerHandler for GatewaySession {
         // stop; each stop answers with its own reason (a timeout is the
         // host's answer, never inferred from this token).
         let cancel = cx.ct.child_token();
+        // A client without a session answers approvals in rounds: the one it
+        // answered is redeemed before anything runs.
+        let round = if stateless(&cx) {
+            let principal = self.principal.as_deref().unwrap_or("anonymous");
+            let config = self.gw.config_digest();
+            let bound = Binding::new(principal, self.profile_name(), &config, &name, &args);
+            let grant = match request.request_state.as_deref() {
+                Some(state) => {
+                    let answers = request.input_responses.as_ref();
+                    match self
+                        .gw
+                        .seals
+                        .redeem(state, answers, &bound, &self.gw.store)
+                        .await
+                    {
+                        Ok(grant) => Some(grant),
+                        Err(why) => {
+                            let out = ToolOutput::error(ErrorCode::ApprovalDenied, why);
+                            self.log_turn(&conversation, &name, &out, std::time::Instant::now());
+                            return Ok(CallToolResponse::Complete(to_result(out)));
+                        }
+                    }
+                }
+                None => None,
+            };
+            Some((Round::new(grant, cancel.clone()), bound))
+        } else {
+            None
+        };
         let opts = CallOptions {
             cancel: cancel.clone(),
             notify: Some(Notifier(Arc::new(ToClient {
@@ -388,6 +418,7 @@ impl ServerHandler for GatewaySession {
                 session: self.id().to_string(),
                 notes: notes.clone(),
                 origin: cx.id.clone(),
+                round: round.as_ref().map(|(r, _)| r.clone()),
             }))),
             trace,
         };
@@ -435,6 +466,16 @@ impl ServerHandler for GatewaySession {
         // Every progress and log message of the call reaches the client before its
         // result (under load, separately spawned sends could be overtaken).
         flush(&notes).await;
+        // The call stopped where a destructive tool needs the user's approval:
+        // the round asking it is the answer.
+        if let Some((round, bound)) = &round {
+            if let Some(wanted) = round.wanted() {
+                self.log_turn(&conversation, &name, &out, started);
+                return Ok(CallToolResponse::InputRequired(
+                    self.gw.seals.ask(&wanted, bound),
+                ));
+            }
+        }
         if reveal
             && Some(conversation.revealed().len()) != revealed
             && conversation.reveals_change_the_list(toolsearch::Provider::Mcp)

@@ -210,7 +210,7 @@ impl Admin {
             let handler = hyper::service::service_fn(move |req| {
                 asked.store(true, std::sync::atomic::Ordering::Release);
                 let surface = surface.clone();
-                async move { Ok::<_, std::convert::Infallible>(surface.answer(&req)) }
+                async move { Ok::<_, std::convert::Infallible>(surface.answer(&req).await) }
             });
             let (conns, stop) = (conns.clone(), stop.clone());
             tokio::spawn(async move {
@@ -239,7 +239,7 @@ struct Surface {
 }
 
 impl Surface {
-    fn answer(&self, req: &http::Request<hyper::body::Incoming>) -> http::Response<Body> {
+    async fn answer(&self, req: &http::Request<hyper::body::Incoming>) -> http::Response<Body> {
         if let Err(r) = self.from.check(req.uri(), req.headers()) {
             return json_answer(r.status, &json!({"error": r.message}));
         }
@@ -269,12 +269,19 @@ impl Surface {
             "/readyz" => {
                 let not_ready = self.gw.not_ready();
                 let config = self.gw.config_digest();
+                // A Redis down degrades this replica (its share of each rate
+                // budget, approvals refused) without making it unready: every
+                // replica would be taken out of the balancer at once.
+                let store = self.gw.store().shown().await;
                 if not_ready.is_empty() {
-                    json_answer(200, &json!({"ready": true, "config": config}))
+                    json_answer(
+                        200,
+                        &json!({"ready": true, "config": config, "store": store}),
+                    )
                 } else {
                     json_answer(
                         503,
-                        &json!({"ready": false, "not_ready": not_ready, "config": config}),
+                        &json!({"ready": false, "not_ready": not_ready, "config": config, "store": store}),
                     )
                 }
             }

@@ -1,7 +1,8 @@
 //! The second step of an HTTP request: admitting it. Its caller is known
 //! (see [`crate::auth`]); new sessions are refused past `max_sessions`, and
-//! requests are rate-limited per session, per client address and per
-//! profile, each key with its own budget.
+//! requests are rate-limited per caller (its credential's principal, or its
+//! address) and per profile: in Redis when replicas share budgets
+//! ([`crate::store`]), else in this replica's windows.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -14,7 +15,7 @@ impl Default for RateLimit {
     }
 }
 
-/// Requests per minute per session, per client address and per profile, counted
+/// Requests per minute per caller and per profile, counted
 /// in fixed windows; at most [`RATE_KEYS`] keys are kept (least recently used
 /// forgotten, which only ever forgives).
 pub struct RateLimit {
@@ -41,11 +42,6 @@ impl RateLimit {
 
     fn state(&self) -> std::sync::MutexGuard<'_, (Windows, Instant)> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Forgets `key` (a session that ended).
-    pub fn forget(&self, key: &str) {
-        self.state().0.remove(key);
     }
 
     /// True when `key` may make one more request now, `per_minute` being its

@@ -425,6 +425,22 @@ impl Front {
         }
     }
 
+    /// Takes one request from each budget: from the budgets every replica
+    /// shares when Redis is configured and answers, else from this
+    /// replica's windows (its share of each budget when Redis is down).
+    async fn admit(&self, budgets: &[(&str, u64)]) -> bool {
+        let store = self.gw.store();
+        if store.shared() {
+            match store.take(budgets).await {
+                Ok(admitted) => return admitted,
+                Err(_) => self.gw.count_degraded_admission(),
+            }
+        }
+        budgets
+            .iter()
+            .all(|(key, per_minute)| self.limit.admit_up_to(key, store.share(*per_minute)))
+    }
+
     async fn answer(
         &self,
         mut req: http::Request<hyper::body::Incoming>,
@@ -535,16 +551,18 @@ impl Front {
                 return refusal;
             }
         }
+        // Budgets are the caller's (its credential's principal, or its
+        // address when none is asked) and its profile's, never a session's:
+        // a client that opens sessions, or speaks without one, has one budget.
         let anonymous = !door.gate.requires_credentials();
-        let who = match open.then_some(claimed.as_deref()).flatten() {
-            Some(s) => format!("session:{s}"),
-            None if anonymous => format!("peer:{}", peer.ip()),
-            None => format!("profile:{}:new", caller.profile),
+        let who = if anonymous {
+            format!("peer:{}", peer.ip())
+        } else {
+            format!("principal:{}/{}", caller.profile, caller.principal)
         };
         let whole = format!("profile:{}", caller.profile);
-        if !self.limit.admit_up_to(&who, rate)
-            || (!anonymous && !self.limit.admit_up_to(&whole, rate))
-        {
+        let budgets = [(who.as_str(), rate), (whole.as_str(), rate)];
+        if !self.admit(&budgets[..if anonymous { 1 } else { 2 }]).await {
             return refuse(429, "rate limit reached; slow down");
         }
         use tower_service::Service;
@@ -578,8 +596,7 @@ impl Front {
                 .await
                 .unwrap_or_else(|e| match e {});
             if method == http::Method::DELETE && open && answer.status().is_success() {
-                // The session's own bucket and pin go with it.
-                self.limit.forget(&who);
+                // The session's pin goes with it.
                 if let Some(id) = &claimed {
                     self.pins.unpin(id);
                 }
