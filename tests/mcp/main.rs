@@ -40,6 +40,7 @@ mod prometheus;
 mod prompt_cache;
 mod protocol;
 mod reload;
+mod replica_loss;
 mod replica_set;
 mod replicas;
 mod routing;

@@ -19,6 +19,11 @@ pub(crate) const ADMIN_TOKEN: &str = "replica-set-admin-secret";
 /// The sealing keys every replica shares (`id:hex`).
 const SEALING_KEYS: &str = "k1:6b6579206f6e65206b6579206f6e65206b6579206f6e65206b6579206f6e6521";
 
+/// Tokens of the profiles `team` and `meter`, when a test's configuration
+/// names them (`token_env = ["TS_TEAM_TOKEN"]`).
+pub(crate) const TEAM_TOKEN: &str = "team-token-of-the-replica-tests";
+pub(crate) const METER_TOKEN: &str = "meter-token-of-the-replica-tests";
+
 /// A `redis-server` of its own: no persistence, loopback only.
 pub(crate) struct Redis {
     child: Option<Child>,
@@ -113,7 +118,9 @@ impl Replica {
         .env("TOOLSEARCH_LOG", "info")
         .env("TOOLSEARCH_ADMIN_TOKEN", ADMIN_TOKEN)
         .env("TOOLSEARCH_REDIS_URL", redis)
-        .env("TOOLSEARCH_SEALING_KEYS", SEALING_KEYS);
+        .env("TOOLSEARCH_SEALING_KEYS", SEALING_KEYS)
+        .env("TS_TEAM_TOKEN", TEAM_TOKEN)
+        .env("TS_METER_TOKEN", METER_TOKEN);
         let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
         let admin = admin
             .and_then(|a| a.rsplit(':').next()?.parse().ok())
@@ -176,7 +183,8 @@ impl Replica {
             .count()
     }
 
-    fn stop(&mut self) {
+    /// SIGKILL: a lost machine.
+    pub(crate) fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -184,7 +192,7 @@ impl Replica {
 
 impl Drop for Replica {
     fn drop(&mut self) {
-        self.stop();
+        self.kill();
     }
 }
 

@@ -28,6 +28,9 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     ("python3-pip", "/usr/lib/python3/dist-packages/pip"),
     // The metrics test scrapes the gateway with a real Prometheus.
     ("prometheus", "/usr/bin/prometheus"),
+    // The replica tests run HAProxy in front of gateways sharing a Redis.
+    ("haproxy", "/usr/sbin/haproxy"),
+    ("redis-server", "/usr/bin/redis-server"),
 ];
 
 const USAGE: &str = "usage: cargo xtask <task>

@@ -529,6 +529,15 @@ impl Front {
         // it names; a GET or DELETE always names one, which must be the
         // caller's.
         let sessionless = stateless && req.method() == http::Method::POST;
+        if claimed.is_some()
+            && !open
+            && req.method() == http::Method::GET
+            && req.headers().contains_key("last-event-id")
+        {
+            // A stream resumed after its gateway went: the request it was
+            // answering has an unknown outcome, and the client is told so.
+            return protocol::orphaned_stream();
+        }
         if claimed.is_some() && !open && !sessionless {
             return protocol::error(
                 404,

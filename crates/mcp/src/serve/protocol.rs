@@ -50,6 +50,32 @@ pub fn error(status: u16, id: &Value, code: i32, message: &str) -> http::Respons
     r
 }
 
+/// The answer to a client resuming a stream (`GET` with `Last-Event-ID`) of a
+/// session this process does not hold: its gateway (a replica that died, or
+/// this one before a restart) is gone, and the request that stream was
+/// answering has an outcome no one can tell. The stream carries that error
+/// (`id` null: a resumed stream carries one request's messages, and the client
+/// matches the error to it), so the client reads why instead of retrying a
+/// 404. Its next request with the session id gets the 404 that starts a new
+/// session.
+pub fn orphaned_stream() -> http::Response<Body> {
+    let body =
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32603, "message": ORPHANED}});
+    let event = format!("event: message\ndata: {body}\n\n");
+    let mut r = http::Response::new(Full::new(Bytes::from(event)).boxed());
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    r
+}
+
+/// Why a resumed stream ends at once ([`orphaned_stream`]).
+pub const ORPHANED: &str = "the session of this stream is not held here (the gateway replica \
+     that held it stopped, or the gateway restarted): the outcome of the request it was \
+     answering is unknown (a tool call may or may not have run), and it was not run again. \
+     Check what it would have changed before calling it again, in a new session.";
+
 /// Request ids in flight, per session: a duplicate is refused, and each id is
 /// released when its response ends (or its client goes).
 #[derive(Default, Clone)]
