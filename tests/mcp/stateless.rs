@@ -334,12 +334,14 @@ fn a_stateless_callers_snippets_share_one_share_of_the_slots() {
     }
 }
 
-/// `destructive = "elicit"` without a session: the approval cannot be asked
-/// (the gateway's input-required rounds are not built yet), so the call is
-/// denied, closed, with that reason; nothing runs.
+/// `destructive = "elicit"` without a session: the approval is an
+/// input-required round. A snippet that reaches the destructive call stops
+/// there, even one that would catch the refusal and go on: the answer is the
+/// round (the question naming the tool and its arguments, and the sealed
+/// state), not the snippet's value.
 #[test]
 #[ignore = "needs node, the fixtures (`cargo xtask setup`) and the toolsearch binary; `cargo xtask test` runs it"]
-fn a_destructive_call_without_a_session_is_denied_with_the_reason() {
+fn a_destructive_call_without_a_session_is_a_round_asking_the_user() {
     let cfg = config("activation = \"always\"\ndestructive = \"elicit\"\nsemantic = false");
     let (gw, port) = http_gateway(&cfg, &[]);
     let _gw = Killed(gw);
@@ -351,12 +353,23 @@ fn a_destructive_call_without_a_session_is_denied_with_the_reason() {
         json!({"name": "tool_search_code", "arguments": {"code": code}}),
         json!({"elicitation": {"form": {}}}),
     );
-    let r: rmcp::model::CallToolResult = serde_json::from_value(v["result"].clone()).unwrap();
-    let out = crate::harness::code_view(&r);
-    assert_eq!(out["value"]["code"], "APPROVAL_DENIED", "{out}");
-    let m = out["value"]["message"].as_str().unwrap_or_default();
+    let result = &v["result"];
+    assert_eq!(result["resultType"], "input_required", "{v}");
+    let asked = &result["inputRequests"]["approve"];
+    assert_eq!(asked["method"], "elicitation/create", "{v}");
+    let message = asked["params"]["message"].as_str().unwrap_or_default();
     assert!(
-        m.contains("approval cannot be asked") && m.contains("2026-07-28"),
-        "{out}"
+        message.contains("`mcp:memory:delete_entities`") && message.contains("nobody"),
+        "{v}"
+    );
+    assert!(
+        result["requestState"]
+            .as_str()
+            .is_some_and(|s| s.len() > 40),
+        "{v}"
+    );
+    assert!(
+        result.get("content").is_none(),
+        "the snippet's value leaked: {v}"
     );
 }

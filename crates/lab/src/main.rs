@@ -15,6 +15,7 @@ mod bench_lazy;
 mod bench_node;
 mod bench_os;
 mod bench_profiles;
+mod bench_replicas;
 mod bench_sandbox;
 mod bench_telemetry;
 mod eval;
@@ -61,6 +62,9 @@ enum Command {
     /// start, a reordered list, reloads, a tool added, a profile narrowed)
     /// rewrites the prefix clients are sent, per mode and profile.
     BenchChurn(bench_churn::Args),
+    /// What a call costs through 1, 2 and 3 replicas behind HAProxy on Redis
+    /// (`deploy/haproxy.cfg`) against one gateway alone, back to back and spaced.
+    BenchReplicas(bench_replicas::Args),
     /// A stdio MCP server slow to start (what `bench-lazy` runs behind the gateway).
     #[command(hide = true)]
     SlowServer(slow_server::Args),
@@ -90,6 +94,7 @@ fn main() -> ExitCode {
         Command::BenchLazy(args) => bench_lazy::run(args),
         Command::BenchProfiles(args) => bench_profiles::run(args),
         Command::BenchChurn(args) => bench_churn::run(args),
+        Command::BenchReplicas(args) => bench_replicas::run(args),
         Command::SlowServer(args) => slow_server::run(args),
     };
     toolsearch_cli::common::exit_code("toolsearch-lab", result)

@@ -247,8 +247,14 @@ impl Round {
             None => {}
         }
         drop(grant);
+        let mut wanted = self.wanted.lock().unwrap_or_else(|p| p.into_inner());
+        if wanted.is_some() {
+            // The call is stopping for the first one it reached (a snippet
+            // that went on before its stop): that one is asked, never this.
+            return Err("the call is stopping for another approval".into());
+        }
         let args_shown = crate::text::clean_for_log(&args.to_string(), 400);
-        *self.wanted.lock().unwrap_or_else(|p| p.into_inner()) = Some(Wanted {
+        *wanted = Some(Wanted {
             tool: tool.id.clone(),
             args: digest,
             message: format!(
@@ -256,6 +262,7 @@ impl Round {
                 tool.id
             ),
         });
+        drop(wanted);
         self.stop.cancel();
         Err("its approval is being asked of the user (an input-required round)".into())
     }
