@@ -240,8 +240,7 @@ impl ReplicaSet {
             cmd.env(
                 format!("TS_REPLICA_{}", i + 1),
                 format!("127.0.0.1:{}", r.port),
-            )
-            .env(format!("TS_ADMIN_PORT_{}", i + 1), r.admin.to_string());
+            );
         }
         let haproxy = cmd
             .stdout(Stdio::null())

@@ -10,7 +10,7 @@ use crate::common::*;
 use crate::prompt_cache::{listed, tools, Client, Gateway, Setup};
 
 /// One stateless request, raw: its result (or error) object.
-fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Value {
+pub(crate) fn stateless(port: u16, method: &str, params: Value, capabilities: Value) -> Value {
     stateless_as(port, None, method, params, capabilities)
 }
 

@@ -26,7 +26,8 @@ pub struct HttpConfig {
     /// requests with any other `Origin` are refused.
     #[serde(default)]
     pub allowed_origins: Vec<String>,
-    /// Requests per minute per MCP session and per token (1 to 100,000). Default 600.
+    /// Requests per minute per caller (a credential's principal, or an address
+    /// when none is asked) and per profile (1 to 100,000). Default 600.
     pub rate_limit_per_minute: Option<Spanned<u64>>,
     /// Snippets running at once across all sessions (1 to 256); one session
     /// runs at most half of them (at least 1; over stdio, with one client for

@@ -58,7 +58,7 @@ pub struct ProfileConfig {
     /// OAuth: a scope whose presence in an access token chooses this profile.
     pub scope: Option<String>,
     /// Requests per minute for the whole profile, and for each of its
-    /// sessions (1 to 100,000). Default: `[http] rate_limit_per_minute`.
+    /// callers (1 to 100,000). Default: `[http] rate_limit_per_minute`.
     pub rate_limit_per_minute: Option<Spanned<u64>>,
     /// Its MCP sessions open at once (1 to 1,000,000); past it a new one is
     /// refused (503). Default: `[http] max_sessions`.

@@ -16,7 +16,8 @@ pub struct ReplicasConfig {
     pub count: Option<u32>,
     /// The environment variable holding the Redis URL (`redis://` or
     /// `rediss://`, user and password in it). Default `TOOLSEARCH_REDIS_URL`;
-    /// when it is unset or empty, nothing is shared (one replica).
+    /// when it is unset or empty, nothing is shared: each replica counts its
+    /// `1/count` share of every budget alone.
     #[serde(default = "default_redis_env")]
     pub redis_url_env: String,
     /// The environment variable holding the approval rounds' sealing keys:

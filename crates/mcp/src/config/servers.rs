@@ -208,21 +208,26 @@ pub fn shown_env(key: &str, value: &str) -> String {
 }
 
 /// A URL with any user info and query string redacted (they often carry keys).
+/// Everything before the last `@` goes: a password may hold an `@`, `/` or
+/// `?` unencoded (clients parse such URLs), and too much hidden is the safe
+/// side.
 pub fn redact_url(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, _)) => (b, "?<redacted>"),
-        None => (url, ""),
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, url),
     };
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => match rest.split_once('@') {
-            Some((_, host)) if !host.contains('/') || rest.find('@') < rest.find('/') => {
-                format!("{scheme}://<redacted>@{host}")
-            }
-            _ => base.to_string(),
-        },
-        None => base.to_string(),
+    let (user, rest) = match rest.rfind('@') {
+        Some(at) => ("<redacted>@", &rest[at + 1..]),
+        None => ("", rest),
     };
-    format!("{base}{query}")
+    let rest = match rest.split_once('?') {
+        Some((base, _)) => format!("{base}?<redacted>"),
+        None => rest.to_string(),
+    };
+    match scheme {
+        Some(scheme) => format!("{scheme}://{user}{rest}"),
+        None => format!("{user}{rest}"),
+    }
 }
 
 /// 1 to 48 ASCII letters, digits, `_` or `-`.
@@ -231,4 +236,28 @@ pub(super) fn is_server_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact_url;
+
+    #[test]
+    fn a_urls_credentials_never_show_whatever_they_hold() {
+        for (url, shown) in [
+            (
+                "rediss://toolsearch:pa@ss@redis:6380/0",
+                "rediss://<redacted>@redis:6380/0",
+            ),
+            ("redis://:p/a?s@redis:6379", "redis://<redacted>@redis:6379"),
+            (
+                "https://u:k@h.example/mcp?key=1",
+                "https://<redacted>@h.example/mcp?<redacted>",
+            ),
+            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("http://h/x?token=a@b", "http://<redacted>@b"),
+        ] {
+            assert_eq!(redact_url(url), shown, "{url}");
+        }
+    }
 }

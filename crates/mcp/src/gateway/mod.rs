@@ -209,6 +209,21 @@ impl Gateway {
         // So are a Redis URL or sealing keys that cannot be used.
         let store = Arc::new(crate::store::Store::of(&cfg.replicas)?);
         let seals = round::Seals::of(&cfg.replicas)?;
+        if seals.shared() && !store.shared() {
+            anyhow::bail!(
+                "[replicas] the approval rounds' sealing keys are shared (`{}` is set) but their \
+                 nonces would be kept by each process (`{}` is not set): a round could be \
+                 redeemed once per replica; set the Redis URL too, or unset the keys",
+                cfg.replicas.sealing_keys_env,
+                cfg.replicas.redis_url_env
+            );
+        }
+        if store.shared() && !seals.shared() && cfg.replicas.count() > 1 {
+            tracing::warn!(
+                keys = %cfg.replicas.sealing_keys_env,
+                "[replicas] no shared sealing keys: an approval round sealed here redeems only on this replica; set the same keys on every replica"
+            );
+        }
         let fleet = Fleet::linked(cfg, links);
         let events = fleet.start().await;
         let code_anywhere = profiles_cfg

@@ -31,6 +31,8 @@ const ASKED: &str = "approve";
 /// The keys rounds are sealed with.
 pub(crate) struct Seals {
     codec: RequestStateCodec,
+    /// The keys came from the environment (the replicas share them).
+    shared: bool,
 }
 
 impl Seals {
@@ -41,6 +43,7 @@ impl Seals {
     /// A key list that cannot be read or a key shorter than 32 bytes.
     pub(crate) fn of(cfg: &ReplicasConfig) -> anyhow::Result<Seals> {
         let var = &cfg.sealing_keys_env;
+        let mut shared = false;
         let codec = match std::env::var(var).ok().filter(|v| !v.trim().is_empty()) {
             Some(list) => {
                 let mut keys = Vec::new();
@@ -53,6 +56,7 @@ impl Seals {
                     keys.push((id.to_string(), key));
                 }
                 let current = keys[0].0.clone();
+                shared = true;
                 RequestStateCodec::new_with_keyring(current, keys)
                     .map_err(|e| anyhow::anyhow!("`{var}`: {e}"))?
             }
@@ -64,7 +68,13 @@ impl Seals {
                     .map_err(|e| anyhow::anyhow!("{e}"))?
             }
         };
-        Ok(Seals { codec })
+        Ok(Seals { codec, shared })
+    }
+
+    /// Whether the keys are shared (from the environment), not this
+    /// process's own.
+    pub(crate) fn shared(&self) -> bool {
+        self.shared
     }
 
     /// The round asking for `wanted`, sealed to `bound`.
@@ -127,7 +137,9 @@ impl Seals {
         let sealed: Sealed = serde_json::from_slice(&opened).map_err(|_| {
             format!("the approval round was refused: its state is unreadable; {again}")
         })?;
-        match store.redeem(&sealed.nonce, ROUND_TTL).await {
+        // Kept twice a round's life: a round is opened by the clock of
+        // another replica than the one that sealed it.
+        match store.redeem(&sealed.nonce, 2 * ROUND_TTL).await {
             Ok(true) => {}
             Ok(false) => {
                 return Err(format!(
@@ -238,9 +250,15 @@ impl Round {
                 *used = true;
                 return Ok(());
             }
-            Some(_) => {
+            Some((_, true)) => {
                 return Err(format!(
                     "it is destructive and this call was approved for one destructive call already: a client without a session (MCP 2026-07-28) approves one per call; call `{}` in a call of its own",
+                    tool.id
+                ))
+            }
+            Some(_) => {
+                return Err(format!(
+                    "it is destructive and the approval this call carries is for another call (another tool or other arguments); call `{}` again without `requestState` to be asked for it",
                     tool.id
                 ))
             }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::accept::{Accepted, Acceptor};
@@ -273,15 +273,23 @@ impl Surface {
                 // budget, approvals refused) without making it unready: every
                 // replica would be taken out of the balancer at once.
                 let store = self.gw.store().shown().await;
+                // The revision each server behind speaks (the newest both know).
+                let protocols: serde_json::Map<String, Value> = self
+                    .gw
+                    .fleet()
+                    .status()
+                    .into_iter()
+                    .map(|s| (s.name, s.protocol.map_or(Value::Null, Value::String)))
+                    .collect();
                 if not_ready.is_empty() {
                     json_answer(
                         200,
-                        &json!({"ready": true, "config": config, "store": store}),
+                        &json!({"ready": true, "config": config, "store": store, "protocols": protocols}),
                     )
                 } else {
                     json_answer(
                         503,
-                        &json!({"ready": false, "not_ready": not_ready, "config": config, "store": store}),
+                        &json!({"ready": false, "not_ready": not_ready, "config": config, "store": store, "protocols": protocols}),
                     )
                 }
             }

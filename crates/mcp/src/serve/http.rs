@@ -222,6 +222,9 @@ pub async fn http(
     );
     let max_sessions = cfg.http.max_sessions();
     let limit = Arc::new(RateLimit::new());
+    if !gate.requires_credentials() && cfg.replicas.count() > 1 {
+        tracing::warn!("no credentials are asked: behind a balancer every caller comes from its address and all of them share one rate budget; give the profiles tokens (or [auth]) so that each caller has its own");
+    }
     tracing::info!(
         %url,
         auth = gate.requires_credentials(),
@@ -529,16 +532,14 @@ impl Front {
         // it names; a GET or DELETE always names one, which must be the
         // caller's.
         let sessionless = stateless && req.method() == http::Method::POST;
-        if claimed.is_some()
+        // A stream resumed after its gateway went: the request it was
+        // answering has an unknown outcome, and the client is told so, once
+        // admitted like any request.
+        let orphaned = claimed.is_some()
             && !open
             && req.method() == http::Method::GET
-            && req.headers().contains_key("last-event-id")
-        {
-            // A stream resumed after its gateway went: the request it was
-            // answering has an unknown outcome, and the client is told so.
-            return protocol::orphaned_stream();
-        }
-        if claimed.is_some() && !open && !sessionless {
+            && req.headers().contains_key("last-event-id");
+        if claimed.is_some() && !open && !sessionless && !orphaned {
             return protocol::error(
                 404,
                 &Value::Null,
@@ -561,8 +562,9 @@ impl Front {
             }
         }
         // Budgets are the caller's (its credential's principal, or its
-        // address when none is asked) and its profile's, never a session's:
-        // a client that opens sessions, or speaks without one, has one budget.
+        // address when none is asked) and, with credentials, its profile's;
+        // never a session's: a client that opens sessions, or speaks without
+        // one, has one budget.
         let anonymous = !door.gate.requires_credentials();
         let who = if anonymous {
             format!("peer:{}", peer.ip())
@@ -580,6 +582,9 @@ impl Front {
         if method != http::Method::POST {
             if let Err(r) = door.gate.permits(&caller, Operation::Read) {
                 return refused(&r);
+            }
+            if orphaned {
+                return protocol::orphaned_stream();
             }
             // A session's GET streams are bounded: each holds a connection
             // and a worker's attention until it ends.

@@ -1,17 +1,21 @@
 //! What the replicas of one configuration share, and nothing else: rate
 //! budgets ([`bucket`]) and the single-use nonces of approval rounds
-//! ([`nonce`]), in Redis. Keys are digests (a principal's name never reaches
-//! Redis), values are token counts and markers: no argument, result or
-//! credential is stored. Everything else a client leaves behind is per
+//! ([`nonce`]), in Redis. Keys are digests, values are token counts and
+//! markers: no argument, result or credential is stored. Everything else a client leaves behind is per
 //! replica on purpose: a session lives on the replica that made it (the
 //! balancer sticks it there), a snippet slot on the replica running it.
 //!
 //! Without a Redis URL the store is local: nonces are kept in this process,
-//! and the front door's own windows are the budgets. With one, a Redis that
-//! cannot be reached is never waited for twice: an operation that fails marks
-//! it down with the reason; while down, operations answer at once
-//! ([`Unreachable`]) and one per second tries it again, so service resumes
-//! without a restart when it is back.
+//! and the front door's own windows are the budgets. With one, an operation
+//! that fails or takes past [`OP_TIMEOUT`] marks Redis down with the reason;
+//! while it is down, operations answer at once ([`Unreachable`]) but one a
+//! second, which tries it again (waiting at most [`OP_TIMEOUT`]), so service
+//! resumes without a restart when it is back.
+//!
+//! Keys are SHA-256 digests of what they count (a token's principal is
+//! itself a digest of the token; an address is not secret), so Redis holds no
+//! credential and no name in clear; a digest of a guessed address can be
+//! confirmed by whoever reads Redis.
 
 pub mod bucket;
 pub mod nonce;
@@ -127,8 +131,8 @@ impl Store {
         health.down.as_ref().map(|(why, _)| why.clone())
     }
 
-    /// The store for `/readyz`; Redis is tried first (PING), so the page
-    /// says how it is now.
+    /// The store for `/readyz`; Redis is tried first (PING; once a second
+    /// while it is down), so the page says how it was at most a second ago.
     pub async fn shown(&self) -> Shown {
         let Some(remote) = &self.remote else {
             return Shown {

@@ -122,6 +122,9 @@ pub struct ServerStatus {
     /// Lists it gave that differed from the one before (its manifest's
     /// included): each changed the tools every client sees.
     pub list_changes: u64,
+    /// The MCP revision it spoke at its last connection (`2026-07-28`, or a
+    /// handshake-era one), when known.
+    pub protocol: Option<String>,
     /// What is wrong with its tools (each names its tool; at most
     /// [`MAX_SHOWN_PROBLEMS`], then how many more), as of the last snapshot.
     pub problems: Vec<String>,
@@ -457,6 +460,7 @@ impl Fleet {
                 manifest_age_s: s.manifest_age().map(|d| d.as_secs()),
                 manifest_note: s.manifest_note(),
                 list_changes: s.list_changes(),
+                protocol: s.protocol(),
                 problems: self
                     .problems
                     .lock()

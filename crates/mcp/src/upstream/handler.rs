@@ -36,6 +36,18 @@ pub(crate) fn client_info() -> ClientConfig {
     info
 }
 
+/// How a connection to a server starts: the newest revision it speaks.
+/// `server/discover` first (2026-07-28: no handshake, each request carries
+/// its own envelope); a server that answers it with an error (every server of
+/// the handshake era: an unknown method) or not at all in 10 s is spoken to
+/// with `initialize` at [`client_info`]'s revision.
+pub(crate) fn lifecycle() -> rmcp::ClientLifecycleMode {
+    rmcp::ClientLifecycleMode::Auto {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(rmcp::model::ProtocolVersion::V_2025_11_25),
+    }
+}
+
 /// The client side of one connection: what the server sends, routed to the
 /// call it belongs to (see `route`).
 pub(crate) struct Handler {

@@ -14,14 +14,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use rmcp::service::{Peer, RoleClient, RunningService};
-use rmcp::ServiceExt;
+use rmcp::ClientServiceExt;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::calls::Calls;
 use super::child::ServerProcess;
-use super::handler::{client_info, Handler};
+use super::handler::{client_info, lifecycle, Handler};
 use super::listing::list_tools;
 use super::manifest;
 use crate::config::ServerConfig;
@@ -326,6 +326,13 @@ impl Upstream {
         self.state().manifest_note.clone()
     }
 
+    /// The protocol revision it spoke at its last connection (its
+    /// manifest's before it connects): `2026-07-28` when it answered
+    /// `server/discover`, else the handshake's.
+    pub fn protocol(&self) -> Option<String> {
+        self.state().protocol.clone()
+    }
+
     /// Lists it gave that differed from the one before (the manifest's
     /// included): each changed what clients see.
     pub fn list_changes(&self) -> u64 {
@@ -625,17 +632,26 @@ impl Upstream {
                 .map_err(|e| anyhow::anyhow!("cannot reach the linked server: {e}"))?;
             let (read, write) = tokio::io::split(stream);
             let transport = super::pipe::transport(self.name(), read, write);
-            (handler.serve(transport).await?, None)
+            (
+                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                None,
+            )
         } else if self.cfg.command.is_some() {
             let (process, (stdout, stdin)) =
                 ServerProcess::spawn(self.name(), &self.cfg, &self.spawned.tail)?;
             self.spawned.hold(process);
             let transport = super::pipe::transport(self.name(), stdout, stdin);
-            (handler.serve(transport).await?, Some(()))
+            (
+                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                Some(()),
+            )
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
-            (handler.serve(transport).await?, None)
+            (
+                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                None,
+            )
         };
         let heard = self.relists_heard.load(Ordering::SeqCst);
         let tools = list_tools(running.peer()).await?;
