@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::json;
+use serde_json::{json, Value};
 use toolsearch_mcp::serve::Admin;
 use toolsearch_mcp::{Config, Gateway};
 
@@ -75,12 +75,16 @@ async fn the_admin_surface_answers_only_its_operator() {
     assert_ne!(get(port, "/readyz", rebound).await.0, 200);
     // The operator.
     let (status, body) = get(port, "/readyz", admin_token()).await;
+    let ready: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(status, 200, "{body}");
     assert_eq!(
-        (status, body),
-        (
-            200,
-            format!(r#"{{"ready":true,"config":"{}"}}"#, gw.config_digest())
-        )
+        ready,
+        json!({
+            "ready": true,
+            "config": gw.config_digest(),
+            "store": {"state": "local", "replicas": 1},
+            "protocols": {"s": "2025-11-25"},
+        })
     );
     // A session's calls show in the metrics, by profile, kind and server.
     let c = Client::connect(&gw, "op").await;

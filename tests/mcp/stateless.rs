@@ -134,7 +134,9 @@ fn a_servers_request_during_a_stateless_call_is_refused_with_the_reason_at_once(
     std::fs::write(
         &cfg,
         format!(
-            "activation = \"always\"\nsemantic = false\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\n"
+            // Its tools ask the client through the handshake era's
+            // back-channel: the server is spoken to in that era.
+            "activation = \"always\"\nsemantic = false\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\nprotocol = \"2025-11-25\"\n"
         ),
     )
     .unwrap();

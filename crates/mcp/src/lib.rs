@@ -36,7 +36,7 @@ pub mod upstream;
 /// path = "<toolsearch>/vendor/rmcp" }` to the workspace's `Cargo.toml` (the
 /// README's "Embedding" section).
 const _: () = assert!(
-    rmcp::TOOLSEARCH_PATCHES >= 6,
+    rmcp::TOOLSEARCH_PATCHES >= 7,
     "toolsearch-mcp needs the rmcp vendored in toolsearch's vendor/rmcp"
 );
 

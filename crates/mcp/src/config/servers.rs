@@ -49,9 +49,23 @@ pub struct ServerConfig {
     /// A lazy server with no call for this long is stopped (0 to 86,400,000 ms;
     /// 0 never stops it). Default: `limits.idle_stop_ms`.
     pub idle_stop_ms: Option<Spanned<u64>>,
+    /// The MCP revision it is spoken to in: `auto` (the default: the newest
+    /// it speaks, `server/discover` then `initialize`), or `2025-11-25` (the
+    /// handshake era only: for a server whose tools ask the client during a
+    /// call through the handshake era's back-channel, which 2026-07-28 has no
+    /// place for).
+    pub protocol: Option<String>,
 }
 
+/// `servers[].protocol` values.
+pub const PROTOCOLS: [&str; 2] = ["auto", "2025-11-25"];
+
 impl ServerConfig {
+    /// Whether it is spoken to in the handshake era only.
+    pub fn handshake_only(&self) -> bool {
+        self.protocol.as_deref() == Some("2025-11-25")
+    }
+
     /// The server's name.
     pub fn name(&self) -> &str {
         self.name.get_ref()
@@ -87,6 +101,7 @@ impl ServerConfig {
             "deny": s.deny,
             "lazy": s.lazy,
             "idle_stop_ms": s.idle_stop_ms.as_ref().map(|v| *v.get_ref()),
+            "protocol": s.protocol.as_deref().unwrap_or("auto"),
         })
     }
 }
@@ -153,6 +168,14 @@ pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigEr
             0,
             MAX_IDLE_STOP_MS,
         )?;
+        if let Some(p) = &s.protocol {
+            if !PROTOCOLS.contains(&p.as_str()) {
+                return Err(error(format!(
+                    "{at}: `protocol` is `{}`; it must be one of {PROTOCOLS:?}",
+                    p.escape_debug()
+                )));
+            }
+        }
         if s.url.is_some() && (!s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some()) {
             return Err(error(format!(
                 "{at}: `args`, `env` and `cwd` are for `command` servers"

@@ -231,6 +231,9 @@ impl GatewaySession {
         tracing::info!(
             session = %self.id(),
             profile = self.profile_name(),
+            // Who made it: what a stateless client's turns are told apart by
+            // (each of its requests is a session of its own).
+            principal = self.principal.as_deref().unwrap_or("anonymous"),
             tool = %crate::text::clean_for_log(name, 80),
             downstream = ?f.downstream,
             calls = record.calls,

@@ -40,8 +40,12 @@ pub(crate) fn client_info() -> ClientConfig {
 /// `server/discover` first (2026-07-28: no handshake, each request carries
 /// its own envelope); a server that answers it with an error (every server of
 /// the handshake era: an unknown method) or not at all in 10 s is spoken to
-/// with `initialize` at [`client_info`]'s revision.
-pub(crate) fn lifecycle() -> rmcp::ClientLifecycleMode {
+/// with `initialize` at [`client_info`]'s revision. `protocol = "2025-11-25"`:
+/// `initialize` only.
+pub(crate) fn lifecycle(cfg: &crate::config::ServerConfig) -> rmcp::ClientLifecycleMode {
+    if cfg.handshake_only() {
+        return rmcp::ClientLifecycleMode::Initialize;
+    }
     rmcp::ClientLifecycleMode::Auto {
         preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
         legacy_version: Some(rmcp::model::ProtocolVersion::V_2025_11_25),

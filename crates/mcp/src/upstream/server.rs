@@ -633,7 +633,9 @@ impl Upstream {
             let (read, write) = tokio::io::split(stream);
             let transport = super::pipe::transport(self.name(), read, write);
             (
-                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                handler
+                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
+                    .await?,
                 None,
             )
         } else if self.cfg.command.is_some() {
@@ -642,14 +644,18 @@ impl Upstream {
             self.spawned.hold(process);
             let transport = super::pipe::transport(self.name(), stdout, stdin);
             (
-                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                handler
+                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
+                    .await?,
                 Some(()),
             )
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
             (
-                handler.serve_with_lifecycle(transport, lifecycle()).await?,
+                handler
+                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
+                    .await?,
                 None,
             )
         };

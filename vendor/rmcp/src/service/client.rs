@@ -1121,7 +1121,14 @@ where
                 return Ok(DiscoverOutcome::Modern);
             }
             Ok(response) => {
-                return Err(ClientInitializeError::ExpectedInitResult(Some(response)));
+                // toolsearch patch 0007: a server that answers `server/discover`
+                // with something other than a discover result (a handshake-era
+                // server answering every request it does not know with `{}`)
+                // is legacy: `Auto` falls back to `initialize` on it, as it
+                // does on an error; `Discover` still fails.
+                return Ok(DiscoverOutcome::Legacy(Box::new(
+                    ClientInitializeError::ExpectedInitResult(Some(response)),
+                )));
             }
             Err(ClientInitializeError::JsonRpcError(error))
                 if error.code == crate::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION =>
