@@ -145,7 +145,7 @@ fn a_replica_killed_and_redis_lost_under_load_lose_no_call_and_run_none_twice() 
         .filter(|(i, n)| i.parse::<usize>().unwrap() % 2 == 1 && n.as_u64().unwrap() >= 2)
         .count();
     let admitted = admitted.load(Ordering::Relaxed);
-    println!(
+    eprintln!(
         "replica loss: {} calls in {:.0} s through 3 replicas (20 clients, both eras): {outcomes:?}; \
          {} ran on the servers, {} twice; replica 2 killed at {:.1} s, back 5 s later; \
          {reopened} session clients started a new session; Redis down {:.1} s",
@@ -217,7 +217,7 @@ fn a_replica_killed_and_redis_lost_under_load_lose_no_call_and_run_none_twice() 
         + (elapsed.as_secs_f64() * METER_LIMIT as f64 / 60.0).ceil() as usize
         + 3 * (METER_LIMIT / 3)
         + METER_LIMIT;
-    println!(
+    eprintln!(
         "rate: token `meter` admitted {admitted} of {} requests against {METER_LIMIT}/min \
          over {:.0} s (bound {bound}: bucket, refill, the outage's local shares, the bucket \
          of the Redis that came back empty)",

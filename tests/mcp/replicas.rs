@@ -375,7 +375,7 @@ fn redis_lost_for_a_while_degrades_budgets_refuses_approvals_and_comes_back() {
     let t1 = Instant::now();
     let through = admitted(set.port, 150);
     let refill = (t1.elapsed().as_secs_f64() * 1.5).ceil() as usize;
-    println!(
+    eprintln!(
         "rate: admitted {through} of 150 against the limit 90/min across 3 replicas \
          ({:.1} s, refill allowance {refill}); Redis was down {:.1} s",
         t1.elapsed().as_secs_f64(),
