@@ -285,6 +285,19 @@ pub fn spawn_http_gateway_with_admin(
     (child, port, admin, lines)
 }
 
+/// Keeps every line of a gateway's stderr, read by a thread of its own (so
+/// that the gateway never blocks on it): the lines so far.
+pub fn kept_lines(lines: StderrLines) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = log.clone();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            keep.lock().unwrap().push(l);
+        }
+    });
+    log
+}
+
 /// CPU time (user + system, in clock ticks) a process has used so far.
 pub fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

@@ -171,13 +171,7 @@ impl Gateway {
             .env("TOOLSEARCH_ADMIN_TOKEN", ADMIN_TOKEN);
         let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
         let admin = admin.map(|a| a.rsplit(':').next().unwrap().parse().unwrap());
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let keep = log.clone();
-        std::thread::spawn(move || {
-            for l in lines.map_while(Result::ok) {
-                keep.lock().unwrap().push(l);
-            }
-        });
+        let log = kept_lines(lines);
         Gateway {
             child,
             port,

@@ -125,13 +125,7 @@ impl Replica {
         let admin = admin
             .and_then(|a| a.rsplit(':').next()?.parse().ok())
             .expect("[admin] in the config");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let keep = log.clone();
-        std::thread::spawn(move || {
-            for l in lines.map_while(Result::ok) {
-                keep.lock().unwrap().push(l);
-            }
-        });
+        let log = kept_lines(lines);
         Replica {
             child,
             port,

@@ -101,15 +101,9 @@ fn redis() -> Result<(Proc, String)> {
         .stderr(Stdio::null())
         .spawn()
         .context("redis-server (apt install redis-server)")?;
-    let t0 = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        anyhow::ensure!(
-            t0.elapsed() < Duration::from_secs(20),
-            "redis never listened"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Ok((Proc(child), format!("redis://127.0.0.1:{port}")))
+    let proc = Proc(child);
+    listening(port, "redis-server")?;
+    Ok((proc, format!("redis://127.0.0.1:{port}")))
 }
 
 /// HAProxy running the shipped configuration with its first `ports.len()`
@@ -141,15 +135,22 @@ fn haproxy(root: &Path, dir: &Path, ports: &[u16]) -> Result<(Proc, u16)> {
         .stderr(Stdio::null())
         .spawn()
         .context("haproxy (apt install haproxy)")?;
+    let proc = Proc(child);
+    listening(port, "haproxy")?;
+    Ok((proc, port))
+}
+
+/// Waits (20 s at most) until `what` accepts connections on `port`.
+fn listening(port: u16, what: &str) -> Result<()> {
     let t0 = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         anyhow::ensure!(
             t0.elapsed() < Duration::from_secs(20),
-            "haproxy never listened"
+            "{what} never listened"
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    Ok((Proc(child), port))
+    Ok(())
 }
 
 type Session = RunningService<RoleClient, ()>;
