@@ -90,9 +90,7 @@ fn server_scenarios_against_the_gateway() {
     std::fs::write(
         &cfg,
         format!(
-            // The fixture's tools ask the client through the handshake era's
-            // back-channel (`ctx.session`), which 2026-07-28 has no place for.
-            "activation = \"never\"\ndestructive = \"allow\"\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\nprotocol = \"2025-11-25\"\n"
+            "activation = \"never\"\ndestructive = \"allow\"\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\n"
         ),
     )
     .unwrap();

@@ -134,9 +134,7 @@ fn a_servers_request_during_a_stateless_call_is_refused_with_the_reason_at_once(
     std::fs::write(
         &cfg,
         format!(
-            // Its tools ask the client through the handshake era's
-            // back-channel: the server is spoken to in that era.
-            "activation = \"always\"\nsemantic = false\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\nprotocol = \"2025-11-25\"\n"
+            "activation = \"always\"\nsemantic = false\n\n[[servers]]\nname = \"fixture\"\nurl = \"http://127.0.0.1:{fixture_port}/mcp\"\n"
         ),
     )
     .unwrap();

@@ -49,21 +49,26 @@ pub struct ServerConfig {
     /// A lazy server with no call for this long is stopped (0 to 86,400,000 ms;
     /// 0 never stops it). Default: `limits.idle_stop_ms`.
     pub idle_stop_ms: Option<Spanned<u64>>,
-    /// The MCP revision it is spoken to in: `auto` (the default: the newest
-    /// it speaks, `server/discover` then `initialize`), or `2025-11-25` (the
-    /// handshake era only: for a server whose tools ask the client during a
-    /// call through the handshake era's back-channel, which 2026-07-28 has no
-    /// place for).
+    /// The MCP revision it is spoken to in: `auto` (the default: the
+    /// handshake era, where every feature the gateway carries works, and
+    /// 2026-07-28 when the server refuses the handshake), `2026-07-28`
+    /// (`server/discover` first, `initialize` when the server answers it
+    /// with an error), or `2025-11-25` (the handshake era only).
     pub protocol: Option<String>,
 }
 
 /// `servers[].protocol` values.
-pub const PROTOCOLS: [&str; 2] = ["auto", "2025-11-25"];
+pub const PROTOCOLS: [&str; 3] = ["auto", "2026-07-28", "2025-11-25"];
 
 impl ServerConfig {
     /// Whether it is spoken to in the handshake era only.
     pub fn handshake_only(&self) -> bool {
         self.protocol.as_deref() == Some("2025-11-25")
+    }
+
+    /// Whether `server/discover` is tried before `initialize`.
+    pub fn modern_first(&self) -> bool {
+        self.protocol.as_deref() == Some("2026-07-28")
     }
 
     /// The server's name.
@@ -231,20 +236,33 @@ pub fn shown_env(key: &str, value: &str) -> String {
 }
 
 /// A URL with any user info and query string redacted (they often carry keys).
-/// Everything before the last `@` goes: a password may hold an `@`, `/` or
-/// `?` unencoded (clients parse such URLs), and too much hidden is the safe
-/// side.
+/// Everything before the last `@` goes (a password may hold an `@` or `/`
+/// unencoded: clients parse such URLs), and so do the query and fragment;
+/// an `@` past a `?` or `#` hides all but the scheme. Too much hidden is the
+/// safe side.
 pub fn redact_url(url: &str) -> String {
     let (scheme, rest) = match url.split_once("://") {
         Some((scheme, rest)) => (Some(scheme), rest),
         None => (None, url),
     };
-    let (user, rest) = match rest.rfind('@') {
+    let at = rest.rfind('@');
+    let query = rest.find(['?', '#']);
+    if let (Some(at), Some(q)) = (at, query) {
+        if q < at {
+            // An `@` after the query starts (an address in it, or a
+            // password holding a `?`): which is which cannot be told.
+            return match scheme {
+                Some(scheme) => format!("{scheme}://<redacted>"),
+                None => "<redacted>".into(),
+            };
+        }
+    }
+    let (user, rest) = match at {
         Some(at) => ("<redacted>@", &rest[at + 1..]),
         None => ("", rest),
     };
-    let rest = match rest.split_once('?') {
-        Some((base, _)) => format!("{base}?<redacted>"),
+    let rest = match rest.find(['?', '#']) {
+        Some(q) => format!("{}{}<redacted>", &rest[..q], &rest[q..=q]),
         None => rest.to_string(),
     };
     match scheme {
@@ -272,13 +290,18 @@ mod tests {
                 "rediss://toolsearch:pa@ss@redis:6380/0",
                 "rediss://<redacted>@redis:6380/0",
             ),
-            ("redis://:p/a?s@redis:6379", "redis://<redacted>@redis:6379"),
+            ("redis://:p/a?s@redis:6379", "redis://<redacted>"),
             (
                 "https://u:k@h.example/mcp?key=1",
                 "https://<redacted>@h.example/mcp?<redacted>",
             ),
             ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
-            ("http://h/x?token=a@b", "http://<redacted>@b"),
+            ("http://h/x?token=a@b", "http://<redacted>"),
+            (
+                "https://h/mcp?user=me@corp.com&token=SECRET",
+                "https://<redacted>",
+            ),
+            ("https://h/mcp#token=SECRET", "https://h/mcp#<redacted>"),
         ] {
             assert_eq!(redact_url(url), shown, "{url}");
         }

@@ -36,20 +36,27 @@ pub(crate) fn client_info() -> ClientConfig {
     info
 }
 
-/// How a connection to a server starts: the newest revision it speaks.
-/// `server/discover` first (2026-07-28: no handshake, each request carries
-/// its own envelope); a server that answers it with an error (every server of
-/// the handshake era: an unknown method) or not at all in 10 s is spoken to
-/// with `initialize` at [`client_info`]'s revision. `protocol = "2025-11-25"`:
-/// `initialize` only.
-pub(crate) fn lifecycle(cfg: &crate::config::ServerConfig) -> rmcp::ClientLifecycleMode {
-    if cfg.handshake_only() {
-        return rmcp::ClientLifecycleMode::Initialize;
-    }
+/// How a connection to a server of MCP 2026-07-28 starts: `server/discover`
+/// (no handshake: each request carries its own envelope); a server that
+/// answers it with an error or anything but a discover result (rmcp patch
+/// 0007), or not at all in 10 s, is spoken to with `initialize` at
+/// [`client_info`]'s revision.
+pub(crate) fn modern_lifecycle() -> rmcp::ClientLifecycleMode {
     rmcp::ClientLifecycleMode::Auto {
         preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
         legacy_version: Some(rmcp::model::ProtocolVersion::V_2025_11_25),
     }
+}
+
+/// Whether a start failed because the server refuses the handshake era
+/// (`initialize` answered with UNSUPPORTED_PROTOCOL_VERSION: a server of
+/// 2026-07-28 only).
+pub(crate) fn refuses_handshake(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref::<rmcp::service::ClientInitializeError>(),
+        Some(rmcp::service::ClientInitializeError::JsonRpcError(err))
+            if err.code == rmcp::model::ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+    )
 }
 
 /// The client side of one connection: what the server sends, routed to the

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::calls::Calls;
 use super::child::ServerProcess;
-use super::handler::{client_info, lifecycle, Handler};
+use super::handler::{client_info, modern_lifecycle, refuses_handshake, Handler};
 use super::listing::list_tools;
 use super::manifest;
 use crate::config::ServerConfig;
@@ -163,6 +163,9 @@ pub struct Upstream {
     pub(super) pings: tokio::sync::watch::Sender<()>,
     /// `tools/list_changed` notifications heard from the server so far.
     pub(super) relists_heard: Arc<std::sync::atomic::AtomicU64>,
+    /// The server refused the handshake era once: later starts speak
+    /// 2026-07-28 to it first.
+    refused_handshake: std::sync::atomic::AtomicBool,
 }
 
 /// How a connection ended.
@@ -241,6 +244,7 @@ impl Upstream {
             wanted: tokio::sync::Notify::new(),
             pings: tokio::sync::watch::Sender::new(()),
             relists_heard: Arc::default(),
+            refused_handshake: Default::default(),
         })
     }
 
@@ -616,8 +620,13 @@ impl Upstream {
         self.ping();
     }
 
-    async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
-        let relist = Arc::new(tokio::sync::Notify::new());
+    /// A connection to the server in `lifecycle`: the client's service, and
+    /// whether it runs a process of its own.
+    async fn open(
+        self: &Arc<Self>,
+        relist: &Arc<tokio::sync::Notify>,
+        lifecycle: rmcp::ClientLifecycleMode,
+    ) -> anyhow::Result<(RunningService<RoleClient, Handler>, Option<()>)> {
         let handler = Handler {
             server: self.name().to_string(),
             calls: Arc::downgrade(&self.calls),
@@ -626,38 +635,58 @@ impl Upstream {
             heard: self.relists_heard.clone(),
             info: client_info(),
         };
-        let (running, child) = if let Some(link) = &self.link {
+        Ok(if let Some(link) = &self.link {
             let stream = link()
                 .await
                 .map_err(|e| anyhow::anyhow!("cannot reach the linked server: {e}"))?;
             let (read, write) = tokio::io::split(stream);
             let transport = super::pipe::transport(self.name(), read, write);
             (
-                handler
-                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
-                    .await?,
+                handler.serve_with_lifecycle(transport, lifecycle).await?,
                 None,
             )
         } else if self.cfg.command.is_some() {
             let (process, (stdout, stdin)) =
                 ServerProcess::spawn(self.name(), &self.cfg, &self.spawned.tail)?;
+            // A process of an earlier attempt of this start is ended here.
             self.spawned.hold(process);
             let transport = super::pipe::transport(self.name(), stdout, stdin);
             (
-                handler
-                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
-                    .await?,
+                handler.serve_with_lifecycle(transport, lifecycle).await?,
                 Some(()),
             )
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
             let transport = super::http_client::transport(&self.cfg, &url)?;
             (
-                handler
-                    .serve_with_lifecycle(transport, lifecycle(&self.cfg))
-                    .await?,
+                handler.serve_with_lifecycle(transport, lifecycle).await?,
                 None,
             )
+        })
+    }
+
+    async fn connect(self: &Arc<Self>) -> anyhow::Result<Connection> {
+        let relist = Arc::new(tokio::sync::Notify::new());
+        // The handshake era first: every feature the gateway carries works
+        // there (a server's questions mid-call, its list changes). A server
+        // that refuses it (of 2026-07-28 only) is spoken to in its revision,
+        // straight away from then on.
+        let modern = self.cfg.modern_first() || self.refused_handshake.load(Ordering::Relaxed);
+        let first = if modern {
+            modern_lifecycle()
+        } else {
+            rmcp::ClientLifecycleMode::Initialize
+        };
+        let (running, child) = match self.open(&relist, first).await {
+            Err(e) if !modern && !self.cfg.handshake_only() && refuses_handshake(&e) => {
+                tracing::info!(
+                    server = self.name(),
+                    "the server refuses the handshake era: speaking MCP 2026-07-28 to it"
+                );
+                self.refused_handshake.store(true, Ordering::Relaxed);
+                self.open(&relist, modern_lifecycle()).await?
+            }
+            other => other?,
         };
         let heard = self.relists_heard.load(Ordering::SeqCst);
         let tools = list_tools(running.peer()).await?;
