@@ -10,6 +10,7 @@ mod handler;
 pub mod http_client;
 pub mod keeper;
 mod lease;
+mod life;
 mod listing;
 pub mod manifest;
 pub mod pipe;

@@ -8,7 +8,6 @@
 //! [`Upstream::acquire`]); until then its tools come from its manifest (see
 //! `manifest`), and after `idle_stop` with no call it is stopped again.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
@@ -22,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::calls::Calls;
 use super::child::ServerProcess;
 use super::handler::{client_info, modern_lifecycle, refuses_handshake, Handler};
+pub use super::life::{Lifecycle, Phase};
 use super::listing::list_tools;
 use super::manifest;
 use crate::config::ServerConfig;
@@ -53,47 +53,6 @@ pub type Link = Arc<
 pub enum Event {
     /// This server's tools or state changed: build a new snapshot.
     Changed(String),
-}
-
-/// Where a server is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// Being started (or waiting to be retried, before its first list).
-    Starting,
-    /// Connected.
-    Running,
-    /// Stopped on purpose (a lazy server before its first call, or idle):
-    /// its tools come from its last list and the next call starts it.
-    Stopped,
-    /// Failed to start or died; see its error.
-    Down,
-}
-
-/// How a server is started and stopped.
-#[derive(Debug, Clone)]
-pub struct Lifecycle {
-    /// How long a start (connecting and the first list) may take.
-    pub startup_timeout: Duration,
-    /// Started by the first call that needs it, not with the gateway.
-    pub lazy: bool,
-    /// A lazy server with no call for this long is stopped (`None`: never).
-    pub idle_stop: Option<Duration>,
-    /// Where its manifest is kept (`None`: nowhere; a linked server keeps one
-    /// only when lazy).
-    pub manifest_dir: Option<PathBuf>,
-}
-
-impl Lifecycle {
-    /// Started with the gateway and kept running.
-    pub fn eager(startup_timeout: Duration) -> Lifecycle {
-        Lifecycle {
-            startup_timeout,
-            lazy: false,
-            idle_stop: None,
-            manifest_dir: None,
-        }
-    }
 }
 
 /// What is known about the server now.
