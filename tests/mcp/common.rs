@@ -285,9 +285,24 @@ pub fn spawn_http_gateway_with_admin(
     (child, port, admin, lines)
 }
 
-/// Keeps every line of a gateway's stderr, read by a thread of its own (so
-/// that the gateway never blocks on it): the lines so far.
-pub fn kept_lines(lines: StderrLines) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+/// A gateway's stderr lines, kept as a thread of their own reads them (so
+/// that the gateway never blocks on its stderr).
+pub struct KeptLines(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl KeptLines {
+    /// How many lines so far hold `needle`.
+    pub fn holding(&self, needle: &str) -> usize {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(needle))
+            .count()
+    }
+}
+
+/// Keeps every line of `lines` from now on.
+pub fn kept_lines(lines: StderrLines) -> KeptLines {
     let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let keep = log.clone();
     std::thread::spawn(move || {
@@ -295,7 +310,7 @@ pub fn kept_lines(lines: StderrLines) -> std::sync::Arc<std::sync::Mutex<Vec<Str
             keep.lock().unwrap().push(l);
         }
     });
-    log
+    KeptLines(log)
 }
 
 /// CPU time (user + system, in clock ticks) a process has used so far.

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
@@ -157,7 +157,7 @@ pub(crate) struct Gateway {
     pub(crate) port: u16,
     /// Its admin surface's port, with `[admin]`.
     pub(crate) admin: Option<u16>,
-    log: Arc<Mutex<Vec<String>>>,
+    log: KeptLines,
 }
 
 pub(crate) const ADMIN_TOKEN: &str = "prompt-cache-admin-secret";
@@ -194,12 +194,7 @@ impl Gateway {
 
     /// Log lines holding `needle`.
     pub(crate) fn count(&self, needle: &str) -> usize {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|l| l.contains(needle))
-            .count()
+        self.log.holding(needle)
     }
 }
 

@@ -18,19 +18,6 @@ use crate::replica_set::{Replica, ReplicaSet, METER_TOKEN, TEAM_TOKEN};
 const RUN: Duration = Duration::from_secs(60);
 const METER_LIMIT: usize = 120;
 
-/// Waits (bounded) until `r`'s `/readyz` store state is `state`.
-fn store_is(r: &Replica, state: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let ready = r.readyz();
-        if ready["store"]["state"] == state {
-            return ready;
-        }
-        assert!(t0.elapsed() < HANG_GUARD, "never {state}: {ready}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 /// Sleeps until `at` after `t0`.
 fn at(t0: Instant, at: Duration) {
     if let Some(rest) = at.checked_sub(t0.elapsed()) {
@@ -105,7 +92,7 @@ fn a_replica_killed_and_redis_lost_under_load_lose_no_call_and_run_none_twice() 
     at(t0, Duration::from_secs(30));
     set.redis.stop();
     let lost = Instant::now();
-    let ready = store_is(&set.replicas[0], "redis-unreachable");
+    let ready = set.replicas[0].store_becomes("redis-unreachable");
     assert_eq!(ready["ready"], true, "{ready}");
     assert!(
         ready["store"]["note"]
@@ -118,7 +105,7 @@ fn a_replica_killed_and_redis_lost_under_load_lose_no_call_and_run_none_twice() 
     set.redis.restart();
     let outage = lost.elapsed();
     for r in &set.replicas {
-        store_is(r, "redis");
+        r.store_becomes("redis");
     }
 
     let out = load.join().unwrap();

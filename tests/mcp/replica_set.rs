@@ -7,7 +7,6 @@ use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -102,7 +101,7 @@ pub(crate) struct Replica {
     child: Child,
     pub(crate) port: u16,
     pub(crate) admin: u16,
-    log: Arc<Mutex<Vec<String>>>,
+    log: KeptLines,
 }
 
 impl Replica {
@@ -167,14 +166,26 @@ impl Replica {
             .collect()
     }
 
+    /// Waits (bounded) until its `/readyz` says the shared store is `state`:
+    /// that `/readyz`.
+    pub(crate) fn store_becomes(&self, state: &str) -> Value {
+        let t0 = Instant::now();
+        loop {
+            let ready = self.readyz();
+            if ready["store"]["state"] == state {
+                return ready;
+            }
+            assert!(
+                t0.elapsed() < HANG_GUARD,
+                "the store never became {state}: {ready}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Log lines holding `needle`.
     pub(crate) fn logged(&self, needle: &str) -> usize {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|l| l.contains(needle))
-            .count()
+        self.log.holding(needle)
     }
 
     /// SIGKILL: a lost machine.

@@ -274,22 +274,6 @@ fn admitted(port: u16, n: usize) -> usize {
         .count()
 }
 
-/// Waits (bounded) until replica `r`'s `/readyz` store state is `state`.
-fn store_becomes(r: &Replica, state: &str) -> Value {
-    let t0 = Instant::now();
-    loop {
-        let ready = r.readyz();
-        if ready["store"]["state"] == state {
-            return ready;
-        }
-        assert!(
-            t0.elapsed() < HANG_GUARD,
-            "the store never became {state}: {ready}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
-
 #[test]
 #[ignore = "needs python, redis-server, haproxy and the toolsearch binary; `cargo xtask test` runs it"]
 fn redis_lost_for_a_while_degrades_budgets_refuses_approvals_and_comes_back() {
@@ -298,7 +282,7 @@ fn redis_lost_for_a_while_degrades_budgets_refuses_approvals_and_comes_back() {
                 [http]\nrate_limit_per_minute = 90\n[replicas]\ncount = 3\n";
     let mut set = ReplicaSet::start(head);
     let (r1, r2) = (set.replicas[0].url(), set.replicas[1].url());
-    let ready = store_becomes(&set.replicas[0], "redis");
+    let ready = set.replicas[0].store_becomes("redis");
     assert!(
         ready["store"]["url"]
             .as_str()
@@ -313,7 +297,7 @@ fn redis_lost_for_a_while_degrades_budgets_refuses_approvals_and_comes_back() {
     set.redis.stop();
     // Every replica says why, and what that changes.
     for r in &set.replicas {
-        let ready = store_becomes(r, "redis-unreachable");
+        let ready = r.store_becomes("redis-unreachable");
         assert_eq!(
             ready["ready"], true,
             "a Redis down takes no replica out: {ready}"
@@ -361,7 +345,7 @@ fn redis_lost_for_a_while_degrades_budgets_refuses_approvals_and_comes_back() {
     set.redis.restart();
     let outage = t0.elapsed();
     for r in &set.replicas {
-        store_becomes(r, "redis");
+        r.store_becomes("redis");
     }
     // Service resumes, no restart: the round refused during the outage is
     // answered now, once.

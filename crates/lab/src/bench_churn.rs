@@ -13,7 +13,6 @@
 //! `instructions` of its `initialize`, byte for byte.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -193,20 +192,7 @@ impl Gateway {
             .stderr(Stdio::piped())
             .spawn()
             .with_context(|| format!("starting {}", exe.display()))?;
-        let mut lines = std::io::BufReader::new(child.stderr.take().context("stderr")?).lines();
-        let t0 = Instant::now();
-        let port = loop {
-            let Some(Ok(line)) = lines.next() else {
-                bail!("the gateway ended before it named its address");
-            };
-            if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
-                break rest.trim_end_matches("/mcp").trim().parse::<u16>()?;
-            }
-            if t0.elapsed() > Duration::from_secs(60) {
-                bail!("the gateway named no address in 60 s");
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let port = crate::gateway_port(&mut child)?;
         Ok(Gateway { child, port })
     }
 

@@ -13,12 +13,11 @@
 //! machine of two cores the replicas share the cores, so the point is the
 //! balancer's and Redis's cost per call, not scaling.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -75,20 +74,8 @@ fn gateway(exe: &Path, cfg: &Path, redis: Option<&str>) -> Result<(Proc, u16)> {
     let mut child = cmd
         .spawn()
         .with_context(|| format!("starting {}", exe.display()))?;
-    let stderr = child.stderr.take().context("stderr")?;
+    let port = crate::gateway_port(&mut child)?;
     let proc = Proc(child);
-    let mut lines = std::io::BufReader::new(stderr).lines();
-    let mut said = String::new();
-    let port = loop {
-        let Some(Ok(line)) = lines.next() else {
-            bail!("the gateway ended before it named its address: {said}");
-        };
-        said = line.clone();
-        if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
-            break rest.trim_end_matches("/mcp").trim().parse::<u16>()?;
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
     Ok((proc, port))
 }
 

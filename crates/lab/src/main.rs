@@ -70,6 +70,31 @@ enum Command {
     SlowServer(slow_server::Args),
 }
 
+/// The port a gateway started with `--http 127.0.0.1:0` serves on, read from
+/// its stderr (60 s at most); the rest of its stderr is drained by a thread of
+/// its own, so that it never blocks on it.
+pub fn gateway_port(child: &mut std::process::Child) -> Result<u16> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().context("the gateway's stderr")?;
+    let mut lines = std::io::BufReader::new(stderr).lines();
+    let t0 = std::time::Instant::now();
+    let mut said = String::new();
+    let port = loop {
+        let Some(Ok(line)) = lines.next() else {
+            anyhow::bail!("the gateway ended before it named its address: {said}");
+        };
+        if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
+            break rest.trim_end_matches("/mcp").trim().parse::<u16>()?;
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(60) {
+            anyhow::bail!("the gateway named no address in 60 s");
+        }
+        said = line;
+    };
+    std::thread::spawn(move || for _ in lines {});
+    Ok(port)
+}
+
 /// The product's binary, `toolsearch`, next to this one (both are built into the
 /// same target directory): the bench's sandbox workers and the gateway it measures.
 pub fn toolsearch_exe() -> Result<PathBuf> {

@@ -291,7 +291,7 @@ fn digest(args: &Value) -> String {
     use sha2::Digest;
     let bytes = serde_json::to_vec(&toolsearch::canonical(args)).unwrap_or_default();
     let d = sha2::Sha256::digest(&bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
+    crate::text::hex(&d)
 }
 
 /// 16 random bytes, hex.
@@ -300,7 +300,7 @@ fn nonce() -> String {
     // The system's randomness failing leaves zeros: every round then shares
     // one nonce, and only the first is ever redeemed (closed, not open).
     let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut n);
-    n.iter().map(|b| format!("{b:02x}")).collect()
+    crate::text::hex(&n)
 }
 
 fn unhex(s: &str) -> Option<Vec<u8>> {

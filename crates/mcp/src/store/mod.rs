@@ -229,8 +229,7 @@ fn describe(e: &redis::RedisError) -> String {
 pub(crate) fn key(kind: &str, what: &str) -> String {
     use sha2::Digest;
     let digest = sha2::Sha256::digest(what.as_bytes());
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    format!("toolsearch:{kind}:{hex}")
+    format!("toolsearch:{kind}:{}", crate::text::hex(&digest[..8]))
 }
 
 impl Store {
