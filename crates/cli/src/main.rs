@@ -7,6 +7,7 @@ mod demo;
 mod exec;
 mod gateway;
 mod model;
+mod oauth;
 mod probe;
 mod prompt_size;
 mod search;
@@ -47,6 +48,10 @@ enum Command {
     /// Move the MCP servers of a client (claude-code, claude-desktop, cursor, vscode,
     /// codex, gemini) behind the gateway and leave one toolsearch entry in it.
     Connect(connect::Args),
+    /// Log in to remote servers behind OAuth (the gateway as their client): `login`,
+    /// `status`, `logout`.
+    #[command(subcommand)]
+    Oauth(oauth::Command),
     /// Check a gateway configuration file.
     #[command(subcommand)]
     Config(gateway::ConfigCommand),
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         Command::Gateway(args) => gateway::run(args),
         Command::Config(cmd) => gateway::config(cmd),
         Command::Model(cmd) => model::run(cmd),
+        Command::Oauth(cmd) => oauth::run(cmd),
         Command::Connect(args) => connect::run(args),
         Command::Probe(args) => probe::run(args),
         Command::SandboxWorker => return toolsearch_sandbox::run_worker_process(),

@@ -21,6 +21,7 @@ pub mod config;
 pub mod forward;
 pub mod frame;
 pub mod gateway;
+pub mod oauth;
 pub mod serve;
 pub mod store;
 pub mod telemetry;
@@ -36,7 +37,7 @@ pub mod upstream;
 /// path = "<toolsearch>/vendor/rmcp" }` to the workspace's `Cargo.toml` (the
 /// README's "Embedding" section).
 const _: () = assert!(
-    rmcp::TOOLSEARCH_PATCHES >= 7,
+    rmcp::TOOLSEARCH_PATCHES >= 8,
     "toolsearch-mcp needs the rmcp vendored in toolsearch's vendor/rmcp"
 );
 

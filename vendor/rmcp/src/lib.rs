@@ -46,4 +46,4 @@ pub use serde_json;
 /// toolsearch patch 0005: the number of toolsearch's patches this copy of rmcp
 /// carries (see toolsearch's `docs/rmcp-patches.md`); `toolsearch-mcp` asserts
 /// it at compile time, so that a build against crates.io's rmcp fails.
-pub const TOOLSEARCH_PATCHES: u32 = 7;
+pub const TOOLSEARCH_PATCHES: u32 = 8;

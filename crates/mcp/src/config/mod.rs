@@ -15,10 +15,12 @@ mod diff;
 mod digest;
 mod http;
 mod limits;
+mod oauth;
 mod profiles;
 mod reload;
 mod replicas;
 mod servers;
+mod state;
 mod telemetry;
 
 pub use admin::AdminConfig;
@@ -27,10 +29,12 @@ pub use auth::{AuthConfig, KNOWN_ALGORITHMS};
 pub use diff::diff;
 pub use http::HttpConfig;
 pub use limits::{Limits, PolicyConfig};
+pub use oauth::{OAuthConfig, GATEWAY_LOGIN};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use reload::{needs_restart, RESTART_ONLY};
 pub use replicas::ReplicasConfig;
 pub use servers::{redact_url, shown_env, ServerConfig};
+pub use state::{default_manifest_dir, oauth_dir};
 pub use telemetry::TelemetryConfig;
 
 /// A configuration problem, with the key and line it is about.
@@ -294,6 +298,7 @@ impl Config {
         }
         servers::check(&self.servers, text)?;
         profiles::check(&self.profiles, &self.servers, text)?;
+        oauth::check(&self.servers, &self.profiles, text)?;
         if let Some(auth) = &self.auth {
             auth.check(text)?;
         }
@@ -517,21 +522,6 @@ pub(super) fn mode_of(mode: ModeName) -> toolsearch::Mode {
         ModeName::Native => Mode::Native,
         ModeName::Auto => Mode::Auto,
     }
-}
-
-/// `$XDG_STATE_HOME/toolsearch/servers`, else `~/.local/state/toolsearch/servers`
-/// (`None` when neither is known).
-pub fn default_manifest_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|v| !v.is_empty())
-                .map(|h| PathBuf::from(h).join(".local").join("state"))
-        })
-        .map(|base| base.join("toolsearch").join("servers"))
 }
 
 /// Checks that a number in the file is within `lo..=hi`; the error names the

@@ -66,6 +66,11 @@ pub struct ProfileConfig {
     /// Its snippets running at once (1 to 256, at most `[http]
     /// max_concurrent_snippets`). Default: `[http] max_concurrent_snippets`.
     pub max_concurrent_snippets: Option<Spanned<u64>>,
+    /// OAuth servers whose login this profile may not use (see
+    /// `config/oauth.rs`): not in its view; it hears of them as needing a
+    /// login. Filled by [`Config::profiles`].
+    #[serde(skip)]
+    pub no_login: Vec<String>,
 }
 
 impl ProfileConfig {
@@ -92,11 +97,17 @@ impl ProfileConfig {
             rate_limit_per_minute: None,
             max_sessions: None,
             max_concurrent_snippets: None,
+            no_login: Vec::new(),
         }
     }
 
     /// True when a server named `server` is in its view.
     pub fn sees_server(&self, server: &str) -> bool {
+        self.names_server(server) && !self.no_login.iter().any(|n| n == server)
+    }
+
+    /// True when its `servers` (all when it names none) include `server`.
+    pub fn names_server(&self, server: &str) -> bool {
         self.servers
             .as_ref()
             .is_none_or(|s| s.iter().any(|n| n == server))
@@ -161,6 +172,14 @@ impl Config {
         let mut all = self.profiles.clone();
         if !all.iter().any(|p| p.name() == DEFAULT_PROFILE) {
             all.insert(0, ProfileConfig::open(DEFAULT_PROFILE));
+        }
+        for p in &mut all {
+            p.no_login = self
+                .servers
+                .iter()
+                .filter(|s| s.oauth.as_ref().is_some_and(|o| !o.shared_with(p.name())))
+                .map(|s| s.name().to_string())
+                .collect();
         }
         all
     }

@@ -55,6 +55,9 @@ pub struct ServerConfig {
     /// (`server/discover` first, `initialize` when the server answers it
     /// with an error), or `2025-11-25` (the handshake era only).
     pub protocol: Option<String>,
+    /// OAuth 2.1: the server is called with a login made by `toolsearch oauth
+    /// login` (see `config/oauth.rs`).
+    pub oauth: Option<super::OAuthConfig>,
 }
 
 /// `servers[].protocol` values.
@@ -107,6 +110,7 @@ impl ServerConfig {
             "lazy": s.lazy,
             "idle_stop_ms": s.idle_stop_ms.as_ref().map(|v| *v.get_ref()),
             "protocol": s.protocol.as_deref().unwrap_or("auto"),
+            "oauth": s.oauth.as_ref().map(super::OAuthConfig::effective),
         })
     }
 }
@@ -194,7 +198,7 @@ pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigEr
 pub(super) const MAX_IDLE_STOP_MS: u64 = 86_400_000;
 
 /// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
-fn is_loopback_url(url: &str) -> bool {
+pub(super) fn is_loopback_url(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);

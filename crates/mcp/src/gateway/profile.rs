@@ -161,7 +161,10 @@ impl Profile {
 
     /// True when this profile sees every tool of the fleet.
     fn sees_all(cfg: &ProfileConfig) -> bool {
-        cfg.servers.is_none() && cfg.allow.is_empty() && cfg.deny.is_empty()
+        cfg.servers.is_none()
+            && cfg.allow.is_empty()
+            && cfg.deny.is_empty()
+            && cfg.no_login.is_empty()
     }
 
     /// True when `tool` is in the profile's view.
@@ -215,10 +218,25 @@ impl Profile {
         let globs = !(cfg.allow.is_empty() && cfg.deny.is_empty());
         Arc::new(move || {
             let seen = seen.read().unwrap_or_else(|p| p.into_inner());
-            all()
+            let mut heard: Vec<toolsearch::Outage> = all()
                 .into_iter()
                 .filter(|o| cfg.sees_server(&o.server) && (!globs || seen.contains(&o.server)))
-                .collect()
+                .collect();
+            // An OAuth server whose login is not this profile's to use.
+            heard.extend(
+                cfg.no_login
+                    .iter()
+                    .filter(|s| cfg.names_server(s))
+                    .map(|s| toolsearch::Outage {
+                        server: s.clone(),
+                        reason: format!(
+                            "needs a login for profile `{}`: the server's login is not shared with it (an operator names the profile in the server's `oauth.profiles`, or gives it an entry with its own login)",
+                            cfg.name()
+                        ),
+                        starting: false,
+                    }),
+            );
+            heard
         })
     }
 

@@ -31,6 +31,38 @@ pub(crate) fn transport(
     cfg: &ServerConfig,
     url: &str,
 ) -> anyhow::Result<StreamableHttpClientTransport<Marking>> {
+    let (client, config) = parts(cfg, url)?;
+    Ok(StreamableHttpClientTransport::with_client(client, config))
+}
+
+/// Serves `handler` over HTTP to `cfg`'s server: with its login when it has
+/// `oauth` (see `crate::oauth::gate`; a change of login ends the connection,
+/// with the reason in `note`), else with its static headers and token.
+pub(crate) async fn serve(
+    handler: super::handler::Handler,
+    cfg: &ServerConfig,
+    url: &str,
+    lifecycle: rmcp::ClientLifecycleMode,
+    note: &Arc<std::sync::Mutex<Option<String>>>,
+) -> anyhow::Result<rmcp::service::RunningService<rmcp::RoleClient, super::handler::Handler>> {
+    use rmcp::ClientServiceExt as _;
+    if cfg.oauth.is_none() {
+        return Ok(handler.serve_with_lifecycle(transport(cfg, url)?, lifecycle).await?);
+    }
+    let (client, config) = parts(cfg, url)?;
+    let (gate, login) = crate::oauth::gate::Gate::open(cfg, client).await?;
+    let running = handler
+        .serve_with_lifecycle(StreamableHttpClientTransport::with_client(gate, config), lifecycle)
+        .await?;
+    tokio::spawn(login.watch(running.cancellation_token(), note.clone()));
+    Ok(running)
+}
+
+/// The client and the transport's settings for `cfg`'s server.
+fn parts(
+    cfg: &ServerConfig,
+    url: &str,
+) -> anyhow::Result<(Marking, StreamableHttpClientTransportConfig)> {
     install_tls_provider();
     let mut headers = HashMap::new();
     for (k, v) in &cfg.headers {
@@ -65,10 +97,7 @@ pub(crate) fn transport(
     let client = builder
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
-    Ok(StreamableHttpClientTransport::with_client(
-        Marking(client, Arc::from(cfg.name()), Arc::default()),
-        config,
-    ))
+    Ok((Marking(client, Arc::from(cfg.name()), Arc::default()), config))
 }
 
 /// Redirects are followed only within the configured server's origin (scheme,

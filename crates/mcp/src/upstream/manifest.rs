@@ -329,7 +329,7 @@ fn forget_old_siblings(dir: &Path, server: &str, current: &Path) {
 
 /// Creates `dir` (and its parents) readable by its owner only: manifests say
 /// which servers a user runs.
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut b = std::fs::DirBuilder::new();
     b.recursive(true);
     #[cfg(unix)]
@@ -337,7 +337,7 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     b.create(dir)
 }
 
-fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();
     o.write(true).create_new(true);
     #[cfg(unix)]

@@ -125,6 +125,8 @@ pub struct Upstream {
     /// The server refused the handshake era once: later starts speak
     /// 2026-07-28 to it first.
     refused_handshake: std::sync::atomic::AtomicBool,
+    /// Why its login ended its connection (an OAuth server; see `crate::oauth::gate`).
+    login_note: Arc<Mutex<Option<String>>>,
 }
 
 /// How a connection ended.
@@ -204,6 +206,7 @@ impl Upstream {
             pings: tokio::sync::watch::Sender::new(()),
             relists_heard: Arc::default(),
             refused_handshake: Default::default(),
+            login_note: Arc::default(),
         })
     }
 
@@ -526,6 +529,8 @@ impl Upstream {
                             continue;
                         }
                         Ended::Gone(how) => {
+                            let note = self.login_note.lock().unwrap_or_else(|p| p.into_inner()).take();
+                            let how = note.unwrap_or(how);
                             let why = self
                                 .spawned
                                 .explain(format!("server `{}` disconnected ({how})", self.name()))
@@ -567,6 +572,8 @@ impl Upstream {
             tokio::select! {
                 () = tokio::time::sleep(backoff) => {}
                 () = self.wanted.notified(), if self.lazy => {}
+                // A login made (or changed) while it waits is tried at once.
+                () = crate::oauth::gate::changed(&self.cfg), if self.cfg.oauth.is_some() => {}
                 () = shutdown.cancelled() => break,
             }
             backoff = (backoff * 2).min(MAX_BACKOFF);
@@ -616,11 +623,9 @@ impl Upstream {
             )
         } else {
             let url = self.cfg.url.clone().unwrap_or_default();
-            let transport = super::http_client::transport(&self.cfg, &url)?;
-            (
-                handler.serve_with_lifecycle(transport, lifecycle).await?,
-                None,
-            )
+            let note = &self.login_note;
+            let running = super::http_client::serve(handler, &self.cfg, &url, lifecycle, note);
+            (running.await?, None)
         })
     }
 

@@ -2129,6 +2129,34 @@ impl AuthorizationManager {
         Ok(auth_url.to_string())
     }
 
+    /// toolsearch patch 0008: refuses a token response whose `token_type` is
+    /// not `Bearer` (compared case-insensitively, RFC 6749 §7.1).
+    fn require_bearer(token: &OAuthTokenResponse) -> Result<(), AuthError> {
+        let kind = token.token_type().as_ref();
+        if kind.eq_ignore_ascii_case("bearer") {
+            Ok(())
+        } else {
+            Err(AuthError::InvalidTokenType(format!(
+                "the token endpoint issued a token of type `{}`; only `Bearer` tokens can be used",
+                kind.escape_debug()
+            )))
+        }
+    }
+
+    /// toolsearch patch 0008: the resource indicator (RFC 8707) sent with
+    /// authorization and token requests: the protected resource metadata's
+    /// `resource` once discovered, else the base URL.
+    pub async fn resource(&self) -> String {
+        self.oauth_resource().await
+    }
+
+    /// toolsearch patch 0008: restores the resource a stored login was granted
+    /// for, so that a manager built from stored metadata (without discovery)
+    /// refreshes for the same audience.
+    pub async fn set_resource(&self, resource: impl Into<String>) {
+        *self.discovered_resource.write().await = Some(resource.into());
+    }
+
     async fn oauth_resource(&self) -> String {
         self.discovered_resource
             .read()
@@ -2487,6 +2515,9 @@ impl AuthorizationManager {
         };
 
         debug!("exchange token result: {:?}", token_result);
+        // toolsearch patch 0008: only a Bearer token is sent as one (RFC 6749
+        // §7.1: the type is compared case-insensitively).
+        Self::require_bearer(&token_result)?;
 
         // SEP-2350: an omitted `scope` means the grant equals the request (RFC 6749 §5.1).
         let response_scopes = token_result
@@ -2680,6 +2711,9 @@ impl AuthorizationManager {
                 _ => return Err(AuthError::TokenRefreshFailed(error.to_string())),
             },
         };
+
+        // toolsearch patch 0008: a refresh answering another token type is refused too.
+        Self::require_bearer(&token_result)?;
 
         // RFC 6749 section 6: issuing a new refresh token on refresh is optional.
         // When the response omits one, keep the existing refresh token rather than

@@ -1,0 +1,181 @@
+//! Every request to an authorization server (discovery, registration,
+//! token, revocation) and the login's first probe of the server: untrusted
+//! input, so each is bounded in time ([`TIMEOUT`]) and size ([`MAX_BODY`]),
+//! goes only to `https://` (or `http://` on loopback, for tests and local
+//! servers), and follows a redirect only within the same origin, at most
+//! [`MAX_REDIRECTS`] times.
+
+use std::path::Path;
+use std::time::Duration;
+
+use futures::StreamExt as _;
+use rmcp::transport::auth::{
+    OAuthHttpClient, OAuthHttpClientError, OAuthHttpClientFuture, OAuthHttpRedirectPolicy,
+    OAuthHttpRequest,
+};
+
+/// The longest one request may take, the body read included.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// The largest body read from an authorization server.
+pub const MAX_BODY: usize = 256 << 10;
+/// Redirects followed (same origin only).
+pub const MAX_REDIRECTS: usize = 3;
+
+/// The OAuth HTTP client (see the module's documentation).
+pub struct Net {
+    follow: reqwest::Client,
+    stop: reqwest::Client,
+}
+
+/// Why a URL is refused, when it is: `https`, or `http` to a loopback host.
+pub fn refuse(url: &url::Url) -> Option<String> {
+    match url.scheme() {
+        "https" => None,
+        "http" if is_loopback(url) => None,
+        "http" => Some(format!(
+            "refused {}: OAuth endpoints must be https:// (http:// only on loopback)",
+            shown(url)
+        )),
+        other => Some(format!("refused a `{}` URL: OAuth endpoints must be https://", other.escape_debug())),
+    }
+}
+
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => false,
+    }
+}
+
+/// A URL as said in errors: origin and path, never its query.
+pub fn shown(url: &url::Url) -> String {
+    crate::text::clean_for_log(&format!("{}{}", url.origin().ascii_serialization(), url.path()), 200)
+}
+
+impl Net {
+    /// The client, trusting `ca_file`'s roots beside the system's.
+    ///
+    /// # Errors
+    /// An unreadable CA file, or a client that cannot be built.
+    pub fn new(ca_file: Option<&Path>) -> anyhow::Result<Net> {
+        crate::upstream::http_client::install_tls_provider();
+        let roots = match ca_file {
+            Some(path) => {
+                let pem = crate::trust::read_trusted(path, 16 << 20, crate::trust::Trust::Shared)
+                    .map_err(|e| anyhow::anyhow!("cannot read ca_file {}: {e}", path.display()))?;
+                Some(
+                    reqwest::Certificate::from_pem_bundle(&pem)
+                        .map_err(|e| anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display()))?,
+                )
+            }
+            None => None,
+        };
+        let build = |redirect: reqwest::redirect::Policy| {
+            let mut b = reqwest::Client::builder()
+                .timeout(TIMEOUT)
+                .connect_timeout(Duration::from_secs(5))
+                .redirect(redirect)
+                .user_agent(concat!("toolsearch/", env!("CARGO_PKG_VERSION")));
+            if let Some(r) = &roots {
+                b = b.tls_certs_merge(r.clone());
+            }
+            b.build().map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))
+        };
+        Ok(Net {
+            follow: build(same_origin())?,
+            stop: build(reqwest::redirect::Policy::none())?,
+        })
+    }
+
+    /// GET or POST through the bounded client; the status, headers and body.
+    pub(crate) async fn send(
+        &self,
+        request: reqwest::Request,
+        follow: bool,
+    ) -> Result<http::Response<Vec<u8>>, String> {
+        if let Some(why) = refuse(request.url()) {
+            return Err(why);
+        }
+        let target = shown(request.url());
+        let client = if follow { &self.follow } else { &self.stop };
+        let response = client
+            .execute(request)
+            .await
+            .map_err(|e| format!("{target}: {}", describe(&e)))?;
+        let mut out = http::Response::builder().status(response.status());
+        for (k, v) in response.headers() {
+            out = out.header(k, v);
+        }
+        if response.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+            return Err(format!("{target} answered more than {MAX_BODY} bytes"));
+        }
+        let mut body = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| format!("{target}: {}", describe(&e)))?;
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(format!("{target} answered more than {MAX_BODY} bytes"));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        out.body(body).map_err(|e| e.to_string())
+    }
+}
+
+/// A reqwest error in a sentence: its cause chain, no URL query.
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return format!("no answer within {} s", TIMEOUT.as_secs());
+    }
+    let mut text = crate::text::redact_urls(&e.to_string()).into_owned();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&crate::text::redact_urls(&s.to_string()));
+        source = s.source();
+    }
+    crate::text::clean_for_log(&text, 400)
+}
+
+/// Follows a redirect only to the same origin, at most [`MAX_REDIRECTS`].
+fn same_origin() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(url::Url::origin);
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
+        }
+        if first.as_ref() != Some(&attempt.url().origin()) {
+            let to = shown(attempt.url());
+            return attempt.error(format!(
+                "a redirect to another origin ({to}) is not followed"
+            ));
+        }
+        attempt.follow()
+    })
+}
+
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl OAuthHttpClient for Net {
+    fn execute(&self, request: OAuthHttpRequest) -> OAuthHttpClientFuture<'_> {
+        Box::pin(async move {
+            let follow = request.redirect_policy == OAuthHttpRedirectPolicy::Follow;
+            let request = reqwest::Request::try_from(request.request)
+                .map_err(|e| Box::new(e) as OAuthHttpClientError)?;
+            self.send(request, follow)
+                .await
+                .map_err(|e| Box::new(Refused(e)) as OAuthHttpClientError)
+        })
+    }
+}

@@ -1,0 +1,309 @@
+//! A login at rest: one JSON file per server and owner under
+//! `$XDG_STATE_HOME/toolsearch/oauth/` (`<server>.gateway.json` or
+//! `<server>.profile-<name>.json`), mode 0600 in a 0700 folder, written
+//! atomically (a temporary file renamed over it) and read under the rule of
+//! every trusted file (`crate::trust`, as a secret). Never in the config,
+//! logs, metrics, traces or `config check`.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rmcp::transport::auth::{AuthorizationMetadata, StoredCredentials};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, ServerConfig};
+
+/// The format tag of a login file.
+const FORMAT: &str = "toolsearch-oauth-1";
+/// A login file is small; a larger one is not read.
+const MAX_BYTES: u64 = 256 << 10;
+
+/// Whose login: the gateway's, or one profile's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Owner {
+    /// The gateway's (`login = "gateway"`, the default).
+    Gateway,
+    /// A profile's (`login = "<profile>"`).
+    Profile(String),
+}
+
+impl Owner {
+    /// The owner a server entry names.
+    pub fn of(cfg: &ServerConfig) -> Owner {
+        match cfg.oauth.as_ref().and_then(|o| o.owner()) {
+            Some(p) => Owner::Profile(p.to_string()),
+            None => Owner::Gateway,
+        }
+    }
+
+    fn file_part(&self) -> String {
+        match self {
+            Owner::Gateway => "gateway".into(),
+            Owner::Profile(p) => format!("profile-{p}"),
+        }
+    }
+
+    /// `toolsearch oauth login NAME` with `--profile P` when a profile's.
+    pub fn login_command(&self, server: &str) -> String {
+        match self {
+            Owner::Gateway => format!("toolsearch oauth login {server}"),
+            Owner::Profile(p) => format!("toolsearch oauth login {server} --profile {p}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Owner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Owner::Gateway => f.write_str("the gateway"),
+            Owner::Profile(p) => write!(f, "profile `{p}`"),
+        }
+    }
+}
+
+/// What a login file holds.
+#[derive(Clone, Serialize, Deserialize)]
+pub struct Record {
+    /// `toolsearch-oauth-1`.
+    pub format: String,
+    /// The server entry's name.
+    pub server: String,
+    /// `gateway` or `profile-<name>`.
+    pub owner: String,
+    /// The server's URL when the login was made: another URL needs a new login.
+    pub url: String,
+    /// Changes with each login (not with refreshes): a running gateway tells a
+    /// new login from a refresh by it.
+    pub login_id: String,
+    /// When the login was made (seconds since the epoch).
+    pub logged_in_at: u64,
+    /// The resource the tokens are for (RFC 8707).
+    pub resource: String,
+    /// The authorization server's metadata as discovered at login.
+    pub metadata: AuthorizationMetadata,
+    /// The client id, the tokens and the scopes granted.
+    pub credentials: StoredCredentials,
+    /// Set when the tokens can no longer be used (a refresh token rejected):
+    /// why. The gateway then reports the server as needing a login.
+    #[serde(default)]
+    pub needs_login: Option<String>,
+}
+
+impl std::fmt::Debug for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Record")
+            .field("server", &self.server)
+            .field("owner", &self.owner)
+            .field("credentials", &self.credentials)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Seconds since the epoch (what login files count in).
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The file of `server`'s login owned by `owner`, in `dir`.
+pub fn path_in(dir: &Path, server: &str, owner: &Owner) -> PathBuf {
+    dir.join(format!("{server}.{}.json", owner.file_part()))
+}
+
+/// The file of the login a server entry uses (in `$XDG_STATE_HOME`).
+pub fn path_of(cfg: &ServerConfig) -> anyhow::Result<PathBuf> {
+    let dir = crate::config::oauth_dir().ok_or_else(|| {
+        anyhow::anyhow!("neither XDG_STATE_HOME nor HOME is set: there is no place for logins")
+    })?;
+    Ok(path_in(&dir, cfg.name(), &Owner::of(cfg)))
+}
+
+impl Record {
+    pub(crate) fn new(
+        cfg: &ServerConfig,
+        owner: &Owner,
+        resource: String,
+        metadata: AuthorizationMetadata,
+        credentials: StoredCredentials,
+    ) -> Record {
+        let mut id = [0u8; 12];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut id);
+        Record {
+            format: FORMAT.into(),
+            server: cfg.name().into(),
+            owner: owner.file_part(),
+            url: cfg.url.clone().unwrap_or_default(),
+            login_id: crate::text::hex(&id),
+            logged_in_at: now_secs(),
+            resource,
+            metadata,
+            credentials,
+            needs_login: None,
+        }
+    }
+
+    /// When the access token expires (seconds since the epoch), when known.
+    pub fn expires_at(&self) -> Option<u64> {
+        use rmcp::transport::auth::OAuthTokenResponse;
+        use oauth2::TokenResponse as _;
+        let t: &OAuthTokenResponse = self.credentials.token_response.as_ref()?;
+        Some(self.credentials.token_received_at? + t.expires_in()?.as_secs())
+    }
+
+    /// Reads the login at `path` (`Ok(None)`: there is none).
+    ///
+    /// # Errors
+    /// A file the trust rule refuses, or one that is not a login.
+    pub fn read(path: &Path) -> Result<Option<Record>, String> {
+        if !path.exists() {
+            return Ok(None);
+        }
+        let bytes = crate::trust::read_trusted(path, MAX_BYTES, crate::trust::Trust::Secret)
+            .map_err(|e| format!("cannot read the login {}: {e}", path.display()))?;
+        let record: Record = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("the login {} is unreadable ({e}); log in again", path.display()))?;
+        if record.format != FORMAT {
+            return Err(format!(
+                "the login {} is of another format (`{}`); log in again",
+                path.display(),
+                record.format.escape_debug()
+            ));
+        }
+        Ok(Some(record))
+    }
+
+    /// Writes it to `path` atomically (0600, in a 0700 folder).
+    ///
+    /// # Errors
+    /// The folder or the file cannot be written.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        static TMP: AtomicU64 = AtomicU64::new(0);
+        let bytes = serde_json::to_vec_pretty(self)?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        crate::upstream::manifest::create_private_dir(dir)?;
+        let tmp = dir.join(format!(
+            ".{}.{}-{}.tmp",
+            self.server,
+            std::process::id(),
+            TMP.fetch_add(1, Ordering::Relaxed)
+        ));
+        let result = (|| {
+            use std::io::Write as _;
+            let mut f = crate::upstream::manifest::open_private(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+/// One server's login, as `toolsearch oauth status` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LoginStatus {
+    /// The server entry's name.
+    pub server: String,
+    /// `gateway` or `profile:<name>`.
+    pub owner: String,
+    /// `logged-in`, `expired` (a refresh token will renew it), `needs-login`.
+    pub state: String,
+    /// The access token's expiry (RFC 3339, UTC), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// The profiles that call the server with this login.
+    pub profiles: Vec<String>,
+    /// Why it needs a login, and the command.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The login state of every `oauth` server in `cfg` (never a token).
+pub fn status(cfg: &Config) -> Vec<LoginStatus> {
+    let profiles: Vec<String> = cfg.profiles().iter().map(|p| p.name().to_string()).collect();
+    cfg.servers
+        .iter()
+        .filter_map(|s| Some((s, s.oauth.as_ref()?)))
+        .map(|(s, o)| {
+            let owner = Owner::of(s);
+            let read = path_of(s).map_err(|e| e.to_string()).and_then(|p| Record::read(&p));
+            let command = owner.login_command(s.name());
+            let (state, reason, expires, scopes) = match read {
+                Ok(Some(r)) if r.needs_login.is_some() => (
+                    "needs-login",
+                    Some(format!("{}; run `{command}`", r.needs_login.clone().unwrap_or_default())),
+                    None,
+                    r.credentials.granted_scopes.clone(),
+                ),
+                Ok(Some(r)) if r.url != s.url.clone().unwrap_or_default() => (
+                    "needs-login",
+                    Some(format!("the login was made for another URL; run `{command}`")),
+                    None,
+                    Vec::new(),
+                ),
+                Ok(Some(r)) => {
+                    let at = r.expires_at();
+                    let expired = at.is_some_and(|t| t <= now_secs());
+                    (
+                        if expired { "expired" } else { "logged-in" },
+                        None,
+                        at.map(rfc3339),
+                        r.credentials.granted_scopes.clone(),
+                    )
+                }
+                Ok(None) => ("needs-login", Some(format!("no login yet; run `{command}`")), None, Vec::new()),
+                Err(e) => ("needs-login", Some(format!("{e}; run `{command}`")), None, Vec::new()),
+            };
+            LoginStatus {
+                server: s.name().to_string(),
+                owner: match &owner {
+                    Owner::Gateway => "gateway".into(),
+                    Owner::Profile(p) => format!("profile:{p}"),
+                },
+                state: state.into(),
+                expires,
+                scopes,
+                profiles: profiles.iter().filter(|p| o.shared_with(p)).cloned().collect(),
+                reason,
+            }
+        })
+        .collect()
+}
+
+/// Seconds since the epoch as RFC 3339 (UTC).
+fn rfc3339(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn expiry_times_read_as_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_798_675_200), "2026-12-31T00:00:00Z");
+        assert_eq!(super::rfc3339(951_782_400 + 3661), "2000-02-29T01:01:01Z");
+    }
+}
