@@ -1,7 +1,8 @@
 //! `toolsearch connect` for each client, in a temporary home holding a realistic
 //! config of that client with two servers: a stdio one with a secret in its
-//! environment (moved behind the gateway) and a remote one that signs in with
-//! the client's OAuth (kept). Connect, check the client's file against its
+//! environment and a remote one that signs in with the client's OAuth (both
+//! moved behind the gateway; the remote one needs a login of the gateway's
+//! own, `toolsearch oauth login`, and is listed so). Connect, check the client's file against its
 //! documented shape, run the client's own listing where its CLI installs from
 //! npm (Claude Code, Gemini CLI, Codex), let the client write something new,
 //! undo, and check that the servers are back and the new entry is kept.
@@ -146,7 +147,12 @@ fn round_trip(
     assert!(out.status.success(), "dry run: {}", text(&out));
     assert_eq!(h.read(file), before, "a dry run changes nothing");
     assert!(!h.path(".config/toolsearch/config.toml").exists());
-    assert_eq!(dry["moved"][0]["name"], "time", "{dry}");
+    let names = |v: &Value| -> Vec<String> {
+        let mut n: Vec<String> = v.as_array().into_iter().flatten().filter_map(|m| m["name"].as_str().map(str::to_owned)).collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&dry["moved"]), ["remote", "time"], "{dry}");
     assert!(
         !text(&out).contains(SECRET),
         "the dry run shows no secret:\n{}",
@@ -160,15 +166,16 @@ fn round_trip(
         "connect prints no secret:\n{}",
         text(&out)
     );
-    assert_eq!(report["moved"].as_array().unwrap().len(), 1, "{report}");
-    assert_eq!(report["kept"].as_array().unwrap().len(), 1, "{report}");
-    let reason = report["kept"][0]["reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("OAuth"), "{report}");
+    assert_eq!(names(&report["moved"]), ["remote", "time"], "{report}");
+    assert_eq!(report["kept"], json!([]), "{report}");
+    let remote = report["moved"].as_array().unwrap().iter().find(|m| m["name"] == "remote").unwrap();
+    let login = format!("toolsearch oauth login {}", remote["as"].as_str().unwrap());
+    assert_eq!(remote["needs_login"], json!(login), "{report}");
+    assert_eq!(report["logins"]["run"], json!([login]), "{report}");
     let after = servers(&h.read(file));
-    assert!(after.get("time").is_none(), "{client}: moved: {after}");
     assert!(
-        after.get("remote").is_some(),
-        "{client}: the OAuth server stays: {after}"
+        after.get("time").is_none() && after.get("remote").is_none(),
+        "{client}: both moved: {after}"
     );
     let entry = &after["toolsearch"];
     let config = h.path(".config/toolsearch/config.toml");
@@ -193,9 +200,15 @@ fn round_trip(
         "{gateway}"
     );
     assert_eq!(mode(&config), 0o600);
+    assert!(gateway.contains(".oauth]"), "{gateway}");
     let check = run(h.command(&toolsearch()).args(["config", "check"]), 60);
     assert!(check.status.success(), "config check: {}", text(&check));
     assert!(!text(&check).contains(SECRET));
+    // The OAuth server needs a login, and says which command makes it.
+    let status = run(h.command(&toolsearch()).args(["oauth", "status"]), 60);
+    let st: Value = serde_json::from_slice(&status.stdout).unwrap_or(Value::Null);
+    assert_eq!(st["servers"][0]["state"], "needs-login", "{}", text(&status));
+    assert!(st["servers"][0]["reason"].as_str().unwrap_or_default().contains(&login), "{st}");
     // Connecting again moves nothing more and keeps one entry.
     let (out, again) = h.connect(&[client]);
     assert!(out.status.success(), "{}", text(&out));
@@ -207,7 +220,7 @@ fn round_trip(
     add_own(h);
     let (out, undone) = h.connect(&[client, "--undo"]);
     assert!(out.status.success(), "undo: {}", text(&out));
-    assert_eq!(undone["restored"], json!(["time"]), "{undone}");
+    assert_eq!(names(&undone["restored"].as_array().unwrap().iter().map(|n| json!({"name": n})).collect::<Value>()), ["remote", "time"], "{undone}");
     let restored = servers(&h.read(file));
     assert!(restored.get("toolsearch").is_none(), "{restored}");
     assert!(

@@ -33,6 +33,7 @@ mod lifecycle;
 mod live_definitions;
 mod liveness;
 mod metadata;
+mod oauth_client;
 mod plans;
 mod profiles;
 mod progress;

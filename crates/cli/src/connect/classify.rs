@@ -19,6 +19,35 @@ pub struct Table {
     pub headers: BTreeMap<String, String>,
     pub allow: Vec<String>,
     pub deny: Vec<String>,
+    /// A remote server the client logged in to with OAuth: moved with an
+    /// `oauth` table, needing `toolsearch oauth login` once (the client's
+    /// token store is never read).
+    pub oauth: Option<OAuthHint>,
+}
+
+/// What a client's entry says of its OAuth login.
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct OAuthHint {
+    pub client_id: Option<String>,
+    pub scopes: Vec<String>,
+}
+
+/// The OAuth hints of an entry: gemini's `oauth` {clientId, scopes},
+/// VS Code's and Cursor's `oauth` {clientId}.
+fn hint(e: &Map<String, Value>) -> OAuthHint {
+    let o = e.get("oauth").and_then(Value::as_object);
+    OAuthHint {
+        client_id: o
+            .and_then(|o| o.get("clientId").or_else(|| o.get("client_id")))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        scopes: o
+            .and_then(|o| o.get("scopes"))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default(),
+    }
 }
 
 impl Table {
@@ -81,13 +110,18 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
         // A stdio wrapper that signs in to a remote server through a browser
         // and keeps the tokens where the client runs it.
         let wraps = |s: &str| s.contains("mcp-remote");
-        if wraps(command)
-            || strings(e.get("args"))
-                .unwrap_or_default()
-                .iter()
-                .any(|a| wraps(a))
-        {
-            return Decision::Keep(oauth(client));
+        let args = strings(e.get("args")).unwrap_or_default();
+        if wraps(command) || args.iter().any(|a| wraps(a)) {
+            // `mcp-remote URL`: the gateway reaches the URL itself, with a
+            // login of its own.
+            return match args.iter().find(|a| a.starts_with("https://") || a.starts_with("http://")) {
+                Some(url) => Decision::Move(Table {
+                    url: Some(url.clone()),
+                    oauth: Some(OAuthHint::default()),
+                    ..Table::default()
+                }),
+                None => Decision::Keep(oauth(client)),
+            };
         }
         if !matches!(kind, "" | "stdio") {
             return Decision::Keep(format!("its type `{kind}` is not one the gateway speaks"));
@@ -116,11 +150,18 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
             "it speaks the old HTTP+SSE transport; the gateway speaks streamable HTTP".into(),
         );
     }
-    if ["oauth", "auth", "authProviderType"]
-        .iter()
-        .any(|k| e.contains_key(*k))
-    {
+    if ["auth", "authProviderType"].iter().any(|k| e.contains_key(*k)) {
         return Decision::Keep(oauth(client));
+    }
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Decision::Keep("its URL is not http(s)".into());
+    }
+    if e.contains_key("oauth") {
+        return Decision::Move(Table {
+            url: Some(url.to_owned()),
+            oauth: Some(hint(e)),
+            ..Table::default()
+        });
     }
     let Some(headers) = map(e.get("headers").or_else(|| e.get("http_headers"))) else {
         return Decision::Keep("its headers are not strings".into());
@@ -134,10 +175,13 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
                 || k.contains("token"))
     });
     if !credential {
-        return Decision::Keep(oauth(client));
-    }
-    if !(url.starts_with("https://") || url.starts_with("http://")) {
-        return Decision::Keep("its URL is not http(s)".into());
+        // Signed in with the client's OAuth login, or open: the move probes it.
+        return Decision::Move(Table {
+            url: Some(url.to_owned()),
+            headers,
+            oauth: Some(OAuthHint::default()),
+            ..Table::default()
+        });
     }
     Decision::Move(Table {
         url: Some(url.to_owned()),
@@ -148,8 +192,7 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
 
 fn oauth(client: Client) -> String {
     format!(
-        "a remote server with no credential in its config signs in with {}'s own OAuth login \
-         (or needs none), which the gateway cannot do for it",
+        "it signs in with {}'s own kind of login (not an OAuth 2.1 authorization server the gateway can log in to)",
         client.name()
     )
 }
@@ -265,14 +308,22 @@ mod tests {
         assert!(matches!(decide(Client::Codex, &gemini), Decision::Move(_)));
         let oauth = json!({"type": "http", "url": "https://mcp.example.com/mcp"});
         assert!(
-            matches!(decide(Client::ClaudeCode, &oauth), Decision::Keep(r) if r.contains("OAuth"))
+            matches!(decide(Client::ClaudeCode, &oauth), Decision::Move(t) if t.oauth.is_some())
         );
+        let remote = json!({"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse"]});
+        assert!(
+            matches!(decide(Client::Cursor, &remote), Decision::Move(t) if t.url.as_deref() == Some("https://mcp.example.com/sse") && t.oauth.is_some())
+        );
+        let google = json!({"httpUrl": "https://x/mcp", "authProviderType": "google_credentials"});
+        assert!(matches!(decide(Client::Gemini, &google), Decision::Keep(_)));
         let keyed = json!({"type": "http", "url": "https://x/mcp", "headers": {"Authorization": "Bearer abc"}});
         assert!(matches!(decide(Client::Vscode, &keyed), Decision::Move(t) if t.url.is_some()));
         let sse = json!({"type": "sse", "url": "https://x/sse", "headers": {"Authorization": "Bearer abc"}});
         assert!(matches!(decide(Client::ClaudeCode, &sse), Decision::Keep(r) if r.contains("SSE")));
-        let gem = json!({"httpUrl": "https://x/mcp", "oauth": {"enabled": true}});
-        assert!(matches!(decide(Client::Gemini, &gem), Decision::Keep(_)));
+        let gem = json!({"httpUrl": "https://x/mcp", "oauth": {"enabled": true, "clientId": "c1", "scopes": ["read"]}});
+        assert!(
+            matches!(decide(Client::Gemini, &gem), Decision::Move(t) if t.oauth == Some(OAuthHint { client_id: Some("c1".into()), scopes: vec!["read".into()] }))
+        );
         assert!(matches!(
             decide(Client::Codex, &json!({"command": "x", "enabled": false})),
             Decision::Keep(_)

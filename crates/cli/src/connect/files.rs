@@ -259,6 +259,7 @@ pub fn edit_gateway(path: &Path, add: &[(String, Table, String)], remove: &[Stri
     let mut doc: toml_edit::DocumentMut = old
         .parse()
         .with_context(|| format!("{} is not valid TOML", path.display()))?;
+    let doc_has_profiles = doc.contains_key("profiles");
     if !doc.contains_key("servers") {
         doc.insert(
             "servers",
@@ -313,6 +314,22 @@ pub fn edit_gateway(path: &Path, add: &[(String, Table, String)], remove: &[Stri
         }
         if !table.deny.is_empty() {
             t.insert("deny", list(&table.deny));
+        }
+        if let Some(hint) = &table.oauth {
+            let mut o = toml_edit::Table::new();
+            if let Some(id) = &hint.client_id {
+                o.insert("client_id", toml_edit::value(id.as_str()));
+            }
+            if !hint.scopes.is_empty() {
+                o.insert("scopes", list(&hint.scopes));
+            }
+            // With profiles configured, the login is the connected client's
+            // (it reaches the gateway over stdio: the `default` profile) and
+            // no other profile's.
+            if doc_has_profiles {
+                o.insert("profiles", list(&["default".to_string()]));
+            }
+            t.insert("oauth", toml_edit::Item::Table(o));
         }
         servers.push(t);
     }

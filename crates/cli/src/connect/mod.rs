@@ -163,6 +163,7 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
                     kept.push(json!({"name": name, "scope": place.scope.name(), "reason": reason}))
                 }
                 Decision::Move(table) => {
+                    let table = settle_oauth(table, e);
                     let key = table.key();
                     let as_name = match same.iter().find(|(k, _)| *k == key) {
                         Some((_, existing)) => {
@@ -202,6 +203,9 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
         .flat_map(|(place, plan)| {
             plan.moved.iter().map(|(n, a, t, _)| {
                 let mut m = json!({"name": n, "as": a, "scope": place.scope.name(), "transport": t.transport()});
+                if t.oauth.is_some() {
+                    m["needs_login"] = json!(format!("toolsearch oauth login {a}"));
+                }
                 if merged.contains(a) {
                     m["same_as_existing"] = json!(true);
                 }
@@ -316,7 +320,43 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
         report["warning"] = json!(note);
     }
     report["next"] = json!(client.next_step());
+    let logins: Vec<String> = plans
+        .iter()
+        .flat_map(|p| p.moved.iter())
+        .filter(|(_, a, t, _)| t.oauth.is_some() && !merged.contains(a))
+        .map(|(_, a, _, _)| format!("toolsearch oauth login {a}"))
+        .collect();
+    if !logins.is_empty() {
+        report["logins"] = json!({
+            "note": "these servers need a login of the gateway's own (the client's tokens are never read); until then the gateway lists them as needing a login",
+            "run": logins,
+        });
+    }
     Ok(report)
+}
+
+/// A remote server with no credential in the client's entry moves with
+/// `oauth` when it refuses a request without a token (or cannot be reached
+/// now: it is then asked again at login); one that answers needs no login.
+/// An entry that says `oauth` (or wraps `mcp-remote`) is not asked.
+fn settle_oauth(mut table: Table, entry: &Value) -> Table {
+    let said = entry.get("oauth").is_some() || table.command.is_none() && entry.get("command").is_some();
+    if table.oauth.is_none() || said {
+        return table;
+    }
+    let Some(url) = table.url.clone() else {
+        return table;
+    };
+    let open = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()
+        .and_then(|rt| rt.block_on(toolsearch_mcp::oauth::asks_for_login(&url)).ok())
+        == Some(false);
+    if open {
+        table.oauth = None;
+    }
+    table
 }
 
 /// The command the client's entry runs: this executable, unless it lives in

@@ -52,8 +52,12 @@ impl FileCredentials {
         }
     }
 
+    /// Marks the login as needing a new one, keeping the first reason.
     fn mark(&self, why: &str) -> Result<(), AuthError> {
         let mut r = self.current()?;
+        if r.needs_login.is_some() {
+            return Ok(());
+        }
         r.needs_login = Some(why.to_string());
         r.write(&self.path)
             .map_err(|e| AuthError::CredentialStoreError(e.to_string()))

@@ -108,6 +108,7 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
         );
     }
     let metadata = resolution.metadata.clone();
+    check_endpoints(&metadata, name)?;
     manager.set_metadata(resolution.metadata);
 
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
@@ -192,6 +193,34 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
     outcome
 }
 
+/// Refuses metadata naming an endpoint the login would not call: each is
+/// `https://` (`http://` on loopback) and a URL.
+fn check_endpoints(
+    m: &rmcp::transport::auth::AuthorizationMetadata,
+    name: &str,
+) -> anyhow::Result<()> {
+    let extra = |k: &str| m.additional_fields.get(k).and_then(serde_json::Value::as_str);
+    let endpoints = [
+        ("authorization_endpoint", Some(m.authorization_endpoint.as_str())),
+        ("token_endpoint", Some(m.token_endpoint.as_str())),
+        ("registration_endpoint", m.registration_endpoint.as_deref()),
+        ("revocation_endpoint", extra("revocation_endpoint")),
+    ];
+    for (key, value) in endpoints {
+        let Some(value) = value else { continue };
+        let why = match url::Url::parse(value) {
+            Ok(u) => net::refuse(&u),
+            Err(e) => Some(format!("it is not a URL ({e})")),
+        };
+        if let Some(why) = why {
+            anyhow::bail!(
+                "server `{name}`'s authorization server names a `{key}` the gateway will not call: {why}"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// An error and its causes in one line.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
@@ -207,10 +236,39 @@ fn chain(e: &dyn std::error::Error) -> String {
     crate::text::clean_for_log(&crate::text::redact_urls(&text), 600)
 }
 
+/// Whether the server at `url` asks for a login: true when it refuses a
+/// request without a token (401, or 403 with a challenge), false when it
+/// answers it. For `toolsearch connect`, deciding whether a remote server
+/// it moves needs `oauth`.
+///
+/// # Errors
+/// The server cannot be reached, or `url` is not one the gateway calls.
+pub async fn asks_for_login(url: &str) -> Result<bool, String> {
+    let url = url::Url::parse(url).map_err(|e| e.to_string())?;
+    let net = Net::new(None).map_err(|e| e.to_string())?;
+    let response = first_answer(&net, &url).await?;
+    Ok(!response.status().is_success())
+}
+
 /// The server's answer to a request with no token: its `WWW-Authenticate`
 /// challenge (`None` when it gives none: discovery then tries the
 /// well-known paths).
 async fn probe(net: &Net, url: &url::Url, name: &str) -> anyhow::Result<Option<String>> {
+    let response = first_answer(net, url)
+        .await
+        .map_err(|e| anyhow::anyhow!("server `{name}` could not be reached: {e}"))?;
+    if response.status().is_success() {
+        anyhow::bail!("server `{name}` answered without a login: it does not need OAuth (remove its `oauth` table)");
+    }
+    Ok(response
+        .headers()
+        .get(http::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string))
+}
+
+/// The server's answer to an `initialize` without a token.
+async fn first_answer(net: &Net, url: &url::Url) -> Result<http::Response<Vec<u8>>, String> {
     let body = serde_json::json!({
         "jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -224,18 +282,7 @@ async fn probe(net: &Net, url: &url::Url, name: &str) -> anyhow::Result<Option<S
         http::HeaderValue::from_static("application/json, text/event-stream"),
     );
     *request.body_mut() = Some(body.to_string().into());
-    let response = net
-        .send(request, true)
-        .await
-        .map_err(|e| anyhow::anyhow!("server `{name}` could not be reached: {e}"))?;
-    if response.status().is_success() {
-        anyhow::bail!("server `{name}` answered without a login: it does not need OAuth (remove its `oauth` table)");
-    }
-    Ok(response
-        .headers()
-        .get(http::header::WWW_AUTHENTICATE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string))
+    net.send(request, true).await
 }
 
 /// Opens `url` with `$BROWSER`, else the desktop's opener; says so when none.

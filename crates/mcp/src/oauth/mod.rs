@@ -19,5 +19,5 @@ pub mod login;
 pub mod net;
 pub mod record;
 
-pub use login::{login, logout, Done, LoginOptions};
+pub use login::{asks_for_login, login, logout, Done, LoginOptions};
 pub use record::{status, LoginStatus, Owner};
