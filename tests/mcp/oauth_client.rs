@@ -359,9 +359,9 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
     gw.client.cancel().await.ok();
 }
 
-#[test]
+#[tokio::test]
 #[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
-fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profiles() {
+async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profiles() {
     let w = World::new("login = \"ops\"");
     std::fs::write(
         &w.cfg,
@@ -381,6 +381,46 @@ fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profiles() {
     let st: Value = serde_json::from_str(&status).unwrap();
     assert_eq!(st["servers"][0]["profiles"], json!(["ops"]), "{st}");
     assert_eq!(st["servers"][0]["owner"], "profile:ops", "{st}");
+
+    // Through the gateway: ops calls the server as its login; dev does not
+    // see it, and hears it needs a login of its own.
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&w.cfg)
+        .env("XDG_STATE_HOME", &w.state)
+        .env("OPS", "ops-token-0123456789")
+        .env("DEV", "dev-token-0123456789");
+    let (mut child, port, lines) = spawn_http_gateway(cmd);
+    std::thread::spawn(move || for _ in lines {});
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let ops = crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
+    let dev = crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
+    let code = |c: &'static str| {
+        let args = json!({"code": c}).as_object().cloned().unwrap();
+        rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args)
+    };
+    let mut answer = String::new();
+    for _ in 0..60 {
+        let r = ops.peer().call_tool(code(ADD)).await.unwrap();
+        answer = serde_json::to_string(&r).unwrap();
+        if r.is_error != Some(true) && answer.contains("42") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(answer.contains("42"), "ops calls with its login: {answer}");
+    let r = dev.peer().call_tool(code(ADD)).await.unwrap();
+    let text = serde_json::to_string(&r).unwrap();
+    assert!(!text.contains("42"), "dev never calls as ops: {text}");
+    let r = dev
+        .peer()
+        .call_tool(code("return await openclaw.tools.search('add two integers')"))
+        .await
+        .unwrap();
+    let text = serde_json::to_string(&r).unwrap();
+    assert!(text.contains("needs a login for profile `dev`"), "{text}");
+    let _ = child.kill();
+    let _ = child.wait();
     // A gateway login with profiles configured must name whom it serves.
     std::fs::write(
         &w.cfg,

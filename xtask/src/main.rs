@@ -31,6 +31,8 @@ const APT_PACKAGES: &[(&str, &str)] = &[
     // The replica tests run HAProxy in front of gateways sharing a Redis.
     ("haproxy", "/usr/sbin/haproxy"),
     ("redis-server", "/usr/bin/redis-server"),
+    // The OAuth login test opens the authorization URL in headless Chromium.
+    ("chromium", "/usr/bin/chromium"),
 ];
 
 const USAGE: &str = "usage: cargo xtask <task>
