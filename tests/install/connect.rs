@@ -148,7 +148,12 @@ fn round_trip(
     assert_eq!(h.read(file), before, "a dry run changes nothing");
     assert!(!h.path(".config/toolsearch/config.toml").exists());
     let names = |v: &Value| -> Vec<String> {
-        let mut n: Vec<String> = v.as_array().into_iter().flatten().filter_map(|m| m["name"].as_str().map(str::to_owned)).collect();
+        let mut n: Vec<String> = v
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["name"].as_str().map(str::to_owned))
+            .collect();
         n.sort();
         n
     };
@@ -168,7 +173,12 @@ fn round_trip(
     );
     assert_eq!(names(&report["moved"]), ["remote", "time"], "{report}");
     assert_eq!(report["kept"], json!([]), "{report}");
-    let remote = report["moved"].as_array().unwrap().iter().find(|m| m["name"] == "remote").unwrap();
+    let remote = report["moved"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "remote")
+        .unwrap();
     let login = format!("toolsearch oauth login {}", remote["as"].as_str().unwrap());
     assert_eq!(remote["needs_login"], json!(login), "{report}");
     assert_eq!(report["logins"]["run"], json!([login]), "{report}");
@@ -207,8 +217,19 @@ fn round_trip(
     // The OAuth server needs a login, and says which command makes it.
     let status = run(h.command(&toolsearch()).args(["oauth", "status"]), 60);
     let st: Value = serde_json::from_slice(&status.stdout).unwrap_or(Value::Null);
-    assert_eq!(st["servers"][0]["state"], "needs-login", "{}", text(&status));
-    assert!(st["servers"][0]["reason"].as_str().unwrap_or_default().contains(&login), "{st}");
+    assert_eq!(
+        st["servers"][0]["state"],
+        "needs-login",
+        "{}",
+        text(&status)
+    );
+    assert!(
+        st["servers"][0]["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&login),
+        "{st}"
+    );
     // Connecting again moves nothing more and keeps one entry.
     let (out, again) = h.connect(&[client]);
     assert!(out.status.success(), "{}", text(&out));
@@ -220,7 +241,18 @@ fn round_trip(
     add_own(h);
     let (out, undone) = h.connect(&[client, "--undo"]);
     assert!(out.status.success(), "undo: {}", text(&out));
-    assert_eq!(names(&undone["restored"].as_array().unwrap().iter().map(|n| json!({"name": n})).collect::<Value>()), ["remote", "time"], "{undone}");
+    assert_eq!(
+        names(
+            &undone["restored"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| json!({"name": n}))
+                .collect::<Value>()
+        ),
+        ["remote", "time"],
+        "{undone}"
+    );
     let restored = servers(&h.read(file));
     assert!(restored.get("toolsearch").is_none(), "{restored}");
     assert!(

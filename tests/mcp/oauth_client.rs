@@ -40,7 +40,8 @@ impl Fixture {
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let first = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{script} printed {line:?}"));
+        let first =
+            serde_json::from_str(&line).unwrap_or_else(|_| panic!("{script} printed {line:?}"));
         Fixture { child, first }
     }
     fn port(&self) -> u16 {
@@ -138,17 +139,28 @@ fn get(url: &str) -> (u16, String, String) {
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let mut s = std::net::TcpStream::connect(authority).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(s, "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut all = String::new();
     let _ = s.read_to_string(&mut all);
     let (head, body) = all.split_once("\r\n\r\n").unwrap_or((&all, ""));
-    let status = head.split_whitespace().nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     (status, head.to_string(), body.to_string())
 }
 
 fn location(head: &str) -> Option<String> {
     head.lines()
-        .find_map(|l| l.strip_prefix("location: ").or_else(|| l.strip_prefix("Location: ")))
+        .find_map(|l| {
+            l.strip_prefix("location: ")
+                .or_else(|| l.strip_prefix("Location: "))
+        })
         .map(|l| l.trim().to_string())
 }
 
@@ -259,14 +271,17 @@ fn mode(p: &Path) -> u32 {
 
 #[tokio::test]
 #[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
-async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revoked_one_says_the_command() {
+async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revoked_one_says_the_command(
+) {
     let w = World::new("");
     // Short-lived access tokens: the gateway renews them before they expire.
     w.configure(json!({"access_ttl": 4}));
 
     // A gateway started before any login: the server needs one, and says how.
     let gw = w.gateway().await;
-    let before = gw.code("return await openclaw.tools.search('add two integers')").await;
+    let before = gw
+        .code("return await openclaw.tools.search('add two integers')")
+        .await;
     assert!(
         before.to_string().contains("toolsearch oauth login prot"),
         "the model learns why the server is missing and the command: {before}"
@@ -279,13 +294,22 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
     let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
     assert!(ok, "{said}");
     assert!(said.contains("Logged in to `prot`"), "{said}");
-    assert!(said.contains("page: <!doctype html>") && said.contains("logged in to prot"), "{said}");
+    assert!(
+        said.contains("page: <!doctype html>") && said.contains("logged in to prot"),
+        "{said}"
+    );
     let file = w.login_file();
     assert_eq!(mode(&file), 0o600);
     assert_eq!(mode(file.parent().unwrap()), 0o700);
     let first: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    let access = first["credentials"]["token_response"]["access_token"].as_str().unwrap().to_string();
-    let refresh = first["credentials"]["token_response"]["refresh_token"].as_str().unwrap().to_string();
+    let access = first["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let refresh = first["credentials"]["token_response"]["refresh_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(
         w.stats()["resources"],
         json!([w.url]),
@@ -309,10 +333,22 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
     let n = w.stats()["refreshes"].as_u64().unwrap();
     let v = gw.code(ADD).await;
     assert_eq!(v["ok"], true, "the client does not notice: {v}");
-    assert_eq!(w.stats()["refreshes"].as_u64().unwrap(), n + 1, "{}", w.stats());
+    assert_eq!(
+        w.stats()["refreshes"].as_u64().unwrap(),
+        n + 1,
+        "{}",
+        w.stats()
+    );
     let now: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    assert_ne!(now["credentials"]["token_response"]["refresh_token"], json!(refresh), "rotated and kept");
-    assert_ne!(now["credentials"]["token_response"]["access_token"], json!(access));
+    assert_ne!(
+        now["credentials"]["token_response"]["refresh_token"],
+        json!(refresh),
+        "rotated and kept"
+    );
+    assert_ne!(
+        now["credentials"]["token_response"]["access_token"],
+        json!(access)
+    );
     assert_eq!(now["login_id"], first["login_id"]);
 
     // Refresh tokens revoked: the next call fails fast with the command,
@@ -323,23 +359,37 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
     assert!(t0.elapsed() < Duration::from_secs(10), "fails fast");
     assert_eq!(v["ok"], false, "{v}");
     assert!(v.to_string().contains("toolsearch oauth login prot"), "{v}");
-    let v = until(&gw, "return await openclaw.tools.search('add two integers')", |v| {
-        v.to_string().contains("needs a login")
-    })
+    let v = until(
+        &gw,
+        "return await openclaw.tools.search('add two integers')",
+        |v| v.to_string().contains("needs a login"),
+    )
     .await;
     assert!(v.to_string().contains("toolsearch oauth login prot"), "{v}");
     let (_, status, _) = output(w.toolsearch(&["oauth", "status"]));
     let st: Value = serde_json::from_str(&status).unwrap();
     assert_eq!(st["servers"][0]["state"], "needs-login", "{st}");
-    assert!(st["servers"][0]["reason"].as_str().unwrap().contains("rejected the refresh token"), "{st}");
+    assert!(
+        st["servers"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rejected the refresh token"),
+        "{st}"
+    );
     let mut check = Command::new(binary());
     check
         .args(["config", "check", "--servers"])
         .arg(&w.cfg)
         .env("XDG_STATE_HOME", &w.state);
     let (ok, out, err) = output(check);
-    assert!(out.contains("needs a login") || err.contains("needs a login"), "{ok} {out} {err}");
-    assert!(!out.contains(&access) && !err.contains(&access), "no token in config check");
+    assert!(
+        out.contains("needs a login") || err.contains("needs a login"),
+        "{ok} {out} {err}"
+    );
+    assert!(
+        !out.contains(&access) && !err.contains(&access),
+        "no token in config check"
+    );
 
     // Logged in again: served again without a restart.
     let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
@@ -352,9 +402,15 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
     let (ok, _, err) = output(w.toolsearch(&["oauth", "logout", "prot"]));
     assert!(ok, "{err}");
     assert!(err.contains("refresh_token revoked"), "{err}");
-    assert!(w.stats()["revoked"].as_array().unwrap().contains(&json!("refresh_token")));
+    assert!(w.stats()["revoked"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("refresh_token")));
     assert!(!file.exists());
-    let v = until(&gw, ADD, |v| v["ok"] == false && v.to_string().contains("logged out")).await;
+    let v = until(&gw, ADD, |v| {
+        v["ok"] == false && v.to_string().contains("logged out")
+    })
+    .await;
     assert!(v.to_string().contains("toolsearch oauth login prot"), "{v}");
     gw.client.cancel().await.ok();
 }
@@ -374,9 +430,17 @@ async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profil
     .unwrap();
     let (ok, said) = login(&w, &[], Browser::Follow, &[]);
     assert!(!ok && said.contains("--profile ops"), "{said}");
-    let (ok, said) = login(&w, &["--profile", "ops", "--no-browser"], Browser::Follow, &[]);
+    let (ok, said) = login(
+        &w,
+        &["--profile", "ops", "--no-browser"],
+        Browser::Follow,
+        &[],
+    );
     assert!(ok, "{said}");
-    assert!(w.state.join("toolsearch/oauth/prot.profile-ops.json").exists());
+    assert!(w
+        .state
+        .join("toolsearch/oauth/prot.profile-ops.json")
+        .exists());
     let (_, status, _) = output(w.toolsearch(&["oauth", "status"]));
     let st: Value = serde_json::from_str(&status).unwrap();
     assert_eq!(st["servers"][0]["profiles"], json!(["ops"]), "{st}");
@@ -393,8 +457,10 @@ async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profil
     let (mut child, port, lines) = spawn_http_gateway(cmd);
     std::thread::spawn(move || for _ in lines {});
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let ops = crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
-    let dev = crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
+    let ops =
+        crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
+    let dev =
+        crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
     let code = |c: &'static str| {
         let args = json!({"code": c}).as_object().cloned().unwrap();
         rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args)
@@ -414,7 +480,9 @@ async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profil
     assert!(!text.contains("42"), "dev never calls as ops: {text}");
     let r = dev
         .peer()
-        .call_tool(code("return await openclaw.tools.search('add two integers')"))
+        .call_tool(code(
+            "return await openclaw.tools.search('add two integers')",
+        ))
         .await
         .unwrap();
     let text = serde_json::to_string(&r).unwrap();
@@ -453,7 +521,10 @@ fn hostile_authorization_servers_are_refused_with_their_reason() {
         let w = World::hostile(&hostile);
         let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
         assert!(!ok, "{mode}: refused\n{said}");
-        assert!(said.contains(reason), "{mode}: the reason says `{reason}`:\n{said}");
+        assert!(
+            said.contains(reason),
+            "{mode}: the reason says `{reason}`:\n{said}"
+        );
         assert!(!w.login_file().exists(), "{mode}: nothing stored");
         eprintln!("{mode}: {}", said.lines().last().unwrap_or_default());
     }
@@ -472,7 +543,10 @@ impl World {
         let cfg = temp_path("gateway.toml");
         std::fs::write(
             &cfg,
-            format!("[[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\n", f.url()),
+            format!(
+                "[[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\n",
+                f.url()
+            ),
         )
         .unwrap();
         let state = cfg.parent().unwrap().join("state");
@@ -491,7 +565,12 @@ impl World {
 fn headless_chromium_completes_the_loopback_redirect() {
     let chromium = ["chromium", "chromium-browser"]
         .into_iter()
-        .find(|c| Command::new(c).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
         .expect("chromium is installed (`cargo xtask setup`)");
     let w = World::new("");
     // `$BROWSER` as a user sets it: the login opens the URL with it.
@@ -510,10 +589,17 @@ fn headless_chromium_completes_the_loopback_redirect() {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let (ok, said) = login(&w, &[], Browser::Own, &[("BROWSER", script.to_str().unwrap())]);
+    let (ok, said) = login(
+        &w,
+        &[],
+        Browser::Own,
+        &[("BROWSER", script.to_str().unwrap())],
+    );
     assert!(ok, "{said}");
     assert!(said.contains("Logged in to `prot`"), "{said}");
     let record: Value = serde_json::from_slice(&std::fs::read(w.login_file()).unwrap()).unwrap();
     assert_eq!(record["resource"], json!(w.url));
-    let _ = Command::new("pkill").args(["-f", &profile.display().to_string()]).status();
+    let _ = Command::new("pkill")
+        .args(["-f", &profile.display().to_string()])
+        .status();
 }

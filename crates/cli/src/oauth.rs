@@ -63,23 +63,44 @@ pub enum Command {
 }
 
 fn server<'a>(cfg: &'a Config, name: &str) -> Result<&'a toolsearch_mcp::config::ServerConfig> {
-    cfg.servers.iter().find(|s| s.name() == name).ok_or_else(|| {
-        let known: Vec<&str> = cfg.servers.iter().filter(|s| s.oauth.is_some()).map(|s| s.name()).collect();
-        anyhow::anyhow!(
-            "no server `{name}` in the configuration (servers with `oauth`: {})",
-            if known.is_empty() { "none".to_string() } else { known.join(", ") }
-        )
-    })
+    cfg.servers
+        .iter()
+        .find(|s| s.name() == name)
+        .ok_or_else(|| {
+            let known: Vec<&str> = cfg
+                .servers
+                .iter()
+                .filter(|s| s.oauth.is_some())
+                .map(|s| s.name())
+                .collect();
+            anyhow::anyhow!(
+                "no server `{name}` in the configuration (servers with `oauth`: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
     toolsearch_mcp::http_client::install_tls_provider();
-    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+    Ok(tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?)
 }
 
 pub fn run(cmd: Command) -> Result<ExitCode> {
     match cmd {
-        Command::Login { server: name, profile, scopes, no_browser, timeout, config } => {
+        Command::Login {
+            server: name,
+            profile,
+            scopes,
+            no_browser,
+            timeout,
+            config,
+        } => {
             let cfg = Config::load(&config_file(config)?)?;
             let s = server(&cfg, &name)?;
             let opts = oauth::LoginOptions {
@@ -102,11 +123,20 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
             let done = runtime()?.block_on(oauth::login(s, opts))?;
             let expires = done
                 .expires_at
-                .map(|t| format!(", the access token expires in {} s", t.saturating_sub(oauth::record::now_secs())))
+                .map(|t| {
+                    format!(
+                        ", the access token expires in {} s",
+                        t.saturating_sub(oauth::record::now_secs())
+                    )
+                })
                 .unwrap_or_default();
             eprintln!(
                 "Logged in to `{name}` (scopes: {}{expires}). A running gateway uses it now.",
-                if done.scopes.is_empty() { "as granted".to_string() } else { done.scopes.join(" ") }
+                if done.scopes.is_empty() {
+                    "as granted".to_string()
+                } else {
+                    done.scopes.join(" ")
+                }
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -115,9 +145,17 @@ pub fn run(cmd: Command) -> Result<ExitCode> {
             let all = oauth::status(&cfg);
             let needs = all.iter().any(|s| s.state == "needs-login");
             print_json(serde_json::json!({ "servers": all }))?;
-            Ok(if needs { ExitCode::from(3) } else { ExitCode::SUCCESS })
+            Ok(if needs {
+                ExitCode::from(3)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
-        Command::Logout { server: name, profile, config } => {
+        Command::Logout {
+            server: name,
+            profile,
+            config,
+        } => {
             let cfg = Config::load(&config_file(config)?)?;
             let s = server(&cfg, &name)?;
             let said = runtime()?.block_on(oauth::logout(s, profile.as_deref()))?;

@@ -186,6 +186,24 @@ fn holders(path: &Path) -> Result<Vec<PathBuf>, String> {
     Err(format!("more than {MAX_LINKS} symlinks lead to it"))
 }
 
+/// Creates `dir` (and its parents) readable by its owner only (0700).
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut b = std::fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
+/// Creates `path`, which must not exist, readable by its owner only (0600).
+pub fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

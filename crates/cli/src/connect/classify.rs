@@ -45,7 +45,12 @@ fn hint(e: &Map<String, Value>) -> OAuthHint {
         scopes: o
             .and_then(|o| o.get("scopes"))
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default(),
     }
 }
@@ -70,6 +75,7 @@ impl Table {
 
 /// What to do with one of the client's servers.
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)] // one per server of one client, held briefly
 pub enum Decision {
     Move(Table),
     Keep(String),
@@ -114,7 +120,10 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
         if wraps(command) || args.iter().any(|a| wraps(a)) {
             // `mcp-remote URL`: the gateway reaches the URL itself, with a
             // login of its own.
-            return match args.iter().find(|a| a.starts_with("https://") || a.starts_with("http://")) {
+            return match args
+                .iter()
+                .find(|a| a.starts_with("https://") || a.starts_with("http://"))
+            {
                 Some(url) => Decision::Move(Table {
                     url: Some(url.clone()),
                     oauth: Some(OAuthHint::default()),
@@ -150,7 +159,10 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
             "it speaks the old HTTP+SSE transport; the gateway speaks streamable HTTP".into(),
         );
     }
-    if ["auth", "authProviderType"].iter().any(|k| e.contains_key(*k)) {
+    if ["auth", "authProviderType"]
+        .iter()
+        .any(|k| e.contains_key(*k))
+    {
         return Decision::Keep(oauth(client));
     }
     if !(url.starts_with("https://") || url.starts_with("http://")) {
@@ -310,7 +322,8 @@ mod tests {
         assert!(
             matches!(decide(Client::ClaudeCode, &oauth), Decision::Move(t) if t.oauth.is_some())
         );
-        let remote = json!({"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse"]});
+        let remote =
+            json!({"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse"]});
         assert!(
             matches!(decide(Client::Cursor, &remote), Decision::Move(t) if t.url.as_deref() == Some("https://mcp.example.com/sse") && t.oauth.is_some())
         );

@@ -340,7 +340,8 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
 /// now: it is then asked again at login); one that answers needs no login.
 /// An entry that says `oauth` (or wraps `mcp-remote`) is not asked.
 fn settle_oauth(mut table: Table, entry: &Value) -> Table {
-    let said = entry.get("oauth").is_some() || table.command.is_none() && entry.get("command").is_some();
+    let said =
+        entry.get("oauth").is_some() || table.command.is_none() && entry.get("command").is_some();
     if table.oauth.is_none() || said {
         return table;
     }
@@ -351,7 +352,10 @@ fn settle_oauth(mut table: Table, entry: &Value) -> Table {
         .enable_all()
         .build()
         .ok()
-        .and_then(|rt| rt.block_on(toolsearch_mcp::oauth::asks_for_login(&url)).ok())
+        .and_then(|rt| {
+            rt.block_on(toolsearch_mcp::oauth::asks_for_login(&url))
+                .ok()
+        })
         == Some(false);
     if open {
         table.oauth = None;

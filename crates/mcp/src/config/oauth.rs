@@ -95,7 +95,11 @@ pub(super) fn check(
                 "{at}: OAuth is for `url` servers (a stdio server gets its secrets through `env`)"
             )));
         };
-        if s.bearer_token_env.is_some() || s.headers.keys().any(|h| h.eq_ignore_ascii_case("authorization")) {
+        if s.bearer_token_env.is_some()
+            || s.headers
+                .keys()
+                .any(|h| h.eq_ignore_ascii_case("authorization"))
+        {
             return Err(error(format!(
                 "{at}: a server with `oauth` gets its token from its login; remove `bearer_token_env` and any `Authorization` header"
             )));
@@ -121,7 +125,8 @@ pub(super) fn check(
         }
         if let Some(u) = &o.metadata_url {
             let ok = url::Url::parse(u).is_ok_and(|m| {
-                m.scheme() == "https" || (m.scheme() == "http" && super::servers::is_loopback_url(u))
+                m.scheme() == "https"
+                    || (m.scheme() == "http" && super::servers::is_loopback_url(u))
             });
             if !ok {
                 return Err(error(format!(
@@ -130,7 +135,11 @@ pub(super) fn check(
             }
         }
         for scope in &o.scopes {
-            if scope.is_empty() || scope.chars().any(|c| c.is_whitespace() || c == '"' || c == '\\' || c.is_control()) {
+            if scope.is_empty()
+                || scope
+                    .chars()
+                    .any(|c| c.is_whitespace() || c == '"' || c == '\\' || c.is_control())
+            {
                 return Err(error(format!(
                     "{at}.scopes: `{}` is not a scope (RFC 6749: printable, no spaces, quotes or backslashes)",
                     scope.escape_debug()

@@ -101,7 +101,12 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
     let resolution = manager
         .resolve_metadata_from_challenge(challenge.as_deref())
         .await
-        .map_err(|e| anyhow::anyhow!("discovering server `{name}`'s authorization server failed: {}", chain(&e)))?;
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "discovering server `{name}`'s authorization server failed: {}",
+                chain(&e)
+            )
+        })?;
     if !resolution.source.is_discovered() {
         anyhow::bail!(
             "server `{name}` publishes no authorization metadata (neither RFC 9728 protected resource metadata nor RFC 8414 or OpenID metadata was found): give `oauth.metadata_url`, or it is not an OAuth server"
@@ -112,10 +117,19 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
     manager.set_metadata(resolution.metadata);
 
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
-    let redirect_uri = format!("http://127.0.0.1:{}/callback", listener.local_addr()?.port());
-    let mut request = AuthorizationRequest::new(&redirect_uri).with_client_name("toolsearch gateway");
+    let redirect_uri = format!(
+        "http://127.0.0.1:{}/callback",
+        listener.local_addr()?.port()
+    );
+    let mut request =
+        AuthorizationRequest::new(&redirect_uri).with_client_name("toolsearch gateway");
     let mut scopes = oauth.scopes.clone();
-    scopes.extend(opts.scopes.iter().filter(|s| !oauth.scopes.contains(s)).cloned());
+    scopes.extend(
+        opts.scopes
+            .iter()
+            .filter(|s| !oauth.scopes.contains(s))
+            .cloned(),
+    );
     request = if scopes.is_empty() {
         request.with_initial_scope_selection()
     } else {
@@ -138,7 +152,11 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
     let auth_url = session.get_authorization_url().to_string();
     let sent_state = url::Url::parse(&auth_url)
         .ok()
-        .and_then(|u| u.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned()))
+        .and_then(|u| {
+            u.query_pairs()
+                .find(|(k, _)| k == "state")
+                .map(|(_, v)| v.into_owned())
+        })
         .ok_or_else(|| anyhow::anyhow!("the authorization URL carries no state"))?;
     (opts.tell)(&auth_url);
     if opts.browser {
@@ -187,8 +205,13 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
             Ok(_) => format!("toolsearch: logged in to {name}. You can close this tab."),
             Err(e) => format!("toolsearch: the login to {name} failed: {e}"),
         };
-        let status = if outcome.is_ok() { "200 OK" } else { "400 Bad Request" };
-        let _ = tokio::time::timeout(Duration::from_secs(5), respond(&mut stream, status, &page)).await;
+        let status = if outcome.is_ok() {
+            "200 OK"
+        } else {
+            "400 Bad Request"
+        };
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), respond(&mut stream, status, &page)).await;
     }
     outcome
 }
@@ -199,9 +222,16 @@ fn check_endpoints(
     m: &rmcp::transport::auth::AuthorizationMetadata,
     name: &str,
 ) -> anyhow::Result<()> {
-    let extra = |k: &str| m.additional_fields.get(k).and_then(serde_json::Value::as_str);
+    let extra = |k: &str| {
+        m.additional_fields
+            .get(k)
+            .and_then(serde_json::Value::as_str)
+    };
     let endpoints = [
-        ("authorization_endpoint", Some(m.authorization_endpoint.as_str())),
+        (
+            "authorization_endpoint",
+            Some(m.authorization_endpoint.as_str()),
+        ),
         ("token_endpoint", Some(m.token_endpoint.as_str())),
         ("registration_endpoint", m.registration_endpoint.as_deref()),
         ("revocation_endpoint", extra("revocation_endpoint")),
@@ -276,7 +306,10 @@ async fn first_answer(net: &Net, url: &url::Url) -> Result<http::Response<Vec<u8
     });
     let mut request = reqwest::Request::new(reqwest::Method::POST, url.clone());
     let headers = request.headers_mut();
-    headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     headers.insert(
         http::header::ACCEPT,
         http::HeaderValue::from_static("application/json, text/event-stream"),
@@ -287,15 +320,20 @@ async fn first_answer(net: &Net, url: &url::Url) -> Result<http::Response<Vec<u8
 
 /// Opens `url` with `$BROWSER`, else the desktop's opener; says so when none.
 fn open_browser(url: &str, tell: &(dyn Fn(&str) + Send + Sync)) {
-    let program = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty()).or_else(|| {
-        if cfg!(target_os = "macos") {
-            Some("open".into())
-        } else if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
-            Some("xdg-open".into())
-        } else {
-            None
-        }
-    });
+    let program = std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+        .or_else(|| {
+            if cfg!(target_os = "macos") {
+                Some("open".into())
+            } else if std::env::var_os("DISPLAY").is_some()
+                || std::env::var_os("WAYLAND_DISPLAY").is_some()
+            {
+                Some("xdg-open".into())
+            } else {
+                None
+            }
+        });
     let opened = program.is_some_and(|p| {
         std::process::Command::new(p)
             .arg(url)
@@ -348,8 +386,14 @@ async fn wait(listener: tokio::net::TcpListener, paste: bool) -> anyhow::Result<
 
 /// The parameters of a redirected URL, or why it is refused.
 fn parse(url: &str) -> Result<AuthorizationCallback, String> {
-    let parsed = url::Url::parse(url).map_err(|e| format!("the pasted text is not the redirected URL: {e}"))?;
-    let get = |k: &str| parsed.query_pairs().find(|(n, _)| n == k).map(|(_, v)| v.into_owned());
+    let parsed = url::Url::parse(url)
+        .map_err(|e| format!("the pasted text is not the redirected URL: {e}"))?;
+    let get = |k: &str| {
+        parsed
+            .query_pairs()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.into_owned())
+    };
     if let Some(error) = get("error") {
         let what = get("error_description").unwrap_or_default();
         return Err(crate::text::clean_for_log(
@@ -377,10 +421,16 @@ async fn read_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
     parts.next().map(str::to_string)
 }
 
-async fn respond(stream: &mut tokio::net::TcpStream, status: &str, text: &str) -> std::io::Result<()> {
+async fn respond(
+    stream: &mut tokio::net::TcpStream,
+    status: &str,
+    text: &str,
+) -> std::io::Result<()> {
     let body = format!(
         "<!doctype html><meta charset=utf-8><title>toolsearch</title><p>{}</p>",
-        text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+        text.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
     );
     let head = format!(
         "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n",

@@ -3,7 +3,8 @@
 //! authorization server, registers, runs the authorization code flow with
 //! PKCE and a loopback redirect (`login.rs`), and keeps the tokens in one
 //! file per server and owner ([`record`]); the gateway calls the server with
-//! them, refreshing as rmcp's `AuthorizationManager` does (`gate.rs`).
+//! them, refreshing as rmcp's `AuthorizationManager` does
+//! (`upstream/login.rs`).
 //! Every request to an authorization server goes through [`net::Net`]:
 //! bounded, `https` only (loopback `http` for tests), no redirect to another
 //! origin.
@@ -14,7 +15,6 @@
 //! RFC 9207) and refresh; rmcp patch 0008 adds the `token_type` check and the
 //! resource a stored login restores.
 
-pub mod gate;
 pub mod login;
 pub mod net;
 pub mod record;

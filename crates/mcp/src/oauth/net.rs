@@ -36,7 +36,10 @@ pub fn refuse(url: &url::Url) -> Option<String> {
             "refused {}: OAuth endpoints must be https:// (http:// only on loopback)",
             shown(url)
         )),
-        other => Some(format!("refused a `{}` URL: OAuth endpoints must be https://", other.escape_debug())),
+        other => Some(format!(
+            "refused a `{}` URL: OAuth endpoints must be https://",
+            other.escape_debug()
+        )),
     }
 }
 
@@ -51,7 +54,10 @@ fn is_loopback(url: &url::Url) -> bool {
 
 /// A URL as said in errors: origin and path, never its query.
 pub fn shown(url: &url::Url) -> String {
-    crate::text::clean_for_log(&format!("{}{}", url.origin().ascii_serialization(), url.path()), 200)
+    crate::text::clean_for_log(
+        &format!("{}{}", url.origin().ascii_serialization(), url.path()),
+        200,
+    )
 }
 
 impl Net {
@@ -60,14 +66,17 @@ impl Net {
     /// # Errors
     /// An unreadable CA file, or a client that cannot be built.
     pub fn new(ca_file: Option<&Path>) -> anyhow::Result<Net> {
-        crate::upstream::http_client::install_tls_provider();
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let roots = match ca_file {
             Some(path) => {
                 let pem = crate::trust::read_trusted(path, 16 << 20, crate::trust::Trust::Shared)
-                    .map_err(|e| anyhow::anyhow!("cannot read ca_file {}: {e}", path.display()))?;
+                    .map_err(|e| {
+                    anyhow::anyhow!("cannot read ca_file {}: {e}", path.display())
+                })?;
                 Some(
-                    reqwest::Certificate::from_pem_bundle(&pem)
-                        .map_err(|e| anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display()))?,
+                    reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                        anyhow::anyhow!("ca_file {} is not PEM: {e}", path.display())
+                    })?,
                 )
             }
             None => None,
@@ -81,7 +90,8 @@ impl Net {
             if let Some(r) = &roots {
                 b = b.tls_certs_merge(r.clone());
             }
-            b.build().map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))
+            b.build()
+                .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))
         };
         Ok(Net {
             follow: build(same_origin())?,
@@ -108,7 +118,10 @@ impl Net {
         for (k, v) in response.headers() {
             out = out.header(k, v);
         }
-        if response.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_BODY as u64)
+        {
             return Err(format!("{target} answered more than {MAX_BODY} bytes"));
         }
         let mut body = Vec::new();

@@ -146,8 +146,8 @@ impl Record {
 
     /// When the access token expires (seconds since the epoch), when known.
     pub fn expires_at(&self) -> Option<u64> {
-        use rmcp::transport::auth::OAuthTokenResponse;
         use oauth2::TokenResponse as _;
+        use rmcp::transport::auth::OAuthTokenResponse;
         let t: &OAuthTokenResponse = self.credentials.token_response.as_ref()?;
         Some(self.credentials.token_received_at? + t.expires_in()?.as_secs())
     }
@@ -162,8 +162,12 @@ impl Record {
         }
         let bytes = crate::trust::read_trusted(path, MAX_BYTES, crate::trust::Trust::Secret)
             .map_err(|e| format!("cannot read the login {}: {e}", path.display()))?;
-        let record: Record = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("the login {} is unreadable ({e}); log in again", path.display()))?;
+        let record: Record = serde_json::from_slice(&bytes).map_err(|e| {
+            format!(
+                "the login {} is unreadable ({e}); log in again",
+                path.display()
+            )
+        })?;
         if record.format != FORMAT {
             return Err(format!(
                 "the login {} is of another format (`{}`); log in again",
@@ -182,7 +186,7 @@ impl Record {
         static TMP: AtomicU64 = AtomicU64::new(0);
         let bytes = serde_json::to_vec_pretty(self)?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        crate::upstream::manifest::create_private_dir(dir)?;
+        crate::trust::create_private_dir(dir)?;
         let tmp = dir.join(format!(
             ".{}.{}-{}.tmp",
             self.server,
@@ -191,7 +195,7 @@ impl Record {
         ));
         let result = (|| {
             use std::io::Write as _;
-            let mut f = crate::upstream::manifest::open_private(&tmp)?;
+            let mut f = crate::trust::open_private(&tmp)?;
             f.write_all(&bytes)?;
             f.sync_all()?;
             std::fs::rename(&tmp, path)
@@ -226,24 +230,35 @@ pub struct LoginStatus {
 
 /// The login state of every `oauth` server in `cfg` (never a token).
 pub fn status(cfg: &Config) -> Vec<LoginStatus> {
-    let profiles: Vec<String> = cfg.profiles().iter().map(|p| p.name().to_string()).collect();
+    let profiles: Vec<String> = cfg
+        .profiles()
+        .iter()
+        .map(|p| p.name().to_string())
+        .collect();
     cfg.servers
         .iter()
         .filter_map(|s| Some((s, s.oauth.as_ref()?)))
         .map(|(s, o)| {
             let owner = Owner::of(s);
-            let read = path_of(s).map_err(|e| e.to_string()).and_then(|p| Record::read(&p));
+            let read = path_of(s)
+                .map_err(|e| e.to_string())
+                .and_then(|p| Record::read(&p));
             let command = owner.login_command(s.name());
             let (state, reason, expires, scopes) = match read {
                 Ok(Some(r)) if r.needs_login.is_some() => (
                     "needs-login",
-                    Some(format!("{}; run `{command}`", r.needs_login.clone().unwrap_or_default())),
+                    Some(format!(
+                        "{}; run `{command}`",
+                        r.needs_login.clone().unwrap_or_default()
+                    )),
                     None,
                     r.credentials.granted_scopes.clone(),
                 ),
                 Ok(Some(r)) if r.url != s.url.clone().unwrap_or_default() => (
                     "needs-login",
-                    Some(format!("the login was made for another URL; run `{command}`")),
+                    Some(format!(
+                        "the login was made for another URL; run `{command}`"
+                    )),
                     None,
                     Vec::new(),
                 ),
@@ -257,8 +272,18 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
                         r.credentials.granted_scopes.clone(),
                     )
                 }
-                Ok(None) => ("needs-login", Some(format!("no login yet; run `{command}`")), None, Vec::new()),
-                Err(e) => ("needs-login", Some(format!("{e}; run `{command}`")), None, Vec::new()),
+                Ok(None) => (
+                    "needs-login",
+                    Some(format!("no login yet; run `{command}`")),
+                    None,
+                    Vec::new(),
+                ),
+                Err(e) => (
+                    "needs-login",
+                    Some(format!("{e}; run `{command}`")),
+                    None,
+                    Vec::new(),
+                ),
             };
             LoginStatus {
                 server: s.name().to_string(),
@@ -269,7 +294,11 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
                 state: state.into(),
                 expires,
                 scopes,
-                profiles: profiles.iter().filter(|p| o.shared_with(p)).cloned().collect(),
+                profiles: profiles
+                    .iter()
+                    .filter(|p| o.shared_with(p))
+                    .cloned()
+                    .collect(),
                 reason,
             }
         })

@@ -47,12 +47,17 @@ pub(crate) async fn serve(
 ) -> anyhow::Result<rmcp::service::RunningService<rmcp::RoleClient, super::handler::Handler>> {
     use rmcp::ClientServiceExt as _;
     if cfg.oauth.is_none() {
-        return Ok(handler.serve_with_lifecycle(transport(cfg, url)?, lifecycle).await?);
+        return Ok(handler
+            .serve_with_lifecycle(transport(cfg, url)?, lifecycle)
+            .await?);
     }
     let (client, config) = parts(cfg, url)?;
-    let (gate, login) = crate::oauth::gate::Gate::open(cfg, client).await?;
+    let (gate, login) = super::login::Gate::open(cfg, client).await?;
     let running = handler
-        .serve_with_lifecycle(StreamableHttpClientTransport::with_client(gate, config), lifecycle)
+        .serve_with_lifecycle(
+            StreamableHttpClientTransport::with_client(gate, config),
+            lifecycle,
+        )
         .await?;
     tokio::spawn(login.watch(running.cancellation_token(), note.clone()));
     Ok(running)
@@ -97,7 +102,10 @@ fn parts(
     let client = builder
         .build()
         .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))?;
-    Ok((Marking(client, Arc::from(cfg.name()), Arc::default()), config))
+    Ok((
+        Marking(client, Arc::from(cfg.name()), Arc::default()),
+        config,
+    ))
 }
 
 /// Redirects are followed only within the configured server's origin (scheme,

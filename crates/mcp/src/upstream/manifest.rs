@@ -14,6 +14,7 @@
 //! untrusted: bounded like a live listing, and a corrupt, foreign or oversized
 //! file is ignored with the reason (the caller warns once), never trusted.
 
+use crate::trust::{create_private_dir, open_private};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -329,22 +330,6 @@ fn forget_old_siblings(dir: &Path, server: &str, current: &Path) {
 
 /// Creates `dir` (and its parents) readable by its owner only: manifests say
 /// which servers a user runs.
-pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    let mut b = std::fs::DirBuilder::new();
-    b.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
-    b.create(dir)
-}
-
-pub(crate) fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
-    o.open(path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

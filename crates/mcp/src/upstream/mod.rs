@@ -12,6 +12,7 @@ pub mod keeper;
 mod lease;
 mod life;
 mod listing;
+mod login;
 pub mod manifest;
 pub mod pipe;
 mod server;

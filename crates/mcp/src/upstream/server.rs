@@ -529,7 +529,11 @@ impl Upstream {
                             continue;
                         }
                         Ended::Gone(how) => {
-                            let note = self.login_note.lock().unwrap_or_else(|p| p.into_inner()).take();
+                            let note = self
+                                .login_note
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .take();
                             let how = note.unwrap_or(how);
                             let why = self
                                 .spawned
@@ -573,7 +577,7 @@ impl Upstream {
                 () = tokio::time::sleep(backoff) => {}
                 () = self.wanted.notified(), if self.lazy => {}
                 // A login made (or changed) while it waits is tried at once.
-                () = crate::oauth::gate::changed(&self.cfg), if self.cfg.oauth.is_some() => {}
+                () = super::login::changed(&self.cfg), if self.cfg.oauth.is_some() => {}
                 () = shutdown.cancelled() => break,
             }
             backoff = (backoff * 2).min(MAX_BACKOFF);

@@ -23,10 +23,10 @@ use rmcp::transport::streamable_http_client::{
     StreamableHttpResponseLimits,
 };
 
-use super::net::Net;
-use super::record::{path_of, Owner, Record};
+use super::http_client::Marking;
 use crate::config::ServerConfig;
-use crate::upstream::http_client::Marking;
+use crate::oauth::net::Net;
+use crate::oauth::record::{path_of, Owner, Record};
 
 /// How often a login file is looked at for a change.
 const POLL: Duration = Duration::from_millis(500);
@@ -110,11 +110,17 @@ pub(crate) struct Login {
 }
 
 /// Why `cfg`'s server cannot be called with its stored login, if it cannot.
-fn unusable(cfg: &ServerConfig, read: Result<Option<Record>, String>, command: &str) -> Result<Record, String> {
+fn unusable(
+    cfg: &ServerConfig,
+    read: Result<Option<Record>, String>,
+    command: &str,
+) -> Result<Record, String> {
     let owner = Owner::of(cfg);
     match read {
         Err(e) => Err(format!("needs a login: {e}; run `{command}`")),
-        Ok(None) => Err(format!("needs a login: none is stored for {owner}; run `{command}`")),
+        Ok(None) => Err(format!(
+            "needs a login: none is stored for {owner}; run `{command}`"
+        )),
         Ok(Some(r)) => match &r.needs_login {
             Some(why) => Err(format!("needs a login: {why}; run `{command}`")),
             None if Some(&r.url) != cfg.url.as_ref() => Err(format!(
@@ -147,7 +153,11 @@ impl Gate {
             "http://127.0.0.1/callback",
         )
         .with_scopes(record.credentials.granted_scopes.clone());
-        if let Some(var) = cfg.oauth.as_ref().and_then(|o| o.client_secret_env.as_ref()) {
+        if let Some(var) = cfg
+            .oauth
+            .as_ref()
+            .and_then(|o| o.client_secret_env.as_ref())
+        {
             let secret = std::env::var(var)
                 .map_err(|_| anyhow::anyhow!("the client secret variable `{var}` is not set"))?;
             client_cfg = client_cfg.with_client_secret(secret);
@@ -181,7 +191,8 @@ impl Gate {
     fn teach(&self, e: StreamableHttpError<reqwest::Error>) -> StreamableHttpError<reqwest::Error> {
         let (server, command) = (&self.server, &self.command);
         let needs = |why: &str| {
-            let text = format!("server `{server}` needs a login: {why}; an operator runs `{command}`");
+            let text =
+                format!("server `{server}` needs a login: {why}; an operator runs `{command}`");
             let _ = self.store.mark(why);
             StreamableHttpError::Auth(AuthError::AuthorizationFailed(text))
         };
@@ -195,7 +206,9 @@ impl Gate {
                     let base = url::Url::parse("http://x/").ok()?;
                     WWWAuthenticateParams::parse(&e.www_authenticate_header, &base).scope
                 });
-                let scope = scope.map(|s| crate::text::clean_for_log(&s, 200)).unwrap_or_default();
+                let scope = scope
+                    .map(|s| crate::text::clean_for_log(&s, 200))
+                    .unwrap_or_default();
                 tracing::warn!(server = %server, %scope, "the server needs a scope the login lacks; a running gateway never opens a browser");
                 StreamableHttpError::Auth(AuthError::InvalidScope(format!(
                     "server `{server}` refused the request: its login lacks the scope `{scope}` (403 insufficient_scope); an operator runs `{command} --scope {scope}` to ask for it"
@@ -234,7 +247,9 @@ impl Login {
                 Ok(None) => Some(format!("needs a login: logged out; run `{}`", self.command)),
                 Ok(Some(r)) => Some(format!(
                     "needs a login: {}; run `{}`",
-                    r.needs_login.as_deref().unwrap_or("the login was made for another URL"),
+                    r.needs_login
+                        .as_deref()
+                        .unwrap_or("the login was made for another URL"),
                     self.command
                 )),
                 Err(e) => Some(format!("needs a login: {e}; run `{}`", self.command)),
