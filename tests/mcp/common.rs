@@ -277,7 +277,10 @@ pub fn spawn_http_gateway_with_admin(
             .unwrap();
         if let Some(url) = line.strip_prefix("toolsearch: admin surface on ") {
             admin = Some(url.trim().trim_start_matches("http://").to_string());
-        } else if let Some(rest) = line.split("://127.0.0.1:").nth(1) {
+        } else if let Some(rest) = line
+            .strip_prefix("toolsearch: serving MCP on ")
+            .and_then(|l| l.split("://127.0.0.1:").nth(1))
+        {
             break rest.trim_end_matches("/mcp").parse::<u16>().unwrap();
         }
         assert!(t0.elapsed() < Duration::from_secs(60));

@@ -603,3 +603,92 @@ fn headless_chromium_completes_the_loopback_redirect() {
         .args(["-f", &profile.display().to_string()])
         .status();
 }
+
+#[tokio::test]
+#[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
+async fn gateways_sharing_a_login_refresh_one_at_a_time_and_a_missing_scope_names_the_command() {
+    let w = World::new("");
+    let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
+    assert!(ok, "{said}");
+    // Two gateways on one state folder (two client sessions of one user).
+    let (a, b) = (w.gateway().await, w.gateway().await);
+    for gw in [&a, &b] {
+        let v = until(gw, ADD, |v| v["ok"] == true).await;
+        assert_eq!(v["ok"], true, "{v}");
+    }
+    for round in 0..3 {
+        // Expired on the server's side: both refresh at once; each refresh
+        // token is spent once (the authorization server rotates them and
+        // refuses a spent one), and neither loses the login.
+        w.configure(json!({"expire_access": true}));
+        let (va, vb) = tokio::join!(a.code(ADD), b.code(ADD));
+        assert_eq!(va["ok"], true, "round {round}: {va}");
+        assert_eq!(vb["ok"], true, "round {round}: {vb}");
+    }
+    let record: Value = serde_json::from_slice(&std::fs::read(w.login_file()).unwrap()).unwrap();
+    assert_eq!(record["needs_login"], Value::Null, "{record}");
+    eprintln!(
+        "refreshes over 3 rounds of 2 gateways: {}",
+        w.stats()["refreshes"]
+    );
+    a.client.cancel().await.ok();
+    b.client.cancel().await.ok();
+
+    // A login whose grant lacks the scope the server requires: the server
+    // answers 403 insufficient_scope; the gateway opens no browser and says
+    // which command asks for it, in /readyz too. No token in its log.
+    let w = World::new("");
+    w.configure(json!({"withhold": ["mcp:tools"]}));
+    let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
+    assert!(ok, "{said}");
+    let record: Value = serde_json::from_slice(&std::fs::read(w.login_file()).unwrap()).unwrap();
+    let access = record["credentials"]["token_response"]["access_token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cfg = std::fs::read_to_string(&w.cfg).unwrap();
+    std::fs::write(
+        &w.cfg,
+        format!("[admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"OAUTH_TEST_ADMIN\"\n{cfg}"),
+    )
+    .unwrap();
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&w.cfg)
+        .env("XDG_STATE_HOME", &w.state)
+        .env("OAUTH_TEST_ADMIN", "admin-secret-0123456789");
+    let (mut child, _, admin, lines) = spawn_http_gateway_with_admin(cmd);
+    let log = kept_lines(lines);
+    let admin_port: u16 = admin
+        .expect("an admin address")
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut body = String::new();
+    for _ in 0..80 {
+        let (_, _, b) = raw(
+            admin_port,
+            "GET",
+            "/readyz",
+            &[("Authorization", "Bearer admin-secret-0123456789")],
+            "",
+        );
+        body = b;
+        if body.contains("insufficient_scope") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // The Python SDK names the scope in its error_description only.
+    assert!(
+        body.contains("toolsearch oauth login prot --scope SCOPE")
+            && body.contains("Required scope: mcp:tools")
+            && !body.contains("WorkerTransport"),
+        "/readyz names the command and the server's words: {body}"
+    );
+    assert_eq!(log.holding(&access), 0, "no token in the gateway's log");
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -195,6 +195,21 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     b.create(dir)
 }
 
+/// [`create_private_dir`], and one that was there already made private too
+/// (0700) when it is the gateway user's: a login's folder.
+pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
+    create_private_dir(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = std::fs::metadata(dir)?;
+        if meta.mode() & 0o077 != 0 && meta.uid() == nix::unistd::geteuid().as_raw() {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(())
+}
+
 /// Creates `path`, which must not exist, readable by its owner only (0600).
 pub fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();

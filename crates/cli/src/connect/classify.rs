@@ -120,10 +120,18 @@ pub fn decide(client: Client, entry: &Value) -> Decision {
         if wraps(command) || args.iter().any(|a| wraps(a)) {
             // `mcp-remote URL`: the gateway reaches the URL itself, with a
             // login of its own.
+            if args.iter().any(|a| a == "--header") {
+                return Decision::Keep(
+                    "it passes headers through mcp-remote (`--header`): the gateway's entry would lose them; give the server a `[[servers]]` entry with `headers` by hand".into(),
+                );
+            }
             return match args
                 .iter()
                 .find(|a| a.starts_with("https://") || a.starts_with("http://"))
             {
+                Some(url) if url.trim_end_matches('/').ends_with("/sse") => Decision::Keep(
+                    "it speaks the old HTTP+SSE transport (an `/sse` URL); the gateway speaks streamable HTTP".into(),
+                ),
                 Some(url) => Decision::Move(Table {
                     url: Some(url.clone()),
                     oauth: Some(OAuthHint::default()),
@@ -323,9 +331,15 @@ mod tests {
             matches!(decide(Client::ClaudeCode, &oauth), Decision::Move(t) if t.oauth.is_some())
         );
         let remote =
-            json!({"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse"]});
+            json!({"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/mcp"]});
         assert!(
-            matches!(decide(Client::Cursor, &remote), Decision::Move(t) if t.url.as_deref() == Some("https://mcp.example.com/sse") && t.oauth.is_some())
+            matches!(decide(Client::Cursor, &remote), Decision::Move(t) if t.url.as_deref() == Some("https://mcp.example.com/mcp") && t.oauth.is_some())
+        );
+        let sse = json!({"command": "npx", "args": ["mcp-remote", "https://mcp.example.com/sse"]});
+        assert!(matches!(decide(Client::Cursor, &sse), Decision::Keep(r) if r.contains("SSE")));
+        let headed = json!({"command": "npx", "args": ["mcp-remote", "https://x/mcp", "--header", "Authorization:${T}"]});
+        assert!(
+            matches!(decide(Client::ClaudeDesktop, &headed), Decision::Keep(r) if r.contains("--header"))
         );
         let google = json!({"httpUrl": "https://x/mcp", "authProviderType": "google_credentials"});
         assert!(matches!(decide(Client::Gemini, &google), Decision::Keep(_)));

@@ -163,7 +163,13 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
                     kept.push(json!({"name": name, "scope": place.scope.name(), "reason": reason}))
                 }
                 Decision::Move(table) => {
-                    let table = settle_oauth(table, e);
+                    let table = match settle_oauth(table, e) {
+                        Ok(t) => t,
+                        Err(reason) => {
+                            kept.push(json!({"name": name, "scope": place.scope.name(), "reason": reason}));
+                            continue;
+                        }
+                    };
                     let key = table.key();
                     let as_name = match same.iter().find(|(k, _)| *k == key) {
                         Some((_, existing)) => {
@@ -339,15 +345,24 @@ fn connect(places: &[Place], dry_run: bool) -> Result<Value> {
 /// `oauth` when it refuses a request without a token (or cannot be reached
 /// now: it is then asked again at login); one that answers needs no login.
 /// An entry that says `oauth` (or wraps `mcp-remote`) is not asked.
-fn settle_oauth(mut table: Table, entry: &Value) -> Table {
+fn settle_oauth(mut table: Table, entry: &Value) -> Result<Table, String> {
+    let Some(url) = table.url.clone() else {
+        return Ok(table);
+    };
+    if table.oauth.is_none() {
+        return Ok(table);
+    }
+    // One that needs a login over `http://` to another machine stays: a
+    // token is never sent in clear text.
+    let clear_text = url.starts_with("http://") && !is_loopback(&url);
+    let refuse = || {
+        Err("it needs a login over http:// to another machine: a token is never sent in clear text (use https://)".to_string())
+    };
     let said =
         entry.get("oauth").is_some() || table.command.is_none() && entry.get("command").is_some();
-    if table.oauth.is_none() || said {
-        return table;
+    if said {
+        return if clear_text { refuse() } else { Ok(table) };
     }
-    let Some(url) = table.url.clone() else {
-        return table;
-    };
     let open = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -359,8 +374,23 @@ fn settle_oauth(mut table: Table, entry: &Value) -> Table {
         == Some(false);
     if open {
         table.oauth = None;
+    } else if clear_text {
+        return refuse();
     }
-    table
+    Ok(table)
+}
+
+/// True for an `http(s)` URL whose host is loopback.
+fn is_loopback(url: &str) -> bool {
+    match url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host().map(|h| h.to_owned()))
+    {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => false,
+    }
 }
 
 /// The command the client's entry runs: this executable, unless it lives in

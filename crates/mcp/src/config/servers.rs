@@ -199,18 +199,17 @@ pub(super) const MAX_IDLE_STOP_MS: u64 = 86_400_000;
 
 /// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
 pub(super) fn is_loopback_url(url: &str) -> bool {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if let Some(v6) = host_port.strip_prefix('[') {
-        v6.split(']').next().unwrap_or("")
-    } else {
-        host_port.split(':').next().unwrap_or("")
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    // Parsed as the HTTP client parses it (a `\\` before an `@` is a path
+    // separator to it, not part of the user info).
+    match url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host().map(|h| h.to_owned()))
+    {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => false,
+    }
 }
 
 /// Variables whose values are settings, never secrets: shown as they are.
@@ -308,6 +307,20 @@ mod tests {
             ("https://h/mcp#token=SECRET", "https://h/mcp#<redacted>"),
         ] {
             assert_eq!(redact_url(url), shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn loopback_is_the_host_the_client_connects_to() {
+        for (url, loopback) in [
+            ("http://127.0.0.1:8/mcp", true),
+            ("http://localhost/mcp", true),
+            ("http://[::1]:9/mcp", true),
+            ("http://evil.example\\@127.0.0.1/mcp", false),
+            ("http://127.0.0.1@evil.example/mcp", false),
+            ("http://127.0.0.1.evil.example/mcp", false),
+        ] {
+            assert_eq!(super::is_loopback_url(url), loopback, "{url}");
         }
     }
 }

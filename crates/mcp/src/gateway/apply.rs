@@ -91,7 +91,8 @@ fn recipe(cfg: &Config, p: &ProfileConfig) -> String {
             m.remove(key);
         }
     }
-    format!("{own}|{whole}")
+    // Whose OAuth logins it may use decides what it sees.
+    format!("{own}|{:?}|{whole}", p.no_login)
 }
 
 /// What every profile's facade shares.

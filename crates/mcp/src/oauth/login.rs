@@ -15,7 +15,7 @@ use rmcp::transport::auth::{
     AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
     StoredCredentials,
 };
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use super::net::{self, Net};
 use super::record::{now_secs, path_of, Owner, Record};
@@ -90,9 +90,13 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
         anyhow::bail!("server `{name}`: {why}");
     }
     let path = path_of(cfg)?;
-    let net = Arc::new(Net::new(cfg.ca_file.as_deref())?);
+    let net = Arc::new(Net::new(cfg.ca_file.as_deref(), &url).await?);
     let challenge = match &oauth.metadata_url {
-        Some(m) => Some(format!("Bearer resource_metadata=\"{m}\"")),
+        Some(m) => {
+            // Parsed: a quote in it is percent-encoded, not the end of the value.
+            let m = url::Url::parse(m).map_err(|e| anyhow::anyhow!("oauth.metadata_url: {e}"))?;
+            Some(format!("Bearer resource_metadata=\"{m}\""))
+        }
         None => probe(&net, &url, name).await?,
     };
     let mut manager = AuthorizationManager::new_with_oauth_http_client(url.as_str(), net.clone())
@@ -190,6 +194,7 @@ pub async fn login(cfg: &ServerConfig, opts: LoginOptions) -> anyhow::Result<Don
         let credentials = StoredCredentials::new(client_id, token, scopes.clone(), Some(now_secs()))
             .with_issuer(metadata.issuer.clone());
         let record = Record::new(cfg, &owner, resource, metadata, credentials);
+        let _lock = super::record::lock(&path, super::record::LOCK_WAIT).map_err(anyhow::Error::msg)?;
         record
             .write(&path)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
@@ -236,6 +241,17 @@ fn check_endpoints(
         ("registration_endpoint", m.registration_endpoint.as_deref()),
         ("revocation_endpoint", extra("revocation_endpoint")),
     ];
+    // PKCE with S256 is required (MCP authorization): an authorization
+    // server that does not say it supports S256 is not used.
+    let s256 = m
+        .code_challenge_methods_supported
+        .as_ref()
+        .is_some_and(|l| l.iter().any(|x| x == "S256"));
+    if !s256 {
+        anyhow::bail!(
+            "server `{name}`'s authorization server does not say it supports PKCE with S256 (`code_challenge_methods_supported`), which MCP requires: it is not used"
+        );
+    }
     for (key, value) in endpoints {
         let Some(value) = value else { continue };
         let why = match url::Url::parse(value) {
@@ -275,9 +291,15 @@ fn chain(e: &dyn std::error::Error) -> String {
 /// The server cannot be reached, or `url` is not one the gateway calls.
 pub async fn asks_for_login(url: &str) -> Result<bool, String> {
     let url = url::Url::parse(url).map_err(|e| e.to_string())?;
-    let net = Net::new(None).map_err(|e| e.to_string())?;
+    let net = Net::new(None, &url).await.map_err(|e| e.to_string())?;
     let response = first_answer(&net, &url).await?;
-    Ok(!response.status().is_success())
+    let challenge = response
+        .headers()
+        .get(http::header::WWW_AUTHENTICATE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"));
+    Ok(response.status() == http::StatusCode::UNAUTHORIZED
+        || response.status() == http::StatusCode::FORBIDDEN && challenge)
 }
 
 /// The server's answer to a request with no token: its `WWW-Authenticate`
@@ -355,9 +377,23 @@ struct Arrived {
     reply: Option<tokio::net::TcpStream>,
 }
 
+/// Lines typed on stdin, read by a thread of their own (detached: a login
+/// that ends another way does not wait for the user to press Enter).
+fn stdin_lines() -> tokio::sync::mpsc::Receiver<String> {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lines().map_while(Result::ok) {
+            if tx.blocking_send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
 /// Waits for the one redirect (see the module's documentation).
 async fn wait(listener: tokio::net::TcpListener, paste: bool) -> anyhow::Result<Arrived> {
-    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut stdin = if paste { Some(stdin_lines()) } else { None };
     let mut reading = paste;
     loop {
         tokio::select! {
@@ -373,12 +409,12 @@ async fn wait(listener: tokio::net::TcpListener, paste: bool) -> anyhow::Result<
                 let params = parse(&format!("http://127.0.0.1{target}"));
                 return Ok(Arrived { params, reply: Some(stream) });
             }
-            line = stdin.next_line(), if reading => match line {
-                Ok(Some(l)) if !l.trim().is_empty() => {
+            line = async { stdin.as_mut().expect("reading").recv().await }, if reading => match line {
+                Some(l) if !l.trim().is_empty() => {
                     return Ok(Arrived { params: parse(l.trim()), reply: None });
                 }
-                Ok(Some(_)) => {}
-                _ => reading = false,
+                Some(_) => {}
+                None => reading = false,
             }
         }
     }
@@ -471,6 +507,7 @@ pub async fn logout(cfg: &ServerConfig, profile: Option<&str>) -> anyhow::Result
             Some(endpoint) => revoke(cfg, &r, &endpoint).await,
         };
     }
+    let _lock = super::record::lock(&path, super::record::LOCK_WAIT).map_err(anyhow::Error::msg)?;
     match std::fs::remove_file(&path) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -485,7 +522,10 @@ async fn revoke(cfg: &ServerConfig, r: &Record, endpoint: &str) -> String {
     let Ok(url) = url::Url::parse(endpoint) else {
         return "the revocation endpoint is not a URL; the tokens were deleted here".into();
     };
-    let Ok(net) = Net::new(cfg.ca_file.as_deref()) else {
+    let Ok(server) = url::Url::parse(&r.url) else {
+        return "the login's server URL is not a URL; the tokens were deleted here".into();
+    };
+    let Ok(net) = Net::new(cfg.ca_file.as_deref(), &server).await else {
         return "no HTTP client; the tokens were deleted here".into();
     };
     let Some(token) = r.credentials.token_response.as_ref() else {

@@ -3,7 +3,11 @@
 //! input, so each is bounded in time ([`TIMEOUT`]) and size ([`MAX_BODY`]),
 //! goes only to `https://` (or `http://` on loopback, for tests and local
 //! servers), and follows a redirect only within the same origin, at most
-//! [`MAX_REDIRECTS`] times.
+//! [`MAX_REDIRECTS`] times. Names are resolved by [`Guarded`]: never to a
+//! link-local, multicast or unspecified address (a cloud's metadata
+//! service), to loopback only when the server itself is on loopback, and to
+//! a private network only when the server itself is on one; so a server's
+//! 401 or its metadata cannot point the gateway at internal hosts.
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,6 +29,133 @@ pub const MAX_REDIRECTS: usize = 3;
 pub struct Net {
     follow: reqwest::Client,
     stop: reqwest::Client,
+    guard: Guarded,
+}
+
+/// What an address is, for [`Guarded`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Public,
+    Loopback,
+    Private,
+    /// Link-local (a cloud's metadata service), multicast, unspecified,
+    /// broadcast: never.
+    Never,
+}
+
+fn class(ip: std::net::IpAddr) -> Class {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(a) => {
+            let o = a.octets();
+            if a.is_loopback() {
+                Class::Loopback
+            } else if a.is_link_local()
+                || a.is_multicast()
+                || a.is_unspecified()
+                || a.is_broadcast()
+                || o[0] == 0
+            {
+                Class::Never
+            } else if a.is_private() || (o[0] == 100 && (64..128).contains(&o[1])) {
+                Class::Private
+            } else {
+                Class::Public
+            }
+        }
+        IpAddr::V6(a) => {
+            if let Some(v4) = a.to_ipv4_mapped() {
+                return class(IpAddr::V4(v4));
+            }
+            let s = a.segments();
+            if a.is_loopback() {
+                Class::Loopback
+            } else if a.is_multicast() || a.is_unspecified() || (s[0] & 0xffc0) == 0xfe80 {
+                Class::Never
+            } else if (s[0] & 0xfe00) == 0xfc00 {
+                Class::Private
+            } else {
+                Class::Public
+            }
+        }
+    }
+}
+
+/// The resolver and address rule of [`Net`] (see the module's documentation).
+#[derive(Clone, Copy, Debug)]
+pub struct Guarded {
+    loopback: bool,
+    private: bool,
+}
+
+impl Guarded {
+    /// The rule for a server at `server`: its own kinds of address allowed.
+    pub async fn for_server(server: &url::Url) -> Guarded {
+        let classes: Vec<Class> = match server.host() {
+            Some(url::Host::Ipv4(a)) => vec![class(a.into())],
+            Some(url::Host::Ipv6(a)) => vec![class(a.into())],
+            Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") => {
+                vec![Class::Loopback]
+            }
+            Some(url::Host::Domain(d)) => {
+                let port = server.port_or_known_default().unwrap_or(443);
+                match tokio::time::timeout(
+                    Duration::from_secs(5),
+                    tokio::net::lookup_host((d, port)),
+                )
+                .await
+                {
+                    Ok(Ok(addrs)) => addrs.map(|a| class(a.ip())).collect(),
+                    _ => Vec::new(),
+                }
+            }
+            None => Vec::new(),
+        };
+        Guarded {
+            loopback: classes.contains(&Class::Loopback),
+            private: classes.contains(&Class::Private),
+        }
+    }
+
+    fn allows(self, ip: std::net::IpAddr) -> bool {
+        match class(ip) {
+            Class::Public => true,
+            Class::Loopback => self.loopback,
+            Class::Private => self.private,
+            Class::Never => false,
+        }
+    }
+
+    /// Why `url`'s literal address is refused, if it is.
+    fn refuses_literal(self, url: &url::Url) -> Option<String> {
+        let ip: std::net::IpAddr = match url.host()? {
+            url::Host::Ipv4(a) => a.into(),
+            url::Host::Ipv6(a) => a.into(),
+            url::Host::Domain(_) => return None,
+        };
+        (!self.allows(ip)).then(|| format!("refused {}: an address of a kind the server itself is not on (link-local, private or loopback)", shown(url)))
+    }
+}
+
+impl reqwest::dns::Resolve for Guarded {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let this = *self;
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let found: Vec<std::net::SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let kept: Vec<std::net::SocketAddr> =
+                found.into_iter().filter(|a| this.allows(a.ip())).collect();
+            if kept.is_empty() {
+                let e: Box<dyn std::error::Error + Send + Sync> = format!(
+                    "{host} resolves only to addresses of a kind the server itself is not on (link-local, private or loopback): not called"
+                )
+                .into();
+                return Err(e);
+            }
+            Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
 }
 
 /// Why a URL is refused, when it is: `https`, or `http` to a loopback host.
@@ -61,11 +192,13 @@ pub fn shown(url: &url::Url) -> String {
 }
 
 impl Net {
-    /// The client, trusting `ca_file`'s roots beside the system's.
+    /// The client for the server at `server`, trusting `ca_file`'s roots
+    /// beside the system's.
     ///
     /// # Errors
     /// An unreadable CA file, or a client that cannot be built.
-    pub fn new(ca_file: Option<&Path>) -> anyhow::Result<Net> {
+    pub async fn new(ca_file: Option<&Path>, server: &url::Url) -> anyhow::Result<Net> {
+        let guard = Guarded::for_server(server).await;
         let _ = rustls::crypto::ring::default_provider().install_default();
         let roots = match ca_file {
             Some(path) => {
@@ -86,6 +219,7 @@ impl Net {
                 .timeout(TIMEOUT)
                 .connect_timeout(Duration::from_secs(5))
                 .redirect(redirect)
+                .dns_resolver(std::sync::Arc::new(guard))
                 .user_agent(concat!("toolsearch/", env!("CARGO_PKG_VERSION")));
             if let Some(r) = &roots {
                 b = b.tls_certs_merge(r.clone());
@@ -94,8 +228,9 @@ impl Net {
                 .map_err(|e| anyhow::anyhow!("cannot build the HTTP client: {e}"))
         };
         Ok(Net {
-            follow: build(same_origin())?,
+            follow: build(same_origin(guard))?,
             stop: build(reqwest::redirect::Policy::none())?,
+            guard,
         })
     }
 
@@ -105,7 +240,9 @@ impl Net {
         request: reqwest::Request,
         follow: bool,
     ) -> Result<http::Response<Vec<u8>>, String> {
-        if let Some(why) = refuse(request.url()) {
+        if let Some(why) =
+            refuse(request.url()).or_else(|| self.guard.refuses_literal(request.url()))
+        {
             return Err(why);
         }
         let target = shown(request.url());
@@ -153,8 +290,8 @@ fn describe(e: &reqwest::Error) -> String {
 }
 
 /// Follows a redirect only to the same origin, at most [`MAX_REDIRECTS`].
-fn same_origin() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
+fn same_origin(guard: Guarded) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
         let first = attempt.previous().first().map(url::Url::origin);
         if attempt.previous().len() > MAX_REDIRECTS {
             return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
@@ -165,8 +302,37 @@ fn same_origin() -> reqwest::redirect::Policy {
                 "a redirect to another origin ({to}) is not followed"
             ));
         }
+        if let Some(why) = guard.refuses_literal(attempt.url()) {
+            return attempt.error(why);
+        }
         attempt.follow()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{class, Class};
+
+    #[test]
+    fn addresses_fall_in_their_class() {
+        for (ip, c) in [
+            ("169.254.169.254", Class::Never),
+            ("fe80::1", Class::Never),
+            ("0.0.0.0", Class::Never),
+            ("224.0.0.1", Class::Never),
+            ("::ffff:169.254.169.254", Class::Never),
+            ("127.0.0.1", Class::Loopback),
+            ("::1", Class::Loopback),
+            ("10.1.2.3", Class::Private),
+            ("192.168.1.1", Class::Private),
+            ("100.64.0.1", Class::Private),
+            ("fd00::1", Class::Private),
+            ("93.184.215.14", Class::Public),
+            ("2606:4700::1111", Class::Public),
+        ] {
+            assert_eq!(class(ip.parse().unwrap()), c, "{ip}");
+        }
+    }
 }
 
 #[derive(Debug)]

@@ -186,7 +186,7 @@ impl Record {
         static TMP: AtomicU64 = AtomicU64::new(0);
         let bytes = serde_json::to_vec_pretty(self)?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        crate::trust::create_private_dir(dir)?;
+        crate::trust::ensure_private_dir(dir)?;
         let tmp = dir.join(format!(
             ".{}.{}-{}.tmp",
             self.server,
@@ -204,6 +204,50 @@ impl Record {
             let _ = std::fs::remove_file(&tmp);
         }
         result
+    }
+}
+
+/// How long a process waits for another to finish with a login file.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Takes the login file's lock (`<file>.lock`, an advisory lock of the
+/// system): held by whoever refreshes, saves, marks or removes the login, so
+/// that two gateways on one state folder never spend one refresh token twice
+/// and a logout or a new login is never overwritten by a refresh. Waits at
+/// most `wait`; the lock goes with the returned file.
+///
+/// # Errors
+/// The lock file cannot be made, or another process held the lock all along.
+pub fn lock(path: &Path, wait: std::time::Duration) -> Result<std::fs::File, String> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let lock_path = PathBuf::from(name);
+    if let Some(dir) = lock_path.parent() {
+        crate::trust::ensure_private_dir(dir).map_err(|e| e.to_string())?;
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let file = o
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
+    let t0 = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if t0.elapsed() < wait => {
+                std::thread::sleep(std::time::Duration::from_millis(25));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(format!(
+                    "another process held the login {} for more than {} s",
+                    path.display(),
+                    wait.as_secs()
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e.to_string()),
+        }
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) fn transport(
 }
 
 /// Serves `handler` over HTTP to `cfg`'s server: with its login when it has
-/// `oauth` (see `crate::oauth::gate`; a change of login ends the connection,
+/// `oauth` (see `login.rs`; a change of login ends the connection,
 /// with the reason in `note`), else with its static headers and token.
 pub(crate) async fn serve(
     handler: super::handler::Handler,
@@ -52,13 +52,16 @@ pub(crate) async fn serve(
             .await?);
     }
     let (client, config) = parts(cfg, url)?;
-    let (gate, login) = super::login::Gate::open(cfg, client).await?;
-    let running = handler
-        .serve_with_lifecycle(
-            StreamableHttpClientTransport::with_client(gate, config),
-            lifecycle,
-        )
-        .await?;
+    let (gate, login) = super::login::Gate::open(cfg, client, note.clone()).await?;
+    let transport = StreamableHttpClientTransport::with_client(gate, config);
+    let running = match handler.serve_with_lifecycle(transport, lifecycle).await {
+        Ok(r) => r,
+        // The login's own reason, not the transport's wording around it.
+        Err(e) => match note.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(why) => anyhow::bail!("{why}"),
+            None => return Err(e.into()),
+        },
+    };
     tokio::spawn(login.watch(running.cancellation_token(), note.clone()));
     Ok(running)
 }

@@ -15,8 +15,8 @@ use std::time::Duration;
 use http::{HeaderName, HeaderValue};
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, CredentialStore, OAuthClientConfig,
-    StoredCredentials, WWWAuthenticateParams,
+    AuthClient, AuthError, AuthorizationManager, CredentialRefreshGuard, CredentialStore,
+    OAuthClientConfig, StoredCredentials, WWWAuthenticateParams,
 };
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
@@ -26,7 +26,7 @@ use rmcp::transport::streamable_http_client::{
 use super::http_client::Marking;
 use crate::config::ServerConfig;
 use crate::oauth::net::Net;
-use crate::oauth::record::{path_of, Owner, Record};
+use crate::oauth::record::{self, path_of, Owner, Record};
 
 /// How often a login file is looked at for a change.
 const POLL: Duration = Duration::from_millis(500);
@@ -34,58 +34,111 @@ const POLL: Duration = Duration::from_millis(500);
 /// The login file as rmcp's credential store: read at each use (a new login
 /// or a logout is seen at once), written atomically on each refresh, and
 /// bound to the login it was opened with (a newer login is never
-/// overwritten by this one's refresh).
+/// overwritten by this one's refresh). A refresh holds the file's lock
+/// (`record::lock`) from its load to its save, as every other writer does.
 #[derive(Clone)]
 struct FileCredentials {
     path: PathBuf,
     login_id: String,
 }
 
+/// What the login file says now, for this connection's login.
+enum Now {
+    /// Usable.
+    Ok(Box<Record>),
+    /// Marked as needing a new login: why.
+    Needs(String),
+    /// Removed (a logout), or replaced by another login.
+    Gone,
+}
+
 impl FileCredentials {
-    fn current(&self) -> Result<Record, AuthError> {
+    fn now(&self) -> Result<Now, AuthError> {
         match Record::read(&self.path) {
-            Ok(Some(r)) if r.login_id == self.login_id => Ok(r),
-            Ok(_) => Err(AuthError::CredentialStoreError(
-                "the login was replaced or removed".into(),
-            )),
+            Ok(Some(r)) if r.login_id != self.login_id => Ok(Now::Gone),
+            Ok(Some(r)) => Ok(match r.needs_login.clone() {
+                Some(why) => Now::Needs(why),
+                None => Now::Ok(Box::new(r)),
+            }),
+            Ok(None) => Ok(Now::Gone),
             Err(e) => Err(AuthError::CredentialStoreError(e)),
         }
     }
 
-    /// Marks the login as needing a new one, keeping the first reason.
-    fn mark(&self, why: &str) -> Result<(), AuthError> {
-        let mut r = self.current()?;
-        if r.needs_login.is_some() {
-            return Ok(());
+    /// Marks this login as needing a new one (keeping the first reason);
+    /// the lock is the caller's.
+    fn mark_held(&self, why: &str) -> Result<(), AuthError> {
+        if let Now::Ok(mut r) = self.now()? {
+            r.needs_login = Some(why.to_string());
+            r.write(&self.path)
+                .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
         }
-        r.needs_login = Some(why.to_string());
-        r.write(&self.path)
-            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
+        Ok(())
+    }
+
+    /// [`Self::mark_held`] under the file's lock.
+    async fn mark(&self, why: &str) -> Result<(), AuthError> {
+        let _lock = self.lock().await?;
+        self.mark_held(why)
+    }
+
+    async fn lock(&self) -> Result<std::fs::File, AuthError> {
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || record::lock(&path, record::LOCK_WAIT))
+            .await
+            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))?
+            .map_err(AuthError::CredentialStoreError)
     }
 }
 
 #[async_trait::async_trait]
 impl CredentialStore for FileCredentials {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
-        Ok(match self.current() {
-            Ok(r) if r.needs_login.is_none() => Some(r.credentials),
-            _ => None,
+        // A file that cannot be read now is an error (the call fails and
+        // the next one reads again), not a lost login.
+        Ok(match self.now()? {
+            Now::Ok(r) => Some(r.credentials),
+            Now::Needs(_) | Now::Gone => None,
         })
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let mut r = self.current()?;
-        r.credentials = credentials;
-        r.write(&self.path)
-            .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
+        // Under the refresh guard (rmcp takes it before its load).
+        match self.now()? {
+            Now::Ok(mut r) => {
+                r.credentials = credentials;
+                r.write(&self.path)
+                    .map_err(|e| AuthError::CredentialStoreError(e.to_string()))
+            }
+            Now::Needs(_) | Now::Gone => Err(AuthError::CredentialStoreError(
+                "the login was removed or replaced meanwhile".into(),
+            )),
+        }
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        self.mark("the authorization server changed")
+        self.mark("the authorization server changed").await
     }
 
-    async fn on_refresh_token_rejected(&self, _: &StoredCredentials) -> Result<(), AuthError> {
-        self.mark("the authorization server rejected the refresh token")
+    async fn on_refresh_token_rejected(&self, spent: &StoredCredentials) -> Result<(), AuthError> {
+        use oauth2::TokenResponse as _;
+        // Under the refresh guard. Only the refresh token the file still
+        // holds counts: one another process already replaced says nothing.
+        let token = |c: &StoredCredentials| {
+            c.token_response
+                .as_ref()
+                .and_then(|t| t.refresh_token().map(|r| r.secret().clone()))
+        };
+        match self.now()? {
+            Now::Ok(r) if token(&r.credentials) == token(spent) => {
+                self.mark_held("the authorization server rejected the refresh token")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        Ok(Some(CredentialRefreshGuard::new(self.lock().await?)))
     }
 }
 
@@ -96,6 +149,8 @@ pub(crate) struct Gate {
     server: Arc<str>,
     command: Arc<str>,
     store: FileCredentials,
+    /// Where the reason for the operator goes (the server's).
+    note: Arc<Mutex<Option<String>>>,
     /// Held by every clone the connection keeps: gone, the watch ends.
     #[allow(dead_code)]
     alive: Arc<()>,
@@ -137,12 +192,17 @@ impl Gate {
     /// # Errors
     /// No usable login (the reason says the command), or a client secret
     /// variable that is not set.
-    pub(crate) async fn open(cfg: &ServerConfig, client: Marking) -> anyhow::Result<(Gate, Login)> {
+    pub(crate) async fn open(
+        cfg: &ServerConfig,
+        client: Marking,
+        note: Arc<Mutex<Option<String>>>,
+    ) -> anyhow::Result<(Gate, Login)> {
         let path = path_of(cfg)?;
         let command = Owner::of(cfg).login_command(cfg.name());
         let record = unusable(cfg, Record::read(&path), &command).map_err(anyhow::Error::msg)?;
         let url = record.url.clone();
-        let net = Arc::new(Net::new(cfg.ca_file.as_deref())?);
+        let server = url::Url::parse(&url).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let net = Arc::new(Net::new(cfg.ca_file.as_deref(), &server).await?);
         let mut manager = AuthorizationManager::new_with_oauth_http_client(url.as_str(), net)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -182,46 +242,109 @@ impl Gate {
             server: Arc::from(cfg.name()),
             command: Arc::from(command.as_str()),
             store,
+            note,
             alive,
         };
         Ok((gate, login))
     }
 
     /// An error as the operator and the model should read it.
-    fn teach(&self, e: StreamableHttpError<reqwest::Error>) -> StreamableHttpError<reqwest::Error> {
-        let (server, command) = (&self.server, &self.command);
-        let needs = |why: &str| {
-            let text =
-                format!("server `{server}` needs a login: {why}; an operator runs `{command}`");
-            let _ = self.store.mark(why);
-            StreamableHttpError::Auth(AuthError::AuthorizationFailed(text))
-        };
+    async fn teach(
+        &self,
+        e: StreamableHttpError<reqwest::Error>,
+    ) -> StreamableHttpError<reqwest::Error> {
         match e {
             StreamableHttpError::AuthRequired(_)
             | StreamableHttpError::Auth(AuthError::AuthorizationRequired) => {
-                needs("the server refused its token and it could not be renewed")
+                let why = "the server refused its token and it could not be renewed";
+                let _ = self.store.mark(why).await;
+                let e = self.needs(why);
+                self.say(&e.to_string());
+                e
             }
             StreamableHttpError::InsufficientScope(e) => {
-                let scope = e.required_scope.clone().or_else(|| {
-                    let base = url::Url::parse("http://x/").ok()?;
-                    WWWAuthenticateParams::parse(&e.www_authenticate_header, &base).scope
-                });
-                let scope = scope
-                    .map(|s| crate::text::clean_for_log(&s, 200))
+                let base = url::Url::parse("http://x/").expect("a URL");
+                let params = WWWAuthenticateParams::parse(&e.www_authenticate_header, &base);
+                let scopes: Vec<String> = e
+                    .required_scope
+                    .clone()
+                    .or(params.scope)
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .take(8)
+                    .map(|s| crate::text::clean_for_log(s, 100))
+                    .collect();
+                let server = &self.server;
+                let said = params
+                    .error_description
+                    .map(|d| format!(" (it says: {})", crate::text::clean_for_log(&d, 200)))
                     .unwrap_or_default();
-                tracing::warn!(server = %server, %scope, "the server needs a scope the login lacks; a running gateway never opens a browser");
-                StreamableHttpError::Auth(AuthError::InvalidScope(format!(
-                    "server `{server}` refused the request: its login lacks the scope `{scope}` (403 insufficient_scope); an operator runs `{command} --scope {scope}` to ask for it"
-                )))
+                let text = if scopes.is_empty() {
+                    format!(
+                        "server `{server}` refused the request: its login lacks a scope it requires (403 insufficient_scope){said}; an operator runs `{} --scope SCOPE` with that scope",
+                        self.command
+                    )
+                } else {
+                    let flags: String = scopes
+                        .iter()
+                        .map(|s| format!(" --scope {}", shell_word(s)))
+                        .collect();
+                    format!(
+                        "server `{server}` refused the request: its login lacks the scope {} (403 insufficient_scope){said}; an operator runs `{}{flags}` to ask for it",
+                        scopes.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", "),
+                        self.command
+                    )
+                };
+                tracing::warn!(server = %server, "{text}; a running gateway never opens a browser");
+                self.say(&text);
+                StreamableHttpError::Auth(AuthError::InvalidScope(text))
             }
             StreamableHttpError::Auth(AuthError::TokenRefreshFailed(why)) => {
                 StreamableHttpError::Auth(AuthError::TokenRefreshFailed(format!(
-                    "server `{server}`: renewing its token failed ({}); nothing was sent",
+                    "server `{}`: renewing its token failed ({}); nothing was sent",
+                    self.server,
                     crate::text::clean_for_log(&why, 300)
                 )))
             }
             other => other,
         }
+    }
+
+    /// Keeps `text` as the reason a failed start or a lost connection is
+    /// reported with (rather than the transport's wording around it).
+    fn say(&self, text: &str) {
+        *self.note.lock().unwrap_or_else(|p| p.into_inner()) = Some(text.to_string());
+    }
+
+    /// The error of a call made while the login needs renewing.
+    fn needs(&self, why: &str) -> StreamableHttpError<reqwest::Error> {
+        StreamableHttpError::Auth(AuthError::AuthorizationFailed(format!(
+            "server `{}` needs a login: {why}; an operator runs `{}`",
+            self.server, self.command
+        )))
+    }
+
+    /// Refuses before sending when the login is marked as needing a new one
+    /// or was removed: nothing goes out without its token.
+    fn refuse_early(&self) -> Result2<()> {
+        match self.store.now() {
+            Ok(Now::Needs(why)) => Err(self.needs(&why)),
+            Ok(Now::Gone) if !self.store.path.exists() => Err(self.needs("logged out")),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `word` as one shell word: as it is when plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:/=@,+%".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -327,10 +450,15 @@ impl StreamableHttpClient for Gate {
         headers: Headers,
         limits: StreamableHttpResponseLimits,
     ) -> Result2<StreamableHttpPostResponse> {
-        self.inner
+        self.refuse_early()?;
+        let r = self
+            .inner
             .post_message_with_response_limits(uri, message, session_id, auth, headers, limits)
-            .await
-            .map_err(|e| self.teach(e))
+            .await;
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.teach(e).await),
+        }
     }
 
     async fn delete_session(
@@ -340,10 +468,15 @@ impl StreamableHttpClient for Gate {
         auth: Option<String>,
         headers: Headers,
     ) -> Result2<()> {
-        self.inner
+        self.refuse_early()?;
+        let r = self
+            .inner
             .delete_session(uri, session_id, auth, headers)
-            .await
-            .map_err(|e| self.teach(e))
+            .await;
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.teach(e).await),
+        }
     }
 
     async fn get_stream(
@@ -354,10 +487,15 @@ impl StreamableHttpClient for Gate {
         auth: Option<String>,
         headers: Headers,
     ) -> Result2<Stream> {
-        self.inner
+        self.refuse_early()?;
+        let r = self
+            .inner
             .get_stream(uri, session_id, last_event_id, auth, headers)
-            .await
-            .map_err(|e| self.teach(e))
+            .await;
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.teach(e).await),
+        }
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -369,7 +507,9 @@ impl StreamableHttpClient for Gate {
         headers: Headers,
         max_sse_event_size: usize,
     ) -> Result2<Stream> {
-        self.inner
+        self.refuse_early()?;
+        let r = self
+            .inner
             .get_stream_with_max_sse_event_size(
                 uri,
                 session_id,
@@ -378,7 +518,10 @@ impl StreamableHttpClient for Gate {
                 headers,
                 max_sse_event_size,
             )
-            .await
-            .map_err(|e| self.teach(e))
+            .await;
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.teach(e).await),
+        }
     }
 }

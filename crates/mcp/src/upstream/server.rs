@@ -125,7 +125,7 @@ pub struct Upstream {
     /// The server refused the handshake era once: later starts speak
     /// 2026-07-28 to it first.
     refused_handshake: std::sync::atomic::AtomicBool,
-    /// Why its login ended its connection (an OAuth server; see `crate::oauth::gate`).
+    /// Why its login ended its connection (an OAuth server; see `login.rs`).
     login_note: Arc<Mutex<Option<String>>>,
 }
 
