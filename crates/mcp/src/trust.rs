@@ -210,6 +210,30 @@ pub fn ensure_private_dir(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Puts `bytes` at `path` atomically: written to a new temporary file
+/// beside it (`.<stem>.<pid>-<n>.tmp`, 0600), synced, then renamed over it;
+/// the temporary file is removed when anything fails.
+///
+/// # Errors
+/// The temporary file cannot be made, written or renamed.
+pub fn replace_private(path: &Path, stem: &str, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    static TMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let n = TMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{stem}.{}-{n}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = open_private(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 /// Creates `path`, which must not exist, readable by its owner only (0600).
 pub fn open_private(path: &Path) -> std::io::Result<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();

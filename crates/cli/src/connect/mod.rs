@@ -354,7 +354,7 @@ fn settle_oauth(mut table: Table, entry: &Value) -> Result<Table, String> {
     }
     // One that needs a login over `http://` to another machine stays: a
     // token is never sent in clear text.
-    let clear_text = url.starts_with("http://") && !is_loopback(&url);
+    let clear_text = url.starts_with("http://") && !toolsearch_mcp::config::is_loopback_url(&url);
     let refuse = || {
         Err("it needs a login over http:// to another machine: a token is never sent in clear text (use https://)".to_string())
     };
@@ -378,19 +378,6 @@ fn settle_oauth(mut table: Table, entry: &Value) -> Result<Table, String> {
         return refuse();
     }
     Ok(table)
-}
-
-/// True for an `http(s)` URL whose host is loopback.
-fn is_loopback(url: &str) -> bool {
-    match url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host().map(|h| h.to_owned()))
-    {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(a)) => a.is_loopback(),
-        Some(url::Host::Ipv6(a)) => a.is_loopback(),
-        None => false,
-    }
 }
 
 /// The command the client's entry runs: this executable, unless it lives in

@@ -33,7 +33,7 @@ pub use oauth::{OAuthConfig, GATEWAY_LOGIN};
 pub use profiles::{ProfileConfig, DEFAULT_PROFILE};
 pub use reload::{needs_restart, RESTART_ONLY};
 pub use replicas::ReplicasConfig;
-pub use servers::{redact_url, shown_env, ServerConfig};
+pub use servers::{is_loopback_url, redact_url, shown_env, ServerConfig};
 pub use state::{default_manifest_dir, oauth_dir};
 pub use telemetry::TelemetryConfig;
 

@@ -198,7 +198,7 @@ pub(super) fn check(servers: &[ServerConfig], text: &str) -> Result<(), ConfigEr
 pub(super) const MAX_IDLE_STOP_MS: u64 = 86_400_000;
 
 /// True for an `http(s)://` URL whose host is `localhost` or a loopback address.
-pub(super) fn is_loopback_url(url: &str) -> bool {
+pub fn is_loopback_url(url: &str) -> bool {
     // Parsed as the HTTP client parses it (a `\\` before an `@` is a path
     // separator to it, not part of the user info).
     match url::Url::parse(url)

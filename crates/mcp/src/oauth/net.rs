@@ -162,7 +162,7 @@ impl reqwest::dns::Resolve for Guarded {
 pub fn refuse(url: &url::Url) -> Option<String> {
     match url.scheme() {
         "https" => None,
-        "http" if is_loopback(url) => None,
+        "http" if crate::config::is_loopback_url(url.as_str()) => None,
         "http" => Some(format!(
             "refused {}: OAuth endpoints must be https:// (http:// only on loopback)",
             shown(url)
@@ -171,15 +171,6 @@ pub fn refuse(url: &url::Url) -> Option<String> {
             "refused a `{}` URL: OAuth endpoints must be https://",
             other.escape_debug()
         )),
-    }
-}
-
-fn is_loopback(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(a)) => a.is_loopback(),
-        Some(url::Host::Ipv6(a)) => a.is_loopback(),
-        None => false,
     }
 }
 

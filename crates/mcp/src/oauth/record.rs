@@ -6,7 +6,6 @@
 //! logs, metrics, traces or `config check`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::transport::auth::{AuthorizationMetadata, StoredCredentials};
@@ -183,27 +182,10 @@ impl Record {
     /// # Errors
     /// The folder or the file cannot be written.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        static TMP: AtomicU64 = AtomicU64::new(0);
         let bytes = serde_json::to_vec_pretty(self)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         crate::trust::ensure_private_dir(dir)?;
-        let tmp = dir.join(format!(
-            ".{}.{}-{}.tmp",
-            self.server,
-            std::process::id(),
-            TMP.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = (|| {
-            use std::io::Write as _;
-            let mut f = crate::trust::open_private(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        crate::trust::replace_private(path, &self.server, &bytes)
     }
 }
 

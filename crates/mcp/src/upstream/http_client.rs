@@ -62,6 +62,8 @@ pub(crate) async fn serve(
             None => return Err(e.into()),
         },
     };
+    login.started();
+    note.lock().unwrap_or_else(|p| p.into_inner()).take();
     tokio::spawn(login.watch(running.cancellation_token(), note.clone()));
     Ok(running)
 }

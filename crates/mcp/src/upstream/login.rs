@@ -149,8 +149,11 @@ pub(crate) struct Gate {
     server: Arc<str>,
     command: Arc<str>,
     store: FileCredentials,
-    /// Where the reason for the operator goes (the server's).
+    /// Where the reason a start failed goes (the server's).
     note: Arc<Mutex<Option<String>>>,
+    /// True until the connection is up: only a start's failure is noted
+    /// (a lost connection's reason is the watcher's).
+    starting: Arc<std::sync::atomic::AtomicBool>,
     /// Held by every clone the connection keeps: gone, the watch ends.
     #[allow(dead_code)]
     alive: Arc<()>,
@@ -159,6 +162,7 @@ pub(crate) struct Gate {
 /// The login a connection was opened with, watched for a change.
 pub(crate) struct Login {
     alive: std::sync::Weak<()>,
+    starting: Arc<std::sync::atomic::AtomicBool>,
     store: FileCredentials,
     command: String,
     url: String,
@@ -231,8 +235,10 @@ impl Gate {
         };
         manager.set_credential_store(store.clone());
         let alive = Arc::new(());
+        let starting = Arc::new(std::sync::atomic::AtomicBool::new(true));
         let login = Login {
             alive: Arc::downgrade(&alive),
+            starting: starting.clone(),
             store: store.clone(),
             command: command.clone(),
             url,
@@ -243,6 +249,7 @@ impl Gate {
             command: Arc::from(command.as_str()),
             store,
             note,
+            starting,
             alive,
         };
         Ok((gate, login))
@@ -313,7 +320,22 @@ impl Gate {
     /// Keeps `text` as the reason a failed start or a lost connection is
     /// reported with (rather than the transport's wording around it).
     fn say(&self, text: &str) {
-        *self.note.lock().unwrap_or_else(|p| p.into_inner()) = Some(text.to_string());
+        if self.starting.load(std::sync::atomic::Ordering::SeqCst) {
+            *self.note.lock().unwrap_or_else(|p| p.into_inner()) = Some(text.to_string());
+        }
+    }
+
+    /// Runs one request of the transport: refused before sending when the
+    /// login needs renewing, its error taught.
+    async fn guarded<T>(
+        &self,
+        request: impl std::future::Future<Output = Result2<T>>,
+    ) -> Result2<T> {
+        self.refuse_early()?;
+        match request.await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.teach(e).await),
+        }
     }
 
     /// The error of a call made while the login needs renewing.
@@ -349,6 +371,13 @@ fn shell_word(word: &str) -> String {
 }
 
 impl Login {
+    /// The connection is up: from now on a lost connection's reason is the
+    /// watcher's alone.
+    pub(crate) fn started(&self) {
+        self.starting
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+
     /// Ends the connection (`ct`) when the login changes: removed, replaced,
     /// marked as needing a login, or made for another URL; the reason goes
     /// to `note`. Ends with the connection.
@@ -450,15 +479,11 @@ impl StreamableHttpClient for Gate {
         headers: Headers,
         limits: StreamableHttpResponseLimits,
     ) -> Result2<StreamableHttpPostResponse> {
-        self.refuse_early()?;
-        let r = self
-            .inner
-            .post_message_with_response_limits(uri, message, session_id, auth, headers, limits)
-            .await;
-        match r {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.teach(e).await),
-        }
+        self.guarded(
+            self.inner
+                .post_message_with_response_limits(uri, message, session_id, auth, headers, limits),
+        )
+        .await
     }
 
     async fn delete_session(
@@ -468,15 +493,8 @@ impl StreamableHttpClient for Gate {
         auth: Option<String>,
         headers: Headers,
     ) -> Result2<()> {
-        self.refuse_early()?;
-        let r = self
-            .inner
-            .delete_session(uri, session_id, auth, headers)
-            .await;
-        match r {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.teach(e).await),
-        }
+        self.guarded(self.inner.delete_session(uri, session_id, auth, headers))
+            .await
     }
 
     async fn get_stream(
@@ -487,15 +505,11 @@ impl StreamableHttpClient for Gate {
         auth: Option<String>,
         headers: Headers,
     ) -> Result2<Stream> {
-        self.refuse_early()?;
-        let r = self
-            .inner
-            .get_stream(uri, session_id, last_event_id, auth, headers)
-            .await;
-        match r {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.teach(e).await),
-        }
+        self.guarded(
+            self.inner
+                .get_stream(uri, session_id, last_event_id, auth, headers),
+        )
+        .await
     }
 
     async fn get_stream_with_max_sse_event_size(
@@ -507,21 +521,14 @@ impl StreamableHttpClient for Gate {
         headers: Headers,
         max_sse_event_size: usize,
     ) -> Result2<Stream> {
-        self.refuse_early()?;
-        let r = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
-                auth,
-                headers,
-                max_sse_event_size,
-            )
-            .await;
-        match r {
-            Ok(v) => Ok(v),
-            Err(e) => Err(self.teach(e).await),
-        }
+        self.guarded(self.inner.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth,
+            headers,
+            max_sse_event_size,
+        ))
+        .await
     }
 }

@@ -275,22 +275,7 @@ impl Store {
         let bytes = serde_json::to_vec(&file)?;
         let dir = path.parent().unwrap_or(Path::new("."));
         create_private_dir(dir)?;
-        let tmp = dir.join(format!(
-            ".{}.{}-{}.tmp",
-            self.server,
-            std::process::id(),
-            TMP.fetch_add(1, Ordering::Relaxed)
-        ));
-        let result = (|| {
-            let mut f = open_private(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result?;
+        crate::trust::replace_private(path, &self.server, &bytes)?;
         *written = seq;
         forget_old_siblings(dir, &self.server, path);
         Ok(Some(now))
