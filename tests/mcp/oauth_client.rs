@@ -692,3 +692,56 @@ async fn gateways_sharing_a_login_refresh_one_at_a_time_and_a_missing_scope_name
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+#[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
+fn the_loopback_listener_answers_only_its_callback_once_and_closes() {
+    let w = World::new("");
+    let mut child = w
+        .toolsearch(&["oauth", "login", "prot", "--no-browser"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let l = lines.next().expect("the login prints its URL").unwrap();
+        if l.trim_start().starts_with("http://") {
+            break l.trim().to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    let (_, head, _) = get(&url);
+    let back = location(&head).expect("a Location");
+    let authority = back
+        .strip_prefix("http://")
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    assert!(
+        authority.starts_with("127.0.0.1:"),
+        "bound to 127.0.0.1: {authority}"
+    );
+    // Anything but the callback: 404, and the login goes on waiting.
+    let (status, _, _) = get(&format!("http://{authority}/favicon.ico"));
+    assert_eq!(status, 404);
+    // A connection that says nothing, and one that is not HTTP, change nothing.
+    let idle = std::net::TcpStream::connect(&authority).unwrap();
+    let mut junk = std::net::TcpStream::connect(&authority).unwrap();
+    junk.write_all(b"\x16\x03\x01 not http\r\n\r\n").unwrap();
+    drop(junk);
+    let (status, _, page) = get(&back);
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        wait_exit(&mut child, Duration::from_secs(60)),
+        "the login succeeds"
+    );
+    drop(idle);
+    // One redirect accepted: the listener is gone.
+    assert!(
+        std::net::TcpStream::connect(&authority).is_err(),
+        "the loopback listener closed after its redirect"
+    );
+    assert!(w.login_file().exists());
+}
