@@ -254,6 +254,27 @@ pub struct LoginStatus {
     pub reason: Option<String>,
 }
 
+/// The login `cfg`'s server is called with (`read` is its file, read),
+/// or why none can be: a read error, none stored, one marked as needing a
+/// new login, or one made for another URL. The one rule the gateway's
+/// connection and `oauth status` follow.
+///
+/// # Errors
+/// Why, in words without the command to run.
+pub fn usable(cfg: &ServerConfig, read: Result<Option<Record>, String>) -> Result<Record, String> {
+    match read {
+        Err(e) => Err(e),
+        Ok(None) => Err(format!("none is stored for {}", Owner::of(cfg))),
+        Ok(Some(r)) => match &r.needs_login {
+            Some(why) => Err(why.clone()),
+            None if Some(&r.url) != cfg.url.as_ref() => {
+                Err("the stored one was made for another URL".into())
+            }
+            None => Ok(r),
+        },
+    }
+}
+
 /// The login state of every `oauth` server in `cfg` (never a token).
 pub fn status(cfg: &Config) -> Vec<LoginStatus> {
     let profiles: Vec<String> = cfg
@@ -270,25 +291,12 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
                 .map_err(|e| e.to_string())
                 .and_then(|p| Record::read(&p));
             let command = owner.login_command(s.name());
-            let (state, reason, expires, scopes) = match read {
-                Ok(Some(r)) if r.needs_login.is_some() => (
-                    "needs-login",
-                    Some(format!(
-                        "{}; run `{command}`",
-                        r.needs_login.clone().unwrap_or_default()
-                    )),
-                    None,
-                    r.credentials.granted_scopes.clone(),
-                ),
-                Ok(Some(r)) if r.url != s.url.clone().unwrap_or_default() => (
-                    "needs-login",
-                    Some(format!(
-                        "the login was made for another URL; run `{command}`"
-                    )),
-                    None,
-                    Vec::new(),
-                ),
-                Ok(Some(r)) => {
+            let marked_scopes = match &read {
+                Ok(Some(r)) if r.needs_login.is_some() => r.credentials.granted_scopes.clone(),
+                _ => Vec::new(),
+            };
+            let (state, reason, expires, scopes) = match usable(s, read) {
+                Ok(r) => {
                     let at = r.expires_at();
                     let expired = at.is_some_and(|t| t <= now_secs());
                     (
@@ -298,17 +306,11 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
                         r.credentials.granted_scopes.clone(),
                     )
                 }
-                Ok(None) => (
+                Err(why) => (
                     "needs-login",
-                    Some(format!("no login yet; run `{command}`")),
+                    Some(format!("{why}; run `{command}`")),
                     None,
-                    Vec::new(),
-                ),
-                Err(e) => (
-                    "needs-login",
-                    Some(format!("{e}; run `{command}`")),
-                    None,
-                    Vec::new(),
+                    marked_scopes,
                 ),
             };
             LoginStatus {

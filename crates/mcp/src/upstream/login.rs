@@ -168,28 +168,6 @@ pub(crate) struct Login {
     url: String,
 }
 
-/// Why `cfg`'s server cannot be called with its stored login, if it cannot.
-fn unusable(
-    cfg: &ServerConfig,
-    read: Result<Option<Record>, String>,
-    command: &str,
-) -> Result<Record, String> {
-    let owner = Owner::of(cfg);
-    match read {
-        Err(e) => Err(format!("needs a login: {e}; run `{command}`")),
-        Ok(None) => Err(format!(
-            "needs a login: none is stored for {owner}; run `{command}`"
-        )),
-        Ok(Some(r)) => match &r.needs_login {
-            Some(why) => Err(format!("needs a login: {why}; run `{command}`")),
-            None if Some(&r.url) != cfg.url.as_ref() => Err(format!(
-                "needs a login: the stored one was made for another URL; run `{command}`"
-            )),
-            None => Ok(r),
-        },
-    }
-}
-
 impl Gate {
     /// The client for `cfg`'s server with its stored login.
     ///
@@ -203,7 +181,8 @@ impl Gate {
     ) -> anyhow::Result<(Gate, Login)> {
         let path = path_of(cfg)?;
         let command = Owner::of(cfg).login_command(cfg.name());
-        let record = unusable(cfg, Record::read(&path), &command).map_err(anyhow::Error::msg)?;
+        let record = record::usable(cfg, Record::read(&path))
+            .map_err(|why| anyhow::anyhow!("needs a login: {why}; run `{command}`"))?;
         let url = record.url.clone();
         let server = url::Url::parse(&url).map_err(|e| anyhow::anyhow!("{e}"))?;
         let net = Arc::new(Net::new(cfg.ca_file.as_deref(), &server).await?);
