@@ -43,6 +43,7 @@ const StringPrototypeSlice = uncurry(String.prototype.slice);
 const StringPrototypeIndexOf = uncurry(String.prototype.indexOf);
 const StringPrototypeCharCodeAt = uncurry(String.prototype.charCodeAt);
 const SymbolPrototypeToString = uncurry(Symbol.prototype.toString);
+const StringFromCharCode = String.fromCharCode;
 const WeakMapCtor = WeakMap;
 const WeakMapPrototypeGet = uncurry(WeakMap.prototype.get);
 const WeakMapPrototypeSet = uncurry(WeakMap.prototype.set);
@@ -376,7 +377,9 @@ let nextCall = 0;
 function call(id, args) {
   let started = null;
   const key = nextCall++;
-  unstarted[key] = typeof id === "string" ? StringPrototypeSlice(id, 0, MAX_ID_CHARS) : fmt(id);
+  // Recorded short: an id that is not a string (a model passing describe()'s
+  // result) is named by its type, never serialised (it could be megabytes).
+  unstarted[key] = typeof id === "string" ? StringPrototypeSlice(id, 0, MAX_ID_CHARS) : notAnId(id);
   unstartedCount++;
   const start = () => {
     if (started === null) {
@@ -442,16 +445,44 @@ const console = ObjectFreeze({
 
 // The calls of this job that never started, as the runner's answer begins:
 // "U" + count + JSON of the first few ids + "\n", or "" when every call ran.
+// Built from strings alone: no JSON.stringify (a snippet's `toJSON` on a
+// prototype), no array (a setter on `Array.prototype`), no method looked up.
+// `crates/sandbox/src/isolate/runtime.rs` allows for its largest size.
 const MAX_UNSTARTED_NAMED = 16;
 function unstartedHeader() {
   if (unstartedCount === 0) return "";
-  const ids = [];
+  let ids = "[";
   let n = 0;
   for (const key in unstarted) {
     if (n === MAX_UNSTARTED_NAMED) break;
-    ObjectDefineProperty(ids, n++, desc(unstarted[key], true));
+    if (n > 0) ids += ",";
+    ids += quote(unstarted[key]);
+    n++;
   }
-  return "U" + unstartedCount + JSONStringify(ids) + "\n";
+  return "U" + unstartedCount + ids + "]\n";
+}
+
+// A JSON string literal of `s`: quotes, backslashes and control characters
+// escaped (a lone surrogate is left to the host's lossy read, which makes it
+// U+FFFD).
+const HEX = "0123456789abcdef";
+function quote(s) {
+  let out = '"';
+  for (let i = 0; i < s.length; i++) {
+    const c = StringPrototypeCharCodeAt(s, i);
+    if (c === 34) out += '\\"';
+    else if (c === 92) out += "\\\\";
+    else if (c < 32) out += "\\u00" + HEX[c >> 4] + HEX[c & 15];
+    else out += StringFromCharCode(c);
+  }
+  return out + '"';
+}
+
+// How an id that is not a string is recorded.
+function notAnId(id) {
+  const t = id === null ? "null" : typeof id;
+  const article = t === "null" ? "" : t === "object" || t === "undefined" ? "an " : "a ";
+  return "(" + article + t + ", not a tool id)";
 }
 
 // Un-awaited rejections are reported as a warning, not as a failure.
@@ -522,6 +553,10 @@ const ArrayBufferWrapped = function ArrayBuffer(length) {
   try {
     return ReflectConstruct(ArrayBufferOrig, [length], new.target);
   } catch (e) {
+    // Only a length the engine would have allocated can have met the budget
+    // (`new ArrayBuffer(-1)` is the engine's own RangeError). The host reports
+    // `memory` only when its allocator did refuse.
+    if (typeof length !== "number" || !(length >= 0)) throw e;
     if (
       InternalErrorPrototype !== null &&
       ObjectPrototypeIsPrototypeOf(InternalErrorPrototype, e)

@@ -7,6 +7,7 @@
     ArrayPrototypeFill,
     Error,
     ErrorCaptureStackTrace,
+    FunctionPrototypeCall,
     MapPrototypeDelete,
     MapPrototypeGet,
     MapPrototypeHas,
@@ -168,7 +169,16 @@
         throw res;
       },
     );
-    wrappedPromise[promiseIdSymbol] = promiseId;
+    // toolsearch patch 0001: an own property, defined: an assignment walks the
+    // prototype chain and runs a setter a script put on Object.prototype for
+    // this registered symbol, handing it the op's internal promise.
+    ObjectDefineProperty(wrappedPromise, promiseIdSymbol, {
+      __proto__: null,
+      value: promiseId,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     return wrappedPromise;
   }
 
@@ -213,6 +223,8 @@
 
     // The body of this switch statement can be generated using the script above.
     switch (originalOp.length - 1) {
+      // toolsearch patch 0001: each stub calls its op through the captured
+      // FunctionPrototypeCall, never a `call` looked up when a script runs.
       /* BEGIN TEMPLATE setUpAsyncStub */
       /* DO NOT MODIFY: use rebuild_async_stubs.js to regenerate */
       case 0:
@@ -220,7 +232,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -240,7 +252,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -260,7 +272,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -280,7 +292,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -300,7 +312,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -320,7 +332,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d, e);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d, e);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -340,7 +352,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d, e, f);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d, e, f);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -360,7 +372,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d, e, f, g);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d, e, f, g);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -380,7 +392,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d, e, f, g, h);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d, e, f, g, h);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }
@@ -400,7 +412,7 @@
           const id = nextPromiseId;
           try {
             // deno-fmt-ignore
-            const maybeResult = originalOp.call(this, id, a, b, c, d, e, f, g, h, i);
+            const maybeResult = FunctionPrototypeCall(originalOp, this, id, a, b, c, d, e, f, g, h, i);
             if (maybeResult !== undefined) {
               return PromiseResolve(maybeResult);
             }

@@ -49,6 +49,12 @@ mod web_timeout;
 pub mod webidl;
 
 // Re-exports
+/// toolsearch patch 0002: how many of toolsearch's deno_core patches this copy
+/// carries (`docs/engine-patches.md` in the toolsearch repository). The
+/// toolsearch sandbox refuses to build against a deno_core without them.
+#[doc(hidden)]
+pub const TOOLSEARCH_PATCHES: u32 = 2;
+
 pub use anyhow;
 pub use deno_ops::CppgcBase;
 pub use deno_ops::CppgcInherits;

@@ -9,7 +9,8 @@ function __TEMPLATE__(__ARGS_PARAM__) {
   const id = nextPromiseId;
   try {
     // deno-fmt-ignore
-    const maybeResult = __OP__.call(this, __ARGS__);
+    // toolsearch patch 0001: the captured call, not one looked up at run time.
+    const maybeResult = FunctionPrototypeCall(__OP__, this, __ARGS__);
     if (maybeResult !== undefined) {
       return PromiseResolve(maybeResult);
     }

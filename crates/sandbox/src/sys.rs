@@ -20,6 +20,9 @@ use deno_core::v8;
 pub(crate) struct ArrayBufferBudget {
     used: AtomicUsize,
     cap: AtomicUsize,
+    /// Allocations refused for want of budget: the host's own signal that a
+    /// job ran out of buffer memory (a script cannot raise it).
+    refused: AtomicUsize,
 }
 
 impl ArrayBufferBudget {
@@ -27,6 +30,7 @@ impl ArrayBufferBudget {
         Arc::new(ArrayBufferBudget {
             used: AtomicUsize::new(0),
             cap: AtomicUsize::new(cap),
+            refused: AtomicUsize::new(0),
         })
     }
 
@@ -37,11 +41,21 @@ impl ArrayBufferBudget {
 
     pub(crate) fn reserve(&self, len: usize) -> bool {
         let cap = self.cap.load(Ordering::Relaxed);
-        self.used
+        let granted = self
+            .used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
                 used.checked_add(len).filter(|&n| n <= cap)
             })
-            .is_ok()
+            .is_ok();
+        if !granted {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        granted
+    }
+
+    /// Allocations refused so far.
+    pub(crate) fn refusals(&self) -> usize {
+        self.refused.load(Ordering::Relaxed)
     }
 
     pub(crate) fn release(&self, len: usize) {

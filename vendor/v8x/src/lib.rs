@@ -288,7 +288,18 @@ pub const TYPED_ARRAY_MAX_SIZE_IN_HEAP: usize =
 /// carries (`docs/engine-patches.md` in the toolsearch repository). The
 /// toolsearch sandbox refuses to build against a v8x without them.
 #[doc(hidden)]
-pub const TOOLSEARCH_ENGINE_PATCHES: u32 = 10;
+pub const TOOLSEARCH_ENGINE_PATCHES: u32 = 13;
+
+/// toolsearch patch 0013: how many out-of-memory errors the engine itself has
+/// thrown in `isolate` (its heap limit, or an allocation the system refused).
+/// A script's `new InternalError("out of memory")` does not count: the
+/// toolsearch sandbox reports a job's failure as `memory` only when this rose
+/// during the job (or its own heap or buffer limits were reached).
+#[cfg(feature = "engine_quickjs")]
+#[doc(hidden)]
+pub fn toolsearch_out_of_memory_count(isolate: &Isolate) -> u64 {
+  quickjs::out_of_memory_count(isolate.as_real_ptr())
+}
 
 /// The engine backend this build of the shim runs on.
 pub const V8X_ENGINE: &str = if cfg!(feature = "engine_quickjs") {

@@ -16,9 +16,33 @@ pub(crate) use crate::sys::ArrayBufferBudget;
 /// workspace's `Cargo.toml` (the README's "Embedding" section).
 #[cfg(feature = "quickjs")]
 const _: () = assert!(
-    v8::TOOLSEARCH_ENGINE_PATCHES >= 10,
+    v8::TOOLSEARCH_ENGINE_PATCHES >= 13,
     "toolsearch-sandbox needs the v8x vendored in toolsearch's vendor/v8x"
 );
+
+/// The same for deno_core (`vendor/deno_core`, patches in
+/// `vendor/deno_core-patches/`): its async op stubs must not hand a snippet
+/// the op's internal promise. "cannot find value `TOOLSEARCH_PATCHES`": add
+/// `[patch.crates-io] deno_core = { path = "<toolsearch>/vendor/deno_core" }`.
+const _: () = assert!(
+    deno_core::TOOLSEARCH_PATCHES >= 2,
+    "toolsearch-sandbox needs the deno_core vendored in toolsearch's vendor/deno_core"
+);
+
+/// How many out-of-memory errors the engine itself threw in this runtime's
+/// isolate (v8x patch 0013). V8 has no such script-visible error: its heap
+/// limit reaches the sandbox through the near-heap-limit callback alone.
+pub(crate) fn out_of_memory_count(runtime: &mut deno_core::JsRuntime) -> u64 {
+    #[cfg(feature = "quickjs")]
+    {
+        v8::toolsearch_out_of_memory_count(runtime.v8_isolate())
+    }
+    #[cfg(not(feature = "quickjs"))]
+    {
+        let _ = runtime;
+        0
+    }
+}
 
 /// Process-wide engine settings, applied once before the first isolate exists.
 ///
@@ -96,18 +120,11 @@ pub(crate) fn startup_snapshot() -> Option<&'static [u8]> {
 }
 
 /// Text the engine rewrites wherever it appears in a script's source, string
-/// literals and comments included (v8x/QuickJS: `rewrite_script_source` and
-/// `rewrite_dynamic_phase_imports`): a snippet holding one would not run as
-/// written, and `import.defer` also makes the engine install a global.
-const REWRITTEN: &[&str] = &[
-    "import.defer",
-    "import.source",
-    "%PrepareFunctionForOptimization",
-    "%OptimizeFunctionOnNextCall",
-    "%NeverOptimizeFunction",
-    "%AtomicsNumWaitersForTesting",
-    "%AtomicsNumUnresolvedAsyncPromisesForTesting",
-];
+/// literals and comments included (v8x/QuickJS: `rewrite_dynamic_phase_imports`):
+/// a snippet holding one would not run as written, and `import.defer` also makes
+/// the engine install a global. (v8x's `%Name(...)` test-hook rewrites exist only
+/// with `--allow-natives-syntax`, which the sandbox never sets: patch 0011.)
+const REWRITTEN: &[&str] = &["import.defer", "import.source"];
 
 /// The first text in `code` that this engine would rewrite before compiling it
 /// (none on V8). Such a snippet is refused rather than run altered.
@@ -184,5 +201,84 @@ mod tests {
     #[test]
     fn headroom_grows_the_limit() {
         assert!(heap_headroom(64 << 20) > 64 << 20);
+    }
+
+    /// v8x patch 0012: after a script replaced the globals the glue used to look
+    /// up by name, each v8 API below still makes the engine's own value, and
+    /// never calls the script's replacement.
+    #[cfg(feature = "quickjs")]
+    #[test]
+    fn glue_reads_the_captured_intrinsics() {
+        let mut rt = deno_core::JsRuntime::new(deno_core::RuntimeOptions::default());
+        rt.execute_script(
+            "poison.js",
+            "globalThis.real = {TypeError, RangeError, Error, Set, Date, Symbol: Symbol.for, \
+               freeze: Object.freeze, RegExp, Map}; \
+             globalThis.hits = []; \
+             const spy = (name) => function (...a) { hits.push(name); return {} }; \
+             for (const n of ['TypeError', 'RangeError', 'Error', 'SyntaxError', 'ReferenceError', \
+               'Set', 'Map', 'Date', 'RegExp', 'Proxy', 'DataView', 'Promise', 'Reflect', 'Symbol']) \
+               globalThis[n] = spy(n); \
+             Object.freeze = spy('Object.freeze'); Object.seal = spy('Object.seal'); \
+             Object.getOwnPropertyDescriptor = spy('Object.getOwnPropertyDescriptor'); \
+             Object.defineProperty = spy('Object.defineProperty'); Array.from = spy('Array.from'); \
+             real.Symbol === Symbol.for || (Symbol.for = spy('Symbol.for'));",
+        )
+        .expect("poison");
+        deno_core::scope!(scope, &mut rt);
+        let msg = v8::String::new(scope, "m").unwrap();
+        let errors = [
+            ("TypeError", v8::Exception::type_error(scope, msg)),
+            ("RangeError", v8::Exception::range_error(scope, msg)),
+            ("Error", v8::Exception::error(scope, msg)),
+        ];
+        let global = scope.get_current_context().global(scope);
+        let key = v8::String::new(scope, "real").unwrap();
+        let real = global
+            .get(scope, key.into())
+            .unwrap()
+            .to_object(scope)
+            .unwrap();
+        for (name, e) in errors {
+            let k = v8::String::new(scope, name).unwrap();
+            let ctor = real.get(scope, k.into()).unwrap().to_object(scope).unwrap();
+            let proto_key = v8::String::new(scope, "prototype").unwrap();
+            let proto = ctor.get(scope, proto_key.into()).unwrap();
+            let e = e.to_object(scope).unwrap();
+            assert!(
+                e.get_prototype(scope).unwrap().strict_equals(proto),
+                "{name}"
+            );
+        }
+        let d = v8::String::new(scope, "Deno.core.internalPromiseId").unwrap();
+        let sym = v8::Symbol::for_key(scope, d);
+        let _ = v8::Private::for_api(scope, Some(d));
+        let set = v8::Set::new(scope);
+        let date = v8::Date::new(scope, 0.0);
+        let obj = v8::Object::new(scope);
+        let frozen = obj.set_integrity_level(scope, v8::IntegrityLevel::Frozen);
+        let _ = obj.get_own_property_descriptor(scope, msg.into());
+        let pattern = v8::String::new(scope, "a+").unwrap();
+        let re = v8::RegExp::new(scope, pattern, v8::RegExpCreationFlags::empty());
+        assert!(set.is_set() && date.is_some_and(|d| d.is_date()) && re.is_some());
+        assert_eq!(frozen, Some(true));
+        let hits_key = v8::String::new(scope, "hits").unwrap();
+        let hits = global.get(scope, hits_key.into()).unwrap();
+        let hits: v8::Local<v8::Array> = hits.try_into().unwrap();
+        let seen: Vec<String> = (0..hits.length())
+            .map(|i| {
+                hits.get_index(scope, i)
+                    .unwrap()
+                    .to_rust_string_lossy(scope)
+            })
+            .collect();
+        assert!(seen.is_empty(), "the glue called the script's {seen:?}");
+        // The engine's registry: the same symbol a script's original Symbol.for gives.
+        let key = v8::String::new(scope, "Symbol").unwrap();
+        let real_for = real.get(scope, key.into()).unwrap();
+        let real_for: v8::Local<v8::Function> = real_for.try_into().unwrap();
+        let undefined = v8::undefined(scope).into();
+        let same = real_for.call(scope, undefined, &[d.into()]).unwrap();
+        assert!(same.strict_equals(sym.into()));
     }
 }

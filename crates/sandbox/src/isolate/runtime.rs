@@ -38,6 +38,10 @@ pub fn live_isolates() -> usize {
 /// called once per isolate before any snippet.
 const SCRUB: &str = include_str!("../../../../js/prelude.js");
 const MAX_MESSAGE: usize = 2000;
+/// The largest header of calls that never started (`js/prelude.js`,
+/// `unstartedHeader`): 16 ids of at most 256 UTF-16 units, each escaped to at
+/// most 6 units, quoted and separated, plus the count.
+const MAX_UNSTARTED_HEADER: usize = 16 * (256 * 6 + 3) + 32;
 
 /// A fresh, scrubbed isolate ready for exactly one job.
 pub(crate) struct Sandbox {
@@ -169,6 +173,9 @@ impl Sandbox {
             j.stats.bytes_in += job.code.len() as u64;
         }
 
+        // What only the engine or the host can raise: a job reports `memory`
+        // only if one of these moved while it ran (or the heap limit was met).
+        let memory_before = self.memory_signals();
         let t0 = Instant::now();
         job.clock.start();
         let deadline = t0 + limits.deadline;
@@ -185,6 +192,7 @@ impl Sandbox {
         // Fire every call's cancellation token (abandoned calls).
         cancel.cancel();
         let run_us = t0.elapsed().as_micros() as u64;
+        let ran_out = self.memory_signals() != memory_before;
 
         let (value, error) = self.classify(
             outcome,
@@ -192,6 +200,7 @@ impl Sandbox {
             timed_out.load(Ordering::SeqCst),
             job.clock.credit(),
             &job.journal,
+            ran_out,
         );
         let mut res = finish(&job.journal, value, error);
         res.stats.run_us = run_us;
@@ -285,6 +294,15 @@ impl Sandbox {
             });
     }
 
+    /// The engine's count of its own out-of-memory errors and the buffer
+    /// budget's refusals.
+    fn memory_signals(&mut self) -> (u64, usize) {
+        (
+            engine::out_of_memory_count(&mut self.runtime),
+            self.budget.refusals(),
+        )
+    }
+
     fn classify(
         &mut self,
         outcome: Outcome,
@@ -292,6 +310,7 @@ impl Sandbox {
         watchdog_fired: bool,
         waited: Duration,
         journal: &Mutex<Journal>,
+        ran_out: bool,
     ) -> (serde_json::Value, Option<ExecError>) {
         let err =
             |kind, message: String| (serde_json::Value::Null, Some(ExecError::new(kind, message)));
@@ -330,7 +349,7 @@ impl Sandbox {
                 ),
                 _ => err(ErrorKind::Script, bounded(&e.to_string())),
             },
-            Outcome::Done(Ok(v)) => self.decode(v, limits, journal),
+            Outcome::Done(Ok(v)) => self.decode(v, limits, journal, ran_out),
         }
     }
 
@@ -340,6 +359,7 @@ impl Sandbox {
         v: v8::Global<v8::Value>,
         limits: &Limits,
         journal: &Mutex<Journal>,
+        ran_out: bool,
     ) -> (serde_json::Value, Option<ExecError>) {
         let err =
             |kind, message: String| (serde_json::Value::Null, Some(ExecError::new(kind, message)));
@@ -353,7 +373,11 @@ impl Sandbox {
                 );
             };
             // Messages are bounded in JS; results by `result_bytes` (UTF-16 units).
-            if s.length() > limits.result_bytes.saturating_add(MAX_MESSAGE * 2 + 64) {
+            if s.length()
+                > limits
+                    .result_bytes
+                    .saturating_add(MAX_MESSAGE * 2 + MAX_UNSTARTED_HEADER)
+            {
                 return err(
                     ErrorKind::Result,
                     format!(
@@ -401,7 +425,10 @@ impl Sandbox {
             None => (kind, None),
         };
         let kind = match kind {
-            "MEMORY" => ErrorKind::Memory,
+            // The prelude's guess, from the error's class and message (which a
+            // script can forge), stands only if the engine or the host ran out.
+            "MEMORY" if ran_out => ErrorKind::Memory,
+            "MEMORY" => ErrorKind::Script,
             "RESULT" => ErrorKind::Result,
             "SCRIPT" => ErrorKind::Script,
             code => match BridgeErrorCode::from_str(code) {

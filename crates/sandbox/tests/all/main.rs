@@ -5,6 +5,7 @@ mod containment;
 mod crash;
 mod dts;
 mod engine_memory;
+mod glue;
 mod happy;
 mod liveness;
 mod process;

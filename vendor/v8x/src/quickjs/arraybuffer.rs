@@ -1510,7 +1510,7 @@ pub extern "C" fn v8__DataView__New(
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"DataView".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"DataView");
     JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);

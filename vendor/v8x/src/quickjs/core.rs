@@ -198,7 +198,20 @@ fn rewrite_script_source(source: &str) -> Option<String> {
   rewritten
 }
 
+/// toolsearch patch 0011: v8x's test hooks (the `%Name(...)` rewrites below and
+/// the fast-call counter they feed) exist only with `--allow-natives-syntax`, as
+/// V8's natives syntax does. Off, a script's `%` text stays text and no op call
+/// reads a global a script can set.
+pub(crate) static NATIVES_SYNTAX: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn natives_syntax() -> bool {
+  NATIVES_SYNTAX.load(Ordering::Relaxed)
+}
+
 pub(crate) fn rewrite_v8_native_intrinsics(source: &str) -> Option<String> {
+  if !natives_syntax() {
+    return None;
+  }
   if !source.contains("%PrepareFunctionForOptimization")
     && !source.contains("%OptimizeFunctionOnNextCall")
     && !source.contains("%NeverOptimizeFunction")
@@ -358,6 +371,10 @@ pub(crate) struct IsoState {
   pub host_defined_options_by_name: HashMap<String, JSValue>,
 
   pub private_symbols: Vec<(JSValue, JSValue)>,
+
+  /// toolsearch patch 0012: per context, the intrinsics the glue uses
+  /// (`intrinsics.rs`).
+  pub intrinsics: HashMap<usize, Vec<(&'static std::ffi::CStr, JSValue)>>,
 
   pub atomics_waiter_resolvers: HashMap<u64, (*mut JSContext, JSValue)>,
 
@@ -933,6 +950,7 @@ pub extern "C" fn v8__Isolate__New(params: *const c_void) -> *mut RealIsolate {
     script_host_defined_options: HashMap::new(),
     host_defined_options_by_name: HashMap::new(),
     private_symbols: Vec::new(),
+    intrinsics: HashMap::new(),
     atomics_waiter_resolvers: HashMap::new(),
     math_random_states: HashMap::new(),
     data_slots: [ptr::null_mut(); 4],
@@ -1077,6 +1095,7 @@ pub extern "C" fn v8__Isolate__Dispose(this: *mut RealIsolate) {
       JS_FreeValue(st.ctx, symbol);
       JS_FreeValue(st.ctx, name);
     }
+    super::intrinsics::release(&mut st.intrinsics);
     remove_atomics_waiters_for_isolate(this);
     for (_, (ctx, resolver)) in st.atomics_waiter_resolvers.drain() {
       JS_FreeValue(ctx, resolver);
@@ -1498,6 +1517,8 @@ fn install_default_globals_inner(
     }
     super::isolate::install_snapshot_intrinsics(ctx, global);
     JS_FreeValue(ctx, global);
+    // toolsearch patch 0012: before any script of this context runs.
+    super::intrinsics::capture(isolate, ctx);
   }
   // Install our V8-accurate `Error.prepareStackTrace` (no-op unless deno
   // registered a PrepareStackTraceCallback — see exception.rs).

@@ -148,7 +148,7 @@ unsafe fn make_named_error(message: *const String, name: &str) -> JSValue {
       return jsv_undefined();
     }
   };
-  let ctor = JS_GetPropertyStr(ctx, global, cname.as_ptr());
+  let ctor = super::intrinsics::get(ctx, &cname);
   JS_FreeValue(ctx, global);
   if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
     JS_FreeValue(ctx, ctor);
@@ -183,7 +183,7 @@ unsafe fn make_named_error_from_str(
       return jsv_undefined();
     }
   };
-  let ctor = JS_GetPropertyStr(ctx, global, cname.as_ptr());
+  let ctor = super::intrinsics::get(ctx, &cname);
   JS_FreeValue(ctx, global);
   if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
     JS_FreeValue(ctx, ctor);
@@ -588,7 +588,7 @@ pub(crate) unsafe fn notify_message_listeners(
 unsafe fn current_backtrace_string(ctx: *mut JSContext) -> std::string::String {
   // `new Error()` captures the current backtrace; read its `.stack`.
   let global = unsafe { JS_GetGlobalObject(ctx) };
-  let ctor = unsafe { JS_GetPropertyStr(ctx, global, c"Error".as_ptr()) };
+  let ctor = unsafe { super::intrinsics::get(ctx, c"Error") };
   unsafe { JS_FreeValue(ctx, global) };
   if !unsafe { JS_IsConstructor(ctx, ctor) } {
     unsafe { JS_FreeValue(ctx, ctor) };

@@ -2246,7 +2246,10 @@ unsafe fn try_fast_dispatch(
   argc: c_int,
   argv: *mut JSValue,
 ) -> Option<JSValue> {
-  if fast_overloads.is_empty() || unsafe { fast_api_next_call_count(ctx) } <= 0
+  // toolsearch patch 0011: the counter is a test hook, read only when on.
+  if fast_overloads.is_empty()
+    || !super::core::natives_syntax()
+    || unsafe { fast_api_next_call_count(ctx) } <= 0
   {
     return None;
   }
@@ -4671,7 +4674,7 @@ fn global_prototype(ctx: *mut JSContext, ctor_name: *const c_char) -> JSValue {
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, ctor_name);
+    let ctor = super::intrinsics::get_raw(ctx, ctor_name);
     JS_FreeValue(ctx, global);
     if !jsv_is_object(&ctor) {
       if ctor.tag != JS_TAG_EXCEPTION {
@@ -4964,13 +4967,13 @@ fn install_global_define_property_handler(
   }
 
   unsafe {
-    let object_ctor = JS_GetPropertyStr(ctx, global, c"Object".as_ptr());
+    let object_ctor = super::intrinsics::get(ctx, c"Object");
     if !jsv_is_object(&object_ctor) {
       JS_FreeValue(ctx, object_ctor);
       return;
     }
     let original =
-      JS_GetPropertyStr(ctx, object_ctor, c"defineProperty".as_ptr());
+      super::intrinsics::get(ctx, c"Object.defineProperty");
     if !jsv_is_object(&original) {
       JS_FreeValue(ctx, original);
       JS_FreeValue(ctx, object_ctor);
@@ -5210,14 +5213,14 @@ fn apply_accessors(
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let object_ctor = JS_GetPropertyStr(ctx, global, c"Object".as_ptr());
+    let object_ctor = super::intrinsics::get(ctx, c"Object");
     JS_FreeValue(ctx, global);
     if !jsv_is_object(&object_ctor) {
       JS_FreeValue(ctx, object_ctor);
       return;
     }
     let define =
-      JS_GetPropertyStr(ctx, object_ctor, c"defineProperty".as_ptr());
+      super::intrinsics::get(ctx, c"Object.defineProperty");
     if !jsv_is_object(&define) {
       JS_FreeValue(ctx, define);
       JS_FreeValue(ctx, object_ctor);

@@ -229,6 +229,7 @@ enum V8Flag {
   RandomSeed(i32),
   Help,
   Noop,
+  NativesSyntax,
 }
 
 fn parse_v8_flag(flag: &str) -> Option<V8Flag> {
@@ -261,7 +262,9 @@ fn parse_v8_flag(flag: &str) -> Option<V8Flag> {
     "gc_interval" => value
       .and_then(|value| value.parse::<usize>().ok())
       .map(|_| V8Flag::Noop),
-    "allow_natives_syntax" | "expose_gc" | "jitless" | "trace_gc"
+    // toolsearch patch 0011: natives syntax turns v8x's test hooks on.
+    "allow_natives_syntax" if value.is_none() => Some(V8Flag::NativesSyntax),
+    "expose_gc" | "jitless" | "trace_gc"
       if value.is_none() =>
     {
       Some(V8Flag::Noop)
@@ -305,6 +308,11 @@ fn consume_v8_flag(flag: &str) -> bool {
       true
     }
     Some(V8Flag::Noop) => true,
+    Some(V8Flag::NativesSyntax) => {
+      crate::quickjs::core::NATIVES_SYNTAX
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+      true
+    }
     None => false,
   }
 }
@@ -345,7 +353,10 @@ mod tests {
       Some(V8Flag::MaxOldSpaceSize(3072 * 1024 * 1024))
     );
     assert_eq!(parse_v8_flag("--expose-gc"), Some(V8Flag::Noop));
-    assert_eq!(parse_v8_flag("--allow-natives-syntax"), Some(V8Flag::Noop));
+    assert_eq!(
+      parse_v8_flag("--allow-natives-syntax"),
+      Some(V8Flag::NativesSyntax)
+    );
     assert_eq!(parse_v8_flag("--trace-gc"), Some(V8Flag::Noop));
     assert_eq!(parse_v8_flag("--jitless"), Some(V8Flag::Noop));
     assert_eq!(parse_v8_flag("--gc-interval=100"), Some(V8Flag::Noop));

@@ -236,7 +236,7 @@ unsafe extern "C" fn codegen_thrower(
     // Build `new EvalError(MSG)` and throw it; fall back to a TypeError with
     // the same message if the EvalError constructor is somehow unavailable.
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"EvalError".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"EvalError");
     JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
@@ -1096,6 +1096,19 @@ pub(crate) fn run_pending_interrupts(iso: *mut RealIsolate) {
   }
 }
 
+/// toolsearch patch 0013: the out-of-memory errors the engine itself threw in
+/// this isolate (a script cannot raise this count by throwing a look-alike).
+pub(crate) fn out_of_memory_count(isolate: *mut RealIsolate) -> u64 {
+  if isolate.is_null() {
+    return 0;
+  }
+  let rt = iso_state(isolate).rt;
+  if rt.is_null() {
+    return 0;
+  }
+  unsafe { JS_GetOutOfMemoryCount(rt) }
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__Isolate__TerminateExecution(isolate: *const RealIsolate) {
   let iso = terminate_target(isolate);
@@ -1367,14 +1380,8 @@ fn enqueue_microtask_function(ctx: *mut JSContext, function: *const Function) {
     if !JS_IsFunction(ctx, f) {
       return;
     }
-    let src = c"(f)=>{Promise.resolve().then(f);}";
-    let helper = JS_Eval(
-      ctx,
-      src.as_ptr(),
-      src.to_bytes().len(),
-      c"<enqueue-microtask>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
-    );
+    // toolsearch patch 0012: made with the context, not from a script's `Promise`.
+    let helper = super::intrinsics::get(ctx, c"@enqueue-microtask");
     if helper.tag == JS_TAG_EXCEPTION {
       let exc = JS_GetException(ctx);
       JS_FreeValue(ctx, exc);

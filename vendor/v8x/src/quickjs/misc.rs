@@ -1931,7 +1931,7 @@ fn new_builtin(isolate: *mut RealIsolate, ctor_name: *const c_char) -> JSValue {
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, ctor_name);
+    let ctor = super::intrinsics::get_raw(ctx, ctor_name);
     JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
@@ -2009,7 +2009,7 @@ pub extern "C" fn v8__Set__New(isolate: *mut RealIsolate) -> *const crate::Set {
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"Set".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"Set");
     JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
@@ -2068,7 +2068,7 @@ pub extern "C" fn v8__Date__New(
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"Date".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"Date");
     JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
@@ -3072,13 +3072,13 @@ pub extern "C" fn v8__Proxy__New(
 
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let proxy_ctor = JS_GetPropertyStr(ctx, global, c"Proxy".as_ptr());
+    let proxy_ctor = super::intrinsics::get(ctx, c"Proxy");
     JS_FreeValue(ctx, global);
     if !jsv_is_object(&proxy_ctor) {
       JS_FreeValue(ctx, proxy_ctor);
       return ptr::null();
     }
-    let revocable = JS_GetPropertyStr(ctx, proxy_ctor, c"revocable".as_ptr());
+    let revocable = super::intrinsics::get(ctx, c"Proxy.revocable");
     if !JS_IsFunction(ctx, revocable) {
       JS_FreeValue(ctx, revocable);
       JS_FreeValue(ctx, proxy_ctor);

@@ -13,6 +13,8 @@ mod exception;
 mod function;
 mod init;
 mod inspector;
+mod intrinsics;
+pub(crate) use isolate::out_of_memory_count;
 mod isolate;
 mod misc;
 mod module;

@@ -1155,17 +1155,9 @@ unsafe fn build_dyn_attrs(ctx: *mut JSContext, attributes: JSValue) -> JSValue {
   if !jsv_is_object(&attributes) {
     return unsafe { JS_NewArray(ctx) };
   }
-  let src =
-    c"(o)=>{const a=[];for(const k of Object.keys(o)){a.push(k,String(o[k]));}return a;}";
-  let f = unsafe {
-    JS_Eval(
-      ctx,
-      src.as_ptr(),
-      src.to_bytes().len(),
-      c"<dynimport-attrs>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
-    )
-  };
+  // toolsearch patch 0012: made with the context (no `Object.keys`, `push` or
+  // `String` looked up at run time).
+  let f = unsafe { super::intrinsics::get(ctx, c"@dynimport-attrs") };
   if f.tag == JS_TAG_EXCEPTION {
     unsafe { JS_FreeValue(ctx, JS_GetException(ctx)) };
     return unsafe { JS_NewArray(ctx) };
@@ -1370,26 +1362,11 @@ unsafe extern "C" fn dynamic_import_hook(
   }
   let d = jsval_of(promise_ptr as *const Value);
 
-  let chain = DYN_IMPORT_CHAIN.with(|c| {
-    if let Some(cur) = c.get() {
-      return cur;
-    }
-    let src = c"(d,res,rej,mark,base)=>{Promise.resolve(d).then(res,e=>mark(e,base,rej));}";
-    let f = unsafe {
-      JS_Eval(
-        ctx,
-        src.as_ptr(),
-        src.to_bytes().len(),
-        c"<dynimport-chain>".as_ptr(),
-        JS_EVAL_TYPE_GLOBAL,
-      )
-    };
-    if f.tag != JS_TAG_EXCEPTION {
-      c.set(Some(f));
-    }
-    f
-  });
-  if chain.tag == JS_TAG_EXCEPTION {
+  // toolsearch patch 0012: made with the context, never from a script's
+  // `Promise` at run time.
+  let chain = unsafe { super::intrinsics::get(ctx, c"@dynimport-chain") };
+  if !unsafe { JS_IsFunction(ctx, chain) } {
+    unsafe { JS_FreeValue(ctx, chain) };
     reject_with("dynamic import: chain helper failed");
     return;
   }
@@ -1402,12 +1379,14 @@ unsafe extern "C" fn dynamic_import_hook(
     )
   };
   if mark.tag == JS_TAG_EXCEPTION {
+    unsafe { JS_FreeValue(ctx, chain) };
     reject_with("dynamic import: reject helper failed");
     return;
   }
   let mut args = [d, resolve, reject, mark, basename];
   let r = unsafe { JS_Call(ctx, chain, jsv_undefined(), 5, args.as_mut_ptr()) };
   unsafe {
+    JS_FreeValue(ctx, chain);
     JS_FreeValue(ctx, mark);
     JS_FreeValue(ctx, r);
   }
@@ -5055,8 +5034,8 @@ unsafe extern "C" fn deferred_namespace_get(
     return jsv_undefined();
   }
   let global = unsafe { JS_GetGlobalObject(ctx) };
-  let reflect = unsafe { JS_GetPropertyStr(ctx, global, c"Reflect".as_ptr()) };
-  let get = unsafe { JS_GetPropertyStr(ctx, reflect, c"get".as_ptr()) };
+  let reflect = unsafe { super::intrinsics::get(ctx, c"Reflect") };
+  let get = unsafe { super::intrinsics::get(ctx, c"Reflect.get") };
   let mut args = [jsval_of(namespace), property];
   let value = unsafe { JS_Call(ctx, get, reflect, 2, args.as_mut_ptr()) };
   unsafe {
@@ -5319,9 +5298,9 @@ pub extern "C" fn v8__Module__InstantiateModule(
 fn make_resolved_promise(ctx: *mut JSContext) -> *const Value {
   let global = unsafe { JS_GetGlobalObject(ctx) };
   let promise_ctor =
-    unsafe { JS_GetPropertyStr(ctx, global, c"Promise".as_ptr()) };
+    unsafe { super::intrinsics::get(ctx, c"Promise") };
   let resolve_fn =
-    unsafe { JS_GetPropertyStr(ctx, promise_ctor, c"resolve".as_ptr()) };
+    unsafe { super::intrinsics::get(ctx, c"Promise.resolve") };
   let r = unsafe { JS_Call(ctx, resolve_fn, promise_ctor, 0, ptr::null_mut()) };
   unsafe {
     JS_FreeValue(ctx, resolve_fn);

@@ -772,10 +772,10 @@ pub extern "C" fn v8__Object__GetOwnPropertyDescriptor(
 
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let object_ctor = JS_GetPropertyStr(ctx, global, c"Object".as_ptr());
+    let object_ctor = super::intrinsics::get(ctx, c"Object");
     JS_FreeValue(ctx, global);
     let func =
-      JS_GetPropertyStr(ctx, object_ctor, c"getOwnPropertyDescriptor".as_ptr());
+      super::intrinsics::get(ctx, c"Object.getOwnPropertyDescriptor");
     JS_FreeValue(ctx, object_ctor);
     let mut args = [jsval_of(this), jsval_of(key)];
     let res = JS_Call(ctx, func, jsv_undefined(), 2, args.as_mut_ptr());
@@ -1598,10 +1598,17 @@ pub extern "C" fn v8__Object__SetIntegrityLevel(
   };
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let object_ctor = JS_GetPropertyStr(ctx, global, c"Object".as_ptr());
+    let object_ctor = super::intrinsics::get(ctx, c"Object");
     JS_FreeValue(ctx, global);
     let func =
-      JS_GetPropertyStr(ctx, object_ctor, method.as_ptr() as *const c_char);
+      super::intrinsics::get_raw(ctx, {
+        let path: &[u8] = if method.starts_with(b"freeze") {
+          b"Object.freeze\0"
+        } else {
+          b"Object.seal\0"
+        };
+        path.as_ptr() as *const c_char
+      });
     JS_FreeValue(ctx, object_ctor);
     if !jsv_is_object(&func) {
       JS_FreeValue(ctx, func);
@@ -1662,9 +1669,9 @@ pub extern "C" fn v8__Object__PreviewEntries(
     }
 
     let global = JS_GetGlobalObject(ctx);
-    let array_ctor = JS_GetPropertyStr(ctx, global, c"Array".as_ptr());
+    let array_ctor = super::intrinsics::get(ctx, c"Array");
     JS_FreeValue(ctx, global);
-    let from = JS_GetPropertyStr(ctx, array_ctor, c"from".as_ptr());
+    let from = super::intrinsics::get(ctx, c"Array.from");
     if !jsv_is_object(&from) {
       JS_FreeValue(ctx, from);
       JS_FreeValue(ctx, array_ctor);
@@ -2237,7 +2244,7 @@ pub extern "C" fn v8__RegExp__New(
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"RegExp".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"RegExp");
     JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION {
       clear_exception(ctx);

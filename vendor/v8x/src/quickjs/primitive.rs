@@ -464,9 +464,16 @@ pub extern "C" fn v8__Private__ForApi(
   } else {
     jsval_of(name)
   };
-  let escaped = desc.replace('\\', "\\\\").replace('"', "\\\"");
-  let v =
-    unsafe { eval(ctx, &format!("Symbol.for(\"v82jsc_private:{escaped}\")")) };
+  // toolsearch patch 0012: the engine's registry, not a script's `Symbol.for`.
+  let Ok(cdesc) = CString::new(format!("v82jsc_private:{desc}")) else {
+    return ptr::null();
+  };
+  let v = unsafe { JS_NewSymbol(ctx, cdesc.as_ptr(), 1) };
+  if v.tag == JS_TAG_EXCEPTION {
+    let exc = unsafe { JS_GetException(ctx) };
+    unsafe { JS_FreeValue(ctx, exc) };
+    return ptr::null();
+  }
   remember_private_symbol(isolate, ctx, v, name_value);
   intern::<Private>(v)
 }
@@ -537,8 +544,16 @@ pub extern "C" fn v8__Symbol__For(
   } else {
     unsafe { to_dec_string(ctx, jsval_of(description)) }
   };
-  let escaped = desc.replace('\\', "\\\\").replace('"', "\\\"");
-  let v = unsafe { eval(ctx, &format!("Symbol.for(\"{escaped}\")")) };
+  // toolsearch patch 0012: the engine's registry, not a script's `Symbol.for`.
+  let Ok(cdesc) = CString::new(desc) else {
+    return ptr::null();
+  };
+  let v = unsafe { JS_NewSymbol(ctx, cdesc.as_ptr(), 1) };
+  if v.tag == JS_TAG_EXCEPTION {
+    let exc = unsafe { JS_GetException(ctx) };
+    unsafe { JS_FreeValue(ctx, exc) };
+    return ptr::null();
+  }
   intern::<Symbol>(v)
 }
 
@@ -661,7 +676,7 @@ unsafe fn well_known(ctx: *mut JSContext, prop: &[u8]) -> JSValue {
     return jsv_undefined();
   }
   let global = JS_GetGlobalObject(ctx);
-  let sym_ctor = JS_GetPropertyStr(ctx, global, c"Symbol".as_ptr());
+  let sym_ctor = super::intrinsics::get(ctx, c"Symbol");
   JS_FreeValue(ctx, global);
   if sym_ctor.tag == JS_TAG_EXCEPTION {
     let exc = JS_GetException(ctx);

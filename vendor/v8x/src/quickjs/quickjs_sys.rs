@@ -738,6 +738,8 @@ unsafe extern "C" {
     ...
   ) -> JSValue;
   pub fn JS_ThrowOutOfMemory(ctx: *mut JSContext) -> JSValue;
+  /// toolsearch patch 0013.
+  pub fn JS_GetOutOfMemoryCount(rt: *mut JSRuntime) -> u64;
   pub fn v82jsc_is_constructor_call(ctx: *mut JSContext) -> bool;
 
   pub fn JS_NewAtom(ctx: *mut JSContext, str: *const c_char) -> JSAtom;

@@ -204,7 +204,7 @@ fn is_array_buffer_view(ctx: *mut JSContext, v: JSValue) -> bool {
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"DataView".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"DataView");
     let result = if jsv_is_object(&ctor) {
       let r = JS_IsInstanceOf(ctx, v, ctor);
       if r < 0 {
@@ -595,7 +595,7 @@ fn throw_error_if_clear(ctx: *mut JSContext, message: *const V8String) {
   }
   unsafe {
     let global = JS_GetGlobalObject(ctx);
-    let ctor = JS_GetPropertyStr(ctx, global, c"Error".as_ptr());
+    let ctor = super::intrinsics::get(ctx, c"Error");
     JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);

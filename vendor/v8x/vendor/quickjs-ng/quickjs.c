@@ -362,6 +362,8 @@ struct JSRuntime {
     JSValue current_exception;
     /* true if inside an out of memory error, to avoid recursing */
     bool in_out_of_memory;
+    /* toolsearch patch 0013: out-of-memory errors the engine threw */
+    uint64_t out_of_memory_count;
     /* true if inside build_backtrace, to avoid recursing */
     bool in_build_stack_trace;
     /* true if inside JS_FreeRuntime */
@@ -9207,12 +9209,22 @@ static int JS_ThrowTypeErrorNotExtensible(JSContext *ctx, int flags,
 JSValue JS_ThrowOutOfMemory(JSContext *ctx)
 {
     JSRuntime *rt = ctx->rt;
+    /* toolsearch patch 0013: counted where only the engine gets, so an
+       embedder can tell its own out-of-memory error from one a script made
+       (`new InternalError("out of memory")` has the same class and message). */
+    rt->out_of_memory_count++;
     if (!rt->in_out_of_memory) {
         rt->in_out_of_memory = true;
         JS_ThrowInternalError(ctx, "out of memory");
         rt->in_out_of_memory = false;
     }
     return JS_EXCEPTION;
+}
+
+/* toolsearch patch 0013 */
+uint64_t JS_GetOutOfMemoryCount(JSRuntime *rt)
+{
+    return rt->out_of_memory_count;
 }
 
 /* toolsearch patch 0002: a built-in whose allocation failed in a
@@ -22397,24 +22409,10 @@ static bool js_v82jsc_append_pending_async_callsite(JSContext *ctx,
    is shared. Returns JS_ATOM_NULL on failure. */
 static JSAtom js_v82jsc_private_atom(JSContext *ctx, const char *name)
 {
-    JSValue global = JS_GetGlobalObject(ctx);
-    JSValue symbol_ctor = JS_GetPropertyStr(ctx, global, "Symbol");
-    JS_FreeValue(ctx, global);
-    if (!JS_IsObject(symbol_ctor)) {
-        JS_FreeValue(ctx, symbol_ctor);
-        return JS_ATOM_NULL;
-    }
-    JSValue symbol_for = JS_GetPropertyStr(ctx, symbol_ctor, "for");
-    if (!JS_IsFunction(ctx, symbol_for)) {
-        JS_FreeValue(ctx, symbol_for);
-        JS_FreeValue(ctx, symbol_ctor);
-        return JS_ATOM_NULL;
-    }
-    JSValue arg = JS_NewString(ctx, name);
-    JSValue sym = JS_Call(ctx, symbol_for, symbol_ctor, 1, vc(&arg));
-    JS_FreeValue(ctx, arg);
-    JS_FreeValue(ctx, symbol_for);
-    JS_FreeValue(ctx, symbol_ctor);
+    /* toolsearch patch 0012: the engine's symbol registry, not the script's
+       `Symbol.for` read from the global object (a script's replacement ran
+       inside every error's stack capture). */
+    JSValue sym = JS_NewSymbol(ctx, name, true);
     if (JS_IsException(sym)) {
         JS_FreeValue(ctx, JS_GetException(ctx));
         return JS_ATOM_NULL;
