@@ -47,7 +47,9 @@ impl ArrayBufferBudget {
                 used.checked_add(len).filter(|&n| n <= cap)
             })
             .is_ok();
-        if !granted {
+        // A request larger than the whole budget never met memory pressure
+        // (`new ArrayBuffer(2 ** 40)`): refused, but not counted as running out.
+        if !granted && len <= cap {
             self.refused.fetch_add(1, Ordering::Relaxed);
         }
         granted

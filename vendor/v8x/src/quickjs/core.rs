@@ -328,6 +328,8 @@ mod v8_native_intrinsic_tests {
 
   #[test]
   fn rewrites_optimization_intrinsics() {
+    // toolsearch patch 0011: the rewrites are a test hook, on with natives syntax.
+    NATIVES_SYNTAX.store(true, Ordering::Relaxed);
     let source = concat!(
       "%PrepareFunctionForOptimization(f);",
       "%NeverOptimizeFunction(g);",

@@ -4030,14 +4030,16 @@ JSValue JS_NewSymbol(JSContext *ctx, const char *description, bool is_global)
            Per ES spec, ToString(undefined) becomes "undefined" */
         description = "undefined";    
     }
-    JSAtom atom = JS_NewAtom(ctx, description);
-    if (atom == JS_ATOM_NULL)
+    /* toolsearch patch 0012: from the description's string, as Symbol.for
+       does. JS_NewAtom makes a number-like description ("123") a tagged-int
+       atom, which JS_NewSymbolFromAtom then read as an index into the atom
+       array (out of bounds; its assert is compiled out). */
+    JSValue str = JS_NewString(ctx, description);
+    if (JS_IsException(str))
         return JS_EXCEPTION;
     int atom_type =
         is_global ? JS_ATOM_TYPE_GLOBAL_SYMBOL : JS_ATOM_TYPE_SYMBOL;
-    JSValue symbol = JS_NewSymbolFromAtom(ctx, atom, atom_type);
-    JS_FreeAtom(ctx, atom);
-    return symbol;
+    return JS_NewSymbolInternal(ctx, JS_VALUE_GET_STRING(str), atom_type);
 }
 
 #define ATOM_GET_STR_BUF_SIZE 64
