@@ -289,6 +289,10 @@ const FORGED: &[&str] = &[
     "const e = new InternalError('x'); Object.defineProperty(e, 'message', {value: 'out of memory'}); throw e;",
     "new ArrayBuffer(-1);",
     "new Uint8Array(-5);",
+    // A request larger than the whole budget never met memory pressure.
+    "try { new ArrayBuffer(2 ** 40); } catch {} throw new InternalError('out of memory');",
+    "try { new Uint8Array(2 ** 40); } catch {} throw new InternalError('out of memory');",
+    "try { new ArrayBuffer(8).transfer(2 ** 40); } catch {} throw new InternalError('out of memory');",
 ];
 
 /// Real exhaustion: the heap, and the ArrayBuffer budget. Each stays `memory`.
@@ -313,6 +317,10 @@ fn memory_on(test: &str, path: Path) {
                 assert!(!err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
             }
         }
+        // Uncaught, such a request says what it met, as a script error.
+        let r = exec(pool, "new ArrayBuffer(2 ** 40);");
+        assert_eq!(r.error.as_ref().map(|e| e.kind), Some(ErrorKind::Script), "{path:?}");
+        assert!(err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
         for code in REAL {
             let r = exec(pool, code);
             assert_eq!(

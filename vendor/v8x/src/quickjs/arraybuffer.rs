@@ -613,7 +613,7 @@ unsafe extern "C" fn array_buffer_store_alloc(
       data as *mut u8
     }
     None => {
-      unsafe { JS_ThrowOutOfMemory(ctx) };
+      unsafe { throw_allocation_failed(ctx) };
       ptr::null_mut()
     }
   }
@@ -719,13 +719,22 @@ pub(crate) fn release_pending_allocator_buffers(isolate: *mut RealIsolate) {
   }
 }
 
+/// toolsearch patch 0013: a store that could not be had is V8's
+/// `RangeError: Array buffer allocation failed`, not the engine's own
+/// out-of-memory error: a refusal of the embedder's allocator (a budget, or a
+/// request larger than it) is told by that allocator, and the engine's count of
+/// its out-of-memory errors stays a count of the engine's own.
+unsafe fn throw_allocation_failed(ctx: *mut JSContext) -> JSValue {
+  unsafe { JS_ThrowRangeError(ctx, c"Array buffer allocation failed".as_ptr()) }
+}
+
 fn new_array_buffer_value(
   ctx: *mut JSContext,
   isolate: *mut RealIsolate,
   byte_length: usize,
 ) -> JSValue {
   let Some((data, inner)) = new_store(isolate, byte_length) else {
-    return unsafe { JS_ThrowOutOfMemory(ctx) };
+    return unsafe { throw_allocation_failed(ctx) };
   };
   let obj = unsafe {
     JS_NewArrayBuffer(

@@ -15,6 +15,7 @@
 use std::ffi::CStr;
 
 use super::core::{current_iso, iso_state};
+use std::os::raw::c_void;
 use super::quickjs_sys::*;
 use crate::RealIsolate;
 
@@ -128,6 +129,9 @@ pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
       values.push((*name, make_helper(ctx, source)));
     }
   }
+  // The context names its isolate from now on: `get` finds the capture
+  // through the context itself, never through the thread's current isolate.
+  unsafe { JS_SetContextOpaque(ctx, iso as *mut c_void) };
   if let Some(old) = iso_state(iso).intrinsics.insert(ctx as usize, values) {
     for (_, v) in old {
       unsafe { JS_FreeValue(ctx, v) };
@@ -137,22 +141,24 @@ pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
 
 /// The captured value of `name` (a new reference, as `JS_GetPropertyStr`
 /// gives). Before its context's capture (the engine's own set-up), the value
-/// on the global object now; after it, never: a name it did not capture is
-/// undefined.
+/// on the global object now; after it, never: a name it did not capture, or a
+/// context whose capture was released, gives undefined.
 pub(crate) unsafe fn get(ctx: *mut JSContext, name: &CStr) -> JSValue {
   if ctx.is_null() {
     return jsv_undefined();
   }
-  let iso = current_iso();
-  if !iso.is_null() {
-    if let Some(values) = iso_state(iso).intrinsics.get(&(ctx as usize)) {
-      return match values.iter().find(|(n, _)| *n == name) {
-        Some((_, v)) => unsafe { JS_DupValue(ctx, *v) },
-        None => jsv_undefined(),
-      };
-    }
+  let iso = unsafe { JS_GetContextOpaque(ctx) } as *mut RealIsolate;
+  if iso.is_null() {
+    return unsafe { read_path(ctx, name) };
   }
-  unsafe { read_path(ctx, name) }
+  let found = iso_state(iso)
+    .intrinsics
+    .get(&(ctx as usize))
+    .and_then(|values| values.iter().find(|(n, _)| *n == name));
+  match found {
+    Some((_, v)) => unsafe { JS_DupValue(ctx, *v) },
+    None => jsv_undefined(),
+  }
 }
 
 /// [`get`] for a name given as a C string pointer.

@@ -719,9 +719,6 @@ thread_local! {
         Option<crate::isolate::RawHostImportModuleWithPhaseDynamicallyCallback>,
     > = const { std::cell::Cell::new(None) };
 
-    static DYN_IMPORT_CHAIN: std::cell::Cell<Option<JSValue>> =
-        const { std::cell::Cell::new(None) };
-
     static SOURCE_CB: std::cell::Cell<Option<ResolveSourceCallback<'static>>> =
         const { std::cell::Cell::new(None) };
 
@@ -763,7 +760,6 @@ struct ModuleCacheState {
   dyn_import_cb: Option<crate::isolate::RawHostImportModuleDynamicallyCallback>,
   dyn_import_phase_cb:
     Option<crate::isolate::RawHostImportModuleWithPhaseDynamicallyCallback>,
-  dyn_import_chain: Option<JSValue>,
   source_cb: Option<ResolveSourceCallback<'static>>,
   src_phase_counter: u64,
 }
@@ -815,7 +811,6 @@ fn take_module_cache_state() -> ModuleCacheState {
     main_module_url: MAIN_MODULE_URL.with(|v| v.borrow_mut().take()),
     dyn_import_cb: DYN_IMPORT_CB.with(|v| v.replace(None)),
     dyn_import_phase_cb: DYN_IMPORT_PHASE_CB.with(|v| v.replace(None)),
-    dyn_import_chain: DYN_IMPORT_CHAIN.with(|v| v.replace(None)),
     source_cb: SOURCE_CB.with(|v| v.replace(None)),
     src_phase_counter: SRC_PHASE_COUNTER.with(|v| v.replace(1)),
   }
@@ -851,7 +846,6 @@ fn restore_module_cache_state(state: ModuleCacheState) {
   MAIN_MODULE_URL.with(|v| *v.borrow_mut() = state.main_module_url);
   DYN_IMPORT_CB.with(|v| v.set(state.dyn_import_cb));
   DYN_IMPORT_PHASE_CB.with(|v| v.set(state.dyn_import_phase_cb));
-  DYN_IMPORT_CHAIN.with(|v| v.set(state.dyn_import_chain));
   SOURCE_CB.with(|v| v.set(state.source_cb));
   SRC_PHASE_COUNTER.with(|v| v.set(state.src_phase_counter));
 }
