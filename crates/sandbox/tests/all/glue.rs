@@ -319,7 +319,11 @@ fn memory_on(test: &str, path: Path) {
         }
         // Uncaught, such a request says what it met, as a script error.
         let r = exec(pool, "new ArrayBuffer(2 ** 40);");
-        assert_eq!(r.error.as_ref().map(|e| e.kind), Some(ErrorKind::Script), "{path:?}");
+        assert_eq!(
+            r.error.as_ref().map(|e| e.kind),
+            Some(ErrorKind::Script),
+            "{path:?}"
+        );
         assert!(err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
         for code in REAL {
             let r = exec(pool, code);
