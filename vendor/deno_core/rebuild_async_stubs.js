@@ -5,11 +5,12 @@ const doNotModify =
   "/* DO NOT MODIFY: use rebuild_async_stubs.js to regenerate */\n";
 
 // The template function we build op_async_N functions from
+// (toolsearch patch 0001: it calls __OP__ through the captured
+// FunctionPrototypeCall, not a `call` looked up at run time)
 function __TEMPLATE__(__ARGS_PARAM__) {
   const id = nextPromiseId;
   try {
     // deno-fmt-ignore
-    // toolsearch patch 0001: the captured call, not one looked up at run time.
     const maybeResult = FunctionPrototypeCall(__OP__, this, __ARGS__);
     if (maybeResult !== undefined) {
       return PromiseResolve(maybeResult);

@@ -214,15 +214,19 @@ mod tests {
             "poison.js",
             "globalThis.real = {TypeError, RangeError, Error, Set, Date, Symbol: Symbol.for, \
                freeze: Object.freeze, RegExp, Map}; \
-             globalThis.hits = []; \
-             const spy = (name) => function (...a) { hits.push(name); return {} }; \
+             globalThis.hits = ''; const define = Reflect.defineProperty; \
+             const spy = (name) => function () { hits += name + ','; return {} }; \
              for (const n of ['TypeError', 'RangeError', 'Error', 'SyntaxError', 'ReferenceError', \
                'Set', 'Map', 'Date', 'RegExp', 'Proxy', 'DataView', 'Promise', 'Reflect', 'Symbol']) \
                globalThis[n] = spy(n); \
              Object.freeze = spy('Object.freeze'); Object.seal = spy('Object.seal'); \
              Object.getOwnPropertyDescriptor = spy('Object.getOwnPropertyDescriptor'); \
              Object.defineProperty = spy('Object.defineProperty'); Array.from = spy('Array.from'); \
-             real.Symbol === Symbol.for || (Symbol.for = spy('Symbol.for'));",
+             Array.prototype.map = spy('Array.prototype.map'); \
+             define(Array.prototype, 0, {set() { hits += 'Array.prototype[0],' }}); \
+             define(Array.prototype, 1, {set() { hits += 'Array.prototype[1],' }}); \
+             real.Symbol === Symbol.for || (Symbol.for = spy('Symbol.for')); \
+             void new real.Error('probe').stack;",
         )
         .expect("poison");
         deno_core::scope!(scope, &mut rt);
@@ -254,24 +258,31 @@ mod tests {
         let sym = v8::Symbol::for_key(scope, d);
         let _ = v8::Private::for_api(scope, Some(d));
         let set = v8::Set::new(scope);
+        let map = v8::Map::new(scope);
         let date = v8::Date::new(scope, 0.0);
         let obj = v8::Object::new(scope);
+        let handler = v8::Object::new(scope);
+        let proxy = v8::Proxy::new(scope, obj, handler);
+        let iterator = v8::Symbol::get_iterator(scope);
+        let elements = v8::Array::new_with_elements(scope, &[msg.into(), d.into()]);
         let frozen = obj.set_integrity_level(scope, v8::IntegrityLevel::Frozen);
         let _ = obj.get_own_property_descriptor(scope, msg.into());
         let pattern = v8::String::new(scope, "a+").unwrap();
         let re = v8::RegExp::new(scope, pattern, v8::RegExpCreationFlags::empty());
-        assert!(set.is_set() && date.is_some_and(|d| d.is_date()) && re.is_some());
+        assert!(set.is_set() && map.is_map() && date.is_some_and(|d| d.is_date()) && re.is_some());
+        assert!(proxy.is_some_and(|p| p.is_proxy()));
+        assert!(iterator.description(scope).is_string());
+        assert_eq!(elements.length(), 2);
+        assert!(elements
+            .get_index(scope, 1)
+            .unwrap()
+            .strict_equals(d.into()));
         assert_eq!(frozen, Some(true));
         let hits_key = v8::String::new(scope, "hits").unwrap();
-        let hits = global.get(scope, hits_key.into()).unwrap();
-        let hits: v8::Local<v8::Array> = hits.try_into().unwrap();
-        let seen: Vec<String> = (0..hits.length())
-            .map(|i| {
-                hits.get_index(scope, i)
-                    .unwrap()
-                    .to_rust_string_lossy(scope)
-            })
-            .collect();
+        let seen = global
+            .get(scope, hits_key.into())
+            .unwrap()
+            .to_rust_string_lossy(scope);
         assert!(seen.is_empty(), "the glue called the script's {seen:?}");
         // The engine's registry: the same symbol a script's original Symbol.for gives.
         let key = v8::String::new(scope, "Symbol").unwrap();

@@ -34,11 +34,16 @@ pub fn live_isolates() -> usize {
     LIVE_ISOLATES.load(Ordering::SeqCst)
 }
 
-/// The bridge prelude (`js/prelude.js` at the top of the repository): compiled and
-/// called once per isolate before any snippet.
-const SCRUB: &str = include_str!("../../../../js/prelude.js");
+/// The bridge prelude (`js/prelude/` at the top of the repository): one function
+/// body in four files, compiled and called once per isolate before any snippet.
+const SCRUB: &str = concat!(
+    include_str!("../../../../js/prelude/capture.js"),
+    include_str!("../../../../js/prelude/bridge.js"),
+    include_str!("../../../../js/prelude/scrub.js"),
+    include_str!("../../../../js/prelude/runner.js"),
+);
 const MAX_MESSAGE: usize = 2000;
-/// The largest header of calls that never started (`js/prelude.js`,
+/// The largest header of calls that never started (`js/prelude/bridge.js`,
 /// `unstartedHeader`): 16 ids of at most 256 UTF-16 units, each escaped to at
 /// most 6 units, quoted and separated, plus the count.
 const MAX_UNSTARTED_HEADER: usize = 16 * (256 * 6 + 3) + 32;

@@ -314,6 +314,15 @@ pub fn rss_kib_children() -> u64 {
     children().into_iter().map(|(pid, _)| rss_kib_of(pid)).sum()
 }
 
+/// Worker processes that are children of this test process.
+pub fn worker_pids() -> Vec<u32> {
+    children()
+        .into_iter()
+        .filter(|(_, stat)| stat.contains("toolsearch-sand"))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
 /// This process's direct children, with their `/proc/PID/stat` lines (the
 /// command name, cut to 15 bytes, is its second field).
 pub fn children() -> Vec<(u32, String)> {

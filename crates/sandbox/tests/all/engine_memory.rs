@@ -427,15 +427,6 @@ fn allocation_failures_are_errors_in_process() {
 
 // ---- one job's damage stays that job's -----------------------------------------------
 
-/// Worker processes that are children of this test process.
-fn worker_pids() -> Vec<u32> {
-    children()
-        .into_iter()
-        .filter(|(_, stat)| stat.contains("toolsearch-sand"))
-        .map(|(pid, _)| pid)
-        .collect()
-}
-
 /// Hostile jobs of every kind that ends abnormally, each followed by an
 /// innocent one: the innocent job is answered `ok`. Then the worker dies
 /// between two jobs (killed from outside, as a teardown abort would end it):

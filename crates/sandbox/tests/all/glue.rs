@@ -132,6 +132,17 @@ const GLUE: &[(&str, &str)] = &[
         "0",
     ),
     (
+        // Every error's stack: v8x made its call sites with `Array.prototype.map`
+        // and stored them with `[[Set]]`, so a script ran inside each stack capture
+        // and could forge the position the sandbox reports.
+        "let seen = 0; Array.prototype.map = function () { seen++; return []; }; \
+         Object.defineProperty(Array.prototype, 0, {set(v) { seen++; }, configurable: true}); \
+         const s = new Error('x').stack; let t = ''; try { null.x; } catch (e) { t = e.stack; } \
+         delete Array.prototype[0]; \
+         return [seen, s.startsWith('snippet.js:'), t.startsWith('snippet.js:')];",
+        "[0,true,true]",
+    ),
+    (
         // No engine-internal global is reachable, even after code that makes the
         // engine install its helpers.
         "try { await import('nothing'); } catch (e) {} \
@@ -293,6 +304,9 @@ const FORGED: &[&str] = &[
     "try { new ArrayBuffer(2 ** 40); } catch {} throw new InternalError('out of memory');",
     "try { new Uint8Array(2 ** 40); } catch {} throw new InternalError('out of memory');",
     "try { new ArrayBuffer(8).transfer(2 ** 40); } catch {} throw new InternalError('out of memory');",
+    // A length check that allocates nothing (past the longest string).
+    "const s = '\\u0100'.repeat(16385); try { s.concat(...Array(65534).fill(s)); } catch {} \
+     throw new InternalError('out of memory');",
 ];
 
 /// Real exhaustion: the heap, and the ArrayBuffer budget. Each stays `memory`.
@@ -305,6 +319,8 @@ fn memory_on(test: &str, path: Path) {
     on(test, path, |pool, path| {
         // Kind `script`: the pool replaces a non-forking worker only after a job
         // ending `memory`, `crashed`, `engine` or `timeout` (`pool/processes.rs`).
+        exec(pool, "return 1");
+        let workers = worker_pids();
         for _ in 0..2 {
             for code in FORGED {
                 let r = exec(pool, code);
@@ -316,6 +332,9 @@ fn memory_on(test: &str, path: Path) {
                 );
                 assert!(!err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
             }
+        }
+        if let Path::InProcess = path {
+            assert_eq!(worker_pids(), workers, "a forged error replaced the worker");
         }
         // Uncaught, such a request says what it met, as a script error.
         let r = exec(pool, "new ArrayBuffer(2 ** 40);");
@@ -333,6 +352,12 @@ fn memory_on(test: &str, path: Path) {
                 "{path:?}: {:?}\ncode: {code}",
                 r.error
             );
+        }
+        if let Path::InProcess = path {
+            // What the check above would have seen: a real exhaustion does
+            // replace the worker.
+            exec(pool, "return 1");
+            assert_ne!(worker_pids(), workers, "a real exhaustion kept its worker");
         }
         // A real exhaustion caught by the snippet, then a forged error thrown: the
         // engine ran out during the job, so it stays `memory`.

@@ -73,7 +73,55 @@ fn surface(pool: &Pool, path: &str) -> Vec<String> {
     seen.swap_remove(0)
 }
 
+/// Names of the language's own that begin with `__`.
+const STANDARD_DUNDER: &[&str] = &[
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+];
+
+/// An engine's or the host's internal name among the reachable ones: any other
+/// `__` name (`__v8x_fast_api_next_call`, `__bootstrap`), or one that names the
+/// engine or the runtime (`Deno`, `v8x`).
+fn internal_names(got: &[String]) -> Vec<&String> {
+    got.iter()
+        .filter(|name| {
+            name.split('.').any(|segment| {
+                let segment = segment.trim_end_matches(" (js)");
+                let segment = segment.split('<').next().unwrap_or(segment);
+                (segment.starts_with("__") && !STANDARD_DUNDER.contains(&segment))
+                    || segment == "Deno"
+                    || segment.to_ascii_lowercase().contains("v8x")
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn the_internal_name_check_finds_internal_names() {
+    let names: Vec<String> = [
+        "globalThis.__v8x_fast_api_next_call",
+        "globalThis.Deno.core",
+        "globalThis.x.__bootstrap<get>",
+        "globalThis.__proto__.__defineGetter__.name",
+        "globalThis.Object.keys",
+    ]
+    .map(String::from)
+    .to_vec();
+    assert_eq!(
+        internal_names(&names),
+        names[..3].iter().collect::<Vec<_>>()
+    );
+}
+
 fn compare(path: &str, got: &[String], list: &PathBuf) {
+    let internal = internal_names(got);
+    assert!(
+        internal.is_empty(),
+        "{path}: engine-internal names are reachable: {internal:#?}"
+    );
     let want = std::fs::read_to_string(list).unwrap_or_else(|e| {
         panic!(
             "{}: {e}; write it with TOOLSEARCH_BLESS=1 and review it",

@@ -324,12 +324,14 @@ fn read_intrinsic_args<'a>(
 
 #[cfg(test)]
 mod v8_native_intrinsic_tests {
-  use super::rewrite_v8_native_intrinsics;
+  use super::{NATIVES_SYNTAX, rewrite_v8_native_intrinsics};
+  use std::sync::atomic::Ordering;
 
   #[test]
   fn rewrites_optimization_intrinsics() {
     // toolsearch patch 0011: the rewrites are a test hook, on with natives syntax.
-    NATIVES_SYNTAX.store(true, Ordering::Relaxed);
+    assert!(rewrite_v8_native_intrinsics("%OptimizeFunctionOnNextCall(f);").is_none());
+    let was = NATIVES_SYNTAX.swap(true, Ordering::Relaxed);
     let source = concat!(
       "%PrepareFunctionForOptimization(f);",
       "%NeverOptimizeFunction(g);",
@@ -340,6 +342,7 @@ mod v8_native_intrinsic_tests {
     assert!(rewritten.contains("void (f)"));
     assert!(rewritten.contains("void (g)"));
     assert!(rewritten.contains("__v8x_fast_api_next_call"));
+    NATIVES_SYNTAX.store(was, Ordering::Relaxed);
   }
 }
 

@@ -2745,62 +2745,38 @@ unsafe fn restore_prepare_stack_trace(ctx: *mut JSContext, saved: JSValue) {
   }
 }
 
-/// JS factory that turns rows of
-/// `[file, line, col, funcOrNull, typeOrNull, methodOrNull, isTopLevel,
-/// isConstructor, isAsync, isWasm]`
-/// into the V8-shaped CallSite objects deno's `from_callsite_object` consumes
-/// (it calls each accessor and applies source maps to file/line/column).
-const CALLSITE_FACTORY_SRC: &str = "(function(d){return d.map(function(f){\
-  var file=f[0],line=f[1],col=f[2],top=f[6],constructor=f[7],async=f[8],wasm=f[9],fn=f[3],type=f[4],method=f[5];\
-  return {\
-    getFileName:function(){return file||undefined;},\
-    getScriptNameOrSourceURL:function(){return file||undefined;},\
-    getLineNumber:function(){return line||undefined;},\
-    getColumnNumber:function(){return col||undefined;},\
-    getFunctionName:function(){return fn;},\
-    getMethodName:function(){return method;},\
-    getTypeName:function(){return type;},\
-    getEvalOrigin:function(){return undefined;},\
-    getThis:function(){return undefined;},\
-    getFunction:function(){return undefined;},\
-    isToplevel:function(){return top;},\
-    isEval:function(){return false;},\
-    isNative:function(){return false;},\
-    isConstructor:function(){return constructor;},\
-    isAsync:function(){return async;},\
-    isPromiseAll:function(){return false;},\
-    getPromiseIndex:function(){return null;},\
-    toString:function(){var loc=wasm?(file+':wasm-function['+(line-1)+']:0x'+(col-1).toString(16)):(file+':'+line+':'+col);return fn?(fn+' ('+loc+')'):(top?loc:('<anonymous> ('+loc+')'));}\
-  };});})\0";
-
-/// Build the synthetic CallSite array (one entry per corrected frame). Returns
-/// an owned (+1) JSValue array, or `None` on failure.
+/// Builds the synthetic CallSite array (one entry per corrected frame), the
+/// V8-shaped objects deno's `from_callsite_object` consumes (it calls each
+/// accessor and applies source maps to file/line/column). Returns an owned
+/// (+1) JSValue array, or `None` on failure.
+///
+/// toolsearch patch 0012: each site is made by the context's captured
+/// `@callsite` helper (`intrinsics.rs`) and stored as an own element: the
+/// factory v8x evaluated from source on every stack called `Array.prototype.map`
+/// and stored rows with `[[Set]]`, so a script that replaced `map` (or put a
+/// setter on an index of `Array.prototype`) ran inside every stack capture and
+/// could forge the positions it reported.
 unsafe fn build_callsites(
   ctx: *mut JSContext,
   frames: &[PreparedFrame],
 ) -> Option<JSValue> {
   unsafe {
-    // Evaluate the factory function.
-    let factory = JS_Eval(
-      ctx,
-      CALLSITE_FACTORY_SRC.as_ptr() as *const c_char,
-      CALLSITE_FACTORY_SRC.len() - 1,
-      c"<callsite-factory>".as_ptr(),
-      JS_EVAL_TYPE_GLOBAL,
-    );
-    if factory.tag == JS_TAG_EXCEPTION || !JS_IsFunction(ctx, factory) {
+    let factory = super::intrinsics::get(ctx, c"@callsite");
+    if !JS_IsFunction(ctx, factory) {
+      JS_FreeValue(ctx, factory);
+      return None;
+    }
+    let sites = JS_NewArray(ctx);
+    if sites.tag == JS_TAG_EXCEPTION {
       clear_pending(ctx);
       JS_FreeValue(ctx, factory);
       return None;
     }
-
-    // Build the input rows array.
-    let rows = JS_NewArray(ctx);
-    if rows.tag == JS_TAG_EXCEPTION {
-      clear_pending(ctx);
-      JS_FreeValue(ctx, factory);
-      return None;
-    }
+    let text = |t: &str| JS_NewStringLen(ctx, t.as_ptr() as *const c_char, t.len());
+    let maybe_text = |t: &Option<std::string::String>| match t {
+      Some(t) => text(t),
+      None => jsv_null(),
+    };
     for (
       i,
       (
@@ -2817,45 +2793,36 @@ unsafe fn build_callsites(
       ),
     ) in frames.iter().enumerate()
     {
-      let row = JS_NewArray(ctx);
-      let fv = JS_NewStringLen(ctx, file.as_ptr() as *const c_char, file.len());
-      JS_SetPropertyUint32(ctx, row, 0, fv);
-      JS_SetPropertyUint32(ctx, row, 1, JS_NewInt32(ctx, *line));
-      JS_SetPropertyUint32(ctx, row, 2, JS_NewInt32(ctx, *col));
-      let fnv = match func {
-        Some(f) => JS_NewStringLen(ctx, f.as_ptr() as *const c_char, f.len()),
-        None => jsv_null(),
-      };
-      JS_SetPropertyUint32(ctx, row, 3, fnv);
-      let typev = match type_name {
-        Some(name) => {
-          JS_NewStringLen(ctx, name.as_ptr() as *const c_char, name.len())
-        }
-        None => jsv_null(),
-      };
-      JS_SetPropertyUint32(ctx, row, 4, typev);
-      let methodv = match method_name {
-        Some(name) => {
-          JS_NewStringLen(ctx, name.as_ptr() as *const c_char, name.len())
-        }
-        None => jsv_null(),
-      };
-      JS_SetPropertyUint32(ctx, row, 5, methodv);
-      JS_SetPropertyUint32(ctx, row, 6, JS_NewBool(ctx, *top as c_int));
-      JS_SetPropertyUint32(ctx, row, 7, JS_NewBool(ctx, *constructor as c_int));
-      JS_SetPropertyUint32(ctx, row, 8, JS_NewBool(ctx, *is_async as c_int));
-      JS_SetPropertyUint32(ctx, row, 9, JS_NewBool(ctx, *is_wasm as c_int));
-      JS_SetPropertyUint32(ctx, rows, i as u32, row);
+      let mut args = [
+        text(file),
+        JS_NewInt32(ctx, *line),
+        JS_NewInt32(ctx, *col),
+        maybe_text(func),
+        maybe_text(type_name),
+        maybe_text(method_name),
+        JS_NewBool(ctx, *top as c_int),
+        JS_NewBool(ctx, *constructor as c_int),
+        JS_NewBool(ctx, *is_async as c_int),
+        JS_NewBool(ctx, *is_wasm as c_int),
+      ];
+      let site = JS_Call(
+        ctx,
+        factory,
+        jsv_undefined(),
+        args.len() as c_int,
+        args.as_mut_ptr(),
+      );
+      for arg in args {
+        JS_FreeValue(ctx, arg);
+      }
+      if site.tag == JS_TAG_EXCEPTION || define_index(ctx, sites, i as u32, site) < 0 {
+        clear_pending(ctx);
+        JS_FreeValue(ctx, sites);
+        JS_FreeValue(ctx, factory);
+        return None;
+      }
     }
-
-    let mut args = [rows];
-    let sites = JS_Call(ctx, factory, jsv_undefined(), 1, args.as_mut_ptr());
-    JS_FreeValue(ctx, rows);
     JS_FreeValue(ctx, factory);
-    if sites.tag == JS_TAG_EXCEPTION {
-      clear_pending(ctx);
-      return None;
-    }
     Some(sites)
   }
 }

@@ -60,6 +60,31 @@ const HELPERS: &[(&CStr, &CStr)] = &[
     c"((keys,S,def)=>(o)=>{const a=[];const ks=keys(o);for(let i=0;i<ks.length;i++){const k=ks[i];def(a,a.length,{__proto__:null,value:k,writable:true,enumerable:true,configurable:true});def(a,a.length,{__proto__:null,value:S(o[k]),writable:true,enumerable:true,configurable:true});}return a;})(Object.keys,String,Object.defineProperty)",
   ),
   (
+    // One V8-shaped CallSite (exception.rs `build_callsites`); a wasm frame's
+    // offset in hex through the captured `Number.prototype.toString`.
+    c"@callsite",
+    c"((apply,hex)=>function(file,line,col,fn,type,method,top,constructor,async,wasm){return {\
+getFileName:function(){return file||undefined;},\
+getScriptNameOrSourceURL:function(){return file||undefined;},\
+getLineNumber:function(){return line||undefined;},\
+getColumnNumber:function(){return col||undefined;},\
+getFunctionName:function(){return fn;},\
+getMethodName:function(){return method;},\
+getTypeName:function(){return type;},\
+getEvalOrigin:function(){return undefined;},\
+getThis:function(){return undefined;},\
+getFunction:function(){return undefined;},\
+isToplevel:function(){return top;},\
+isEval:function(){return false;},\
+isNative:function(){return false;},\
+isConstructor:function(){return constructor;},\
+isAsync:function(){return async;},\
+isPromiseAll:function(){return false;},\
+getPromiseIndex:function(){return null;},\
+toString:function(){var loc=wasm?(file+':wasm-function['+(line-1)+']:0x'+apply(hex,col-1,[16])):(file+':'+line+':'+col);return fn?(fn+' ('+loc+')'):(top?loc:('<anonymous> ('+loc+')'));}\
+};})(Reflect.apply,Number.prototype.toString)",
+  ),
+  (
     c"@enqueue-microtask",
     c"((resolve,then,apply,P)=>(f)=>{apply(then,apply(resolve,P,[]),[f]);})(Promise.resolve,Promise.prototype.then,Reflect.apply,Promise)",
   ),
@@ -117,7 +142,9 @@ unsafe fn make_helper(ctx: *mut JSContext, source: &CStr) -> JSValue {
 /// earlier capture of the same context held. Called before any script runs.
 pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
   let iso = if isolate.is_null() { current_iso() } else { isolate };
-  if iso.is_null() || ctx.is_null() {
+  // Only the isolate whose runtime owns the context holds its values (a
+  // context of another runtime, as a snapshot test makes, is not captured).
+  if iso.is_null() || ctx.is_null() || iso_state(iso).rt != unsafe { JS_GetRuntime(ctx) } {
     return;
   }
   let mut values = Vec::with_capacity(NAMES.len() + HELPERS.len());

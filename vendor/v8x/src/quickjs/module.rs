@@ -1183,9 +1183,9 @@ unsafe fn build_static_import_attrs(
       continue;
     };
     unsafe {
-      JS_SetPropertyUint32(ctx, arr, out, JS_NewString(ctx, ck.as_ptr()));
-      JS_SetPropertyUint32(ctx, arr, out + 1, JS_NewString(ctx, cv.as_ptr()));
-      JS_SetPropertyUint32(ctx, arr, out + 2, JS_NewInt32(ctx, *offset));
+      define_index(ctx, arr, out, JS_NewString(ctx, ck.as_ptr()));
+      define_index(ctx, arr, out + 1, JS_NewString(ctx, cv.as_ptr()));
+      define_index(ctx, arr, out + 2, JS_NewInt32(ctx, *offset));
     }
     out += 3;
   }
@@ -4377,7 +4377,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         c"__v8jsc_module_request".as_ptr(),
         JS_NewBool(ctx, 1),
       );
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      define_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -4421,13 +4421,13 @@ pub extern "C" fn v8__Module__GetModuleRequests(
             continue;
           };
           unsafe {
-            JS_SetPropertyUint32(
+            define_index(
               ctx,
               attributes,
               (index * 2) as u32,
               JS_NewString(ctx, key.as_ptr()),
             );
-            JS_SetPropertyUint32(
+            define_index(
               ctx,
               attributes,
               (index * 2 + 1) as u32,
@@ -4447,7 +4447,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         c"__v8jsc_module_request".as_ptr(),
         JS_NewBool(ctx, 1),
       );
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      define_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -4494,13 +4494,13 @@ pub extern "C" fn v8__Module__GetModuleRequests(
               (CString::new(k.as_str()), CString::new(v.as_str()))
             {
               unsafe {
-                JS_SetPropertyUint32(
+                define_index(
                   ctx,
                   kv,
                   ki,
                   JS_NewString(ctx, ck.as_ptr()),
                 );
-                JS_SetPropertyUint32(
+                define_index(
                   ctx,
                   kv,
                   ki + 1,
@@ -4525,7 +4525,7 @@ pub extern "C" fn v8__Module__GetModuleRequests(
         JS_NewBool(ctx, 1),
       );
 
-      JS_SetPropertyUint32(ctx, arr, idx, req);
+      define_index(ctx, arr, idx, req);
     }
     idx += 1;
   }
@@ -6275,9 +6275,9 @@ pub extern "C" fn v8__ModuleRequest__GetImportAttributes(
         let v = unsafe { JS_GetPropertyUint32(ctx, kv, (i + 1) as u32) };
         unsafe {
           // Static-import attributes are triples (key, value, source_offset).
-          JS_SetPropertyUint32(ctx, arr, out, k);
-          JS_SetPropertyUint32(ctx, arr, out + 1, v);
-          JS_SetPropertyUint32(ctx, arr, out + 2, JS_NewInt32(ctx, 0));
+          define_index(ctx, arr, out, k);
+          define_index(ctx, arr, out + 1, v);
+          define_index(ctx, arr, out + 2, JS_NewInt32(ctx, 0));
         }
         out += 3;
         emitted = true;
@@ -6293,10 +6293,10 @@ pub extern "C" fn v8__ModuleRequest__GetImportAttributes(
       if jsv_is_string(&ty) {
         unsafe {
           let key = JS_NewString(ctx, c"type".as_ptr());
-          JS_SetPropertyUint32(ctx, arr, 0, key);
+          define_index(ctx, arr, 0, key);
 
-          JS_SetPropertyUint32(ctx, arr, 1, ty);
-          JS_SetPropertyUint32(ctx, arr, 2, JS_NewInt32(ctx, 0));
+          define_index(ctx, arr, 1, ty);
+          define_index(ctx, arr, 2, JS_NewInt32(ctx, 0));
         }
       } else {
         unsafe { JS_FreeValue(ctx, ty) };

@@ -463,6 +463,13 @@ unsafe extern "C" {
     idx: u32,
     val: JSValue,
   ) -> c_int;
+  pub fn JS_DefinePropertyValueUint32(
+    ctx: *mut JSContext,
+    this_obj: JSValue,
+    idx: u32,
+    val: JSValue,
+    flags: c_int,
+  ) -> c_int;
 
   pub fn JS_HasProperty(
     ctx: *mut JSContext,
@@ -857,4 +864,17 @@ pub unsafe fn JS_NewString(ctx: *mut JSContext, s: *const c_char) -> JSValue {
 unsafe extern "C" {
   #[link_name = "strlen"]
   fn libc_strlen(s: *const c_char) -> usize;
+}
+
+/// toolsearch patch 0012: element `idx` of an array the glue made, defined as
+/// its own property (takes `val`). `JS_SetPropertyUint32` walks the prototype
+/// chain, so a setter a script put on `Array.prototype[idx]` ran inside the
+/// glue and received what the glue stored.
+pub unsafe fn define_index(
+  ctx: *mut JSContext,
+  this_obj: JSValue,
+  idx: u32,
+  val: JSValue,
+) -> c_int {
+  unsafe { JS_DefinePropertyValueUint32(ctx, this_obj, idx, val, JS_PROP_C_W_E) }
 }

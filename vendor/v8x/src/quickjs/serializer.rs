@@ -1015,7 +1015,7 @@ fn de_rec(st: &mut DeState, ctx: *mut JSContext) -> JSValue {
           unsafe { JS_FreeValue(ctx, arr) };
           return jsv_exception();
         }
-        unsafe { JS_SetPropertyUint32(ctx, arr, i, el) };
+        unsafe { define_index(ctx, arr, i, el) };
       }
       arr
     }

@@ -1442,7 +1442,7 @@ fn install_context_data_registry(
       let Some(value) = value else {
         continue;
       };
-      if JS_SetPropertyUint32(
+      if define_index(
         ctx,
         registry,
         index as u32,
@@ -2688,10 +2688,10 @@ mod tests {
     let second = source.eval(&function_source);
     let array = unsafe { JS_NewArray(source.context) };
     assert!(
-      unsafe { JS_SetPropertyUint32(source.context, array, 0, first) } >= 0
+      unsafe { define_index(source.context, array, 0, first) } >= 0
     );
     assert!(
-      unsafe { JS_SetPropertyUint32(source.context, array, 1, second) } >= 0
+      unsafe { define_index(source.context, array, 1, second) } >= 0
     );
     let bytes = write_object_bytes(source.context, array, &[]).unwrap();
     unsafe { JS_FreeValue(source.context, array) };

@@ -818,8 +818,8 @@ unsafe fn attach_wasm_stack_frames(
   for (i, frame) in frames.iter().enumerate() {
     let row = unsafe { JS_NewArray(ctx) };
     unsafe {
-      JS_SetPropertyUint32(ctx, row, 0, js_str(ctx, &frame.source_url));
-      JS_SetPropertyUint32(
+      define_index(ctx, row, 0, js_str(ctx, &frame.source_url));
+      define_index(
         ctx,
         row,
         1,
@@ -829,25 +829,25 @@ unsafe fn attach_wasm_stack_frames(
           .map(|name| js_str(ctx, name))
           .unwrap_or_else(jsv_null),
       );
-      JS_SetPropertyUint32(
+      define_index(
         ctx,
         row,
         2,
         JS_NewInt32(ctx, frame.function_index as i32),
       );
-      JS_SetPropertyUint32(
+      define_index(
         ctx,
         row,
         3,
         JS_NewInt64(ctx, frame.function_offset as i64),
       );
-      JS_SetPropertyUint32(
+      define_index(
         ctx,
         row,
         4,
         JS_NewInt64(ctx, frame.module_offset as i64),
       );
-      JS_SetPropertyUint32(ctx, rows, i as u32, row);
+      define_index(ctx, rows, i as u32, row);
     }
   }
   unsafe {
@@ -1286,7 +1286,7 @@ unsafe extern "C" fn call_export(
     let arr = unsafe { JS_NewArray(ctx) };
     for (i, r) in results.iter().enumerate() {
       let jv = unsafe { wasm_val_to_js(ctx, r) };
-      unsafe { JS_SetPropertyUint32(ctx, arr, i as u32, jv) };
+      unsafe { define_index(ctx, arr, i as u32, jv) };
     }
     arr
   }
@@ -2727,7 +2727,7 @@ unsafe extern "C" fn wa_module_exports(
           extern_kind_str(kind).to_bytes().len(),
         ),
       );
-      JS_SetPropertyUint32(ctx, arr, i as u32, desc);
+      define_index(ctx, arr, i as u32, desc);
     }
   }
   arr
@@ -2773,7 +2773,7 @@ unsafe extern "C" fn wa_module_imports(
           extern_kind_str(kind).to_bytes().len(),
         ),
       );
-      JS_SetPropertyUint32(ctx, arr, i as u32, desc);
+      define_index(ctx, arr, i as u32, desc);
     }
   }
   arr
@@ -2813,7 +2813,7 @@ unsafe extern "C" fn wa_module_custom_sections(
   let arr = unsafe { JS_NewArray(ctx) };
   for (i, sec) in sections.iter().enumerate() {
     let buf = unsafe { js_arraybuffer_from_bytes(ctx, sec) };
-    unsafe { JS_SetPropertyUint32(ctx, arr, i as u32, buf) };
+    unsafe { define_index(ctx, arr, i as u32, buf) };
   }
   arr
 }

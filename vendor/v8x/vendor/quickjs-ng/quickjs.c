@@ -11182,15 +11182,17 @@ static int expand_fast_array(JSContext *ctx, JSObject *p, uint32_t new_len)
     size_t slack;
     JSValue *new_array_prop;
 
+    /* toolsearch patch 0013: a length past the limit is a RangeError, as in
+       V8: nothing was allocated, so the engine did not run out of memory. */
     if (unlikely(new_len > (uint32_t)INT32_MAX)) {
-        JS_ThrowOutOfMemory(ctx);
+        JS_ThrowRangeError(ctx, "invalid array length");
         return -1;
     }
 
     old_size = p->u.array.u1.size;
     new_size = old_size + old_size/2;
     if (new_size < old_size) {
-        JS_ThrowOutOfMemory(ctx);
+        JS_ThrowRangeError(ctx, "invalid array length"); /* toolsearch patch 0013 */
         return -1;
     }
     new_size = max_uint32(new_len, new_size);
@@ -50823,8 +50825,10 @@ static JSValue js_string_concat(JSContext *ctx, JSValueConst this_val,
             goto slow_path;
         len += p->len;
     }
-    if (len > INT_MAX>>is_wide_char)
-        return JS_ThrowOutOfMemory(ctx);
+    /* toolsearch patch 0013: past the longest string, the RangeError every
+       other string builder throws (nothing was allocated). */
+    if (len > JS_STRING_LEN_MAX)
+        return JS_ThrowRangeError(ctx, "invalid string length");
     p = JS_VALUE_GET_STRING(this_val);
     if (p->len == len)
         return js_dup(this_val);
