@@ -330,7 +330,9 @@ mod v8_native_intrinsic_tests {
   #[test]
   fn rewrites_optimization_intrinsics() {
     // toolsearch patch 0011: the rewrites are a test hook, on with natives syntax.
-    assert!(rewrite_v8_native_intrinsics("%OptimizeFunctionOnNextCall(f);").is_none());
+    assert!(
+      rewrite_v8_native_intrinsics("%OptimizeFunctionOnNextCall(f);").is_none()
+    );
     let was = NATIVES_SYNTAX.swap(true, Ordering::Relaxed);
     let source = concat!(
       "%PrepareFunctionForOptimization(f);",

@@ -2772,7 +2772,8 @@ unsafe fn build_callsites(
       JS_FreeValue(ctx, factory);
       return None;
     }
-    let text = |t: &str| JS_NewStringLen(ctx, t.as_ptr() as *const c_char, t.len());
+    let text =
+      |t: &str| JS_NewStringLen(ctx, t.as_ptr() as *const c_char, t.len());
     let maybe_text = |t: &Option<std::string::String>| match t {
       Some(t) => text(t),
       None => jsv_null(),
@@ -2815,7 +2816,9 @@ unsafe fn build_callsites(
       for arg in args {
         JS_FreeValue(ctx, arg);
       }
-      if site.tag == JS_TAG_EXCEPTION || define_index(ctx, sites, i as u32, site) < 0 {
+      if site.tag == JS_TAG_EXCEPTION
+        || define_index(ctx, sites, i as u32, site) < 0
+      {
         clear_pending(ctx);
         JS_FreeValue(ctx, sites);
         JS_FreeValue(ctx, factory);

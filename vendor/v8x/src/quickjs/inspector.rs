@@ -2808,9 +2808,7 @@ pub(crate) mod cdp {
       };
       let node_value =
         unsafe { profile_node_to_value(ctx, node, index + 1, &script_id) };
-      unsafe {
-        define_index(ctx, nodes_value, index as u32, node_value)
-      };
+      unsafe { define_index(ctx, nodes_value, index as u32, node_value) };
     }
 
     let samples_value = unsafe { JS_NewArray(ctx) };

@@ -15,9 +15,9 @@
 use std::ffi::CStr;
 
 use super::core::{current_iso, iso_state};
-use std::os::raw::c_void;
 use super::quickjs_sys::*;
 use crate::RealIsolate;
+use std::os::raw::c_void;
 
 /// A global, or a global's member (`"Object.freeze"`).
 const NAMES: &[&CStr] = &[
@@ -141,10 +141,17 @@ unsafe fn make_helper(ctx: *mut JSContext, source: &CStr) -> JSValue {
 /// Reads every name and makes every helper for `ctx`, replacing what an
 /// earlier capture of the same context held. Called before any script runs.
 pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
-  let iso = if isolate.is_null() { current_iso() } else { isolate };
+  let iso = if isolate.is_null() {
+    current_iso()
+  } else {
+    isolate
+  };
   // Only the isolate whose runtime owns the context holds its values (a
   // context of another runtime, as a snapshot test makes, is not captured).
-  if iso.is_null() || ctx.is_null() || iso_state(iso).rt != unsafe { JS_GetRuntime(ctx) } {
+  if iso.is_null()
+    || ctx.is_null()
+    || iso_state(iso).rt != unsafe { JS_GetRuntime(ctx) }
+  {
     return;
   }
   let mut values = Vec::with_capacity(NAMES.len() + HELPERS.len());
@@ -201,7 +208,10 @@ pub(crate) unsafe fn get_raw(
 
 /// Frees what `capture` held for every context of the isolate.
 pub(crate) unsafe fn release(
-  intrinsics: &mut std::collections::HashMap<usize, Vec<(&'static CStr, JSValue)>>,
+  intrinsics: &mut std::collections::HashMap<
+    usize,
+    Vec<(&'static CStr, JSValue)>,
+  >,
 ) {
   for (ctx, values) in intrinsics.drain() {
     for (_, v) in values {

@@ -4494,18 +4494,8 @@ pub extern "C" fn v8__Module__GetModuleRequests(
               (CString::new(k.as_str()), CString::new(v.as_str()))
             {
               unsafe {
-                define_index(
-                  ctx,
-                  kv,
-                  ki,
-                  JS_NewString(ctx, ck.as_ptr()),
-                );
-                define_index(
-                  ctx,
-                  kv,
-                  ki + 1,
-                  JS_NewString(ctx, cv.as_ptr()),
-                );
+                define_index(ctx, kv, ki, JS_NewString(ctx, ck.as_ptr()));
+                define_index(ctx, kv, ki + 1, JS_NewString(ctx, cv.as_ptr()));
               }
               ki += 2;
             }
@@ -5291,10 +5281,8 @@ pub extern "C" fn v8__Module__InstantiateModule(
 
 fn make_resolved_promise(ctx: *mut JSContext) -> *const Value {
   let global = unsafe { JS_GetGlobalObject(ctx) };
-  let promise_ctor =
-    unsafe { super::intrinsics::get(ctx, c"Promise") };
-  let resolve_fn =
-    unsafe { super::intrinsics::get(ctx, c"Promise.resolve") };
+  let promise_ctor = unsafe { super::intrinsics::get(ctx, c"Promise") };
+  let resolve_fn = unsafe { super::intrinsics::get(ctx, c"Promise.resolve") };
   let r = unsafe { JS_Call(ctx, resolve_fn, promise_ctor, 0, ptr::null_mut()) };
   unsafe {
     JS_FreeValue(ctx, resolve_fn);

@@ -774,8 +774,7 @@ pub extern "C" fn v8__Object__GetOwnPropertyDescriptor(
     let global = JS_GetGlobalObject(ctx);
     let object_ctor = super::intrinsics::get(ctx, c"Object");
     JS_FreeValue(ctx, global);
-    let func =
-      super::intrinsics::get(ctx, c"Object.getOwnPropertyDescriptor");
+    let func = super::intrinsics::get(ctx, c"Object.getOwnPropertyDescriptor");
     JS_FreeValue(ctx, object_ctor);
     let mut args = [jsval_of(this), jsval_of(key)];
     let res = JS_Call(ctx, func, jsv_undefined(), 2, args.as_mut_ptr());
@@ -1600,15 +1599,14 @@ pub extern "C" fn v8__Object__SetIntegrityLevel(
     let global = JS_GetGlobalObject(ctx);
     let object_ctor = super::intrinsics::get(ctx, c"Object");
     JS_FreeValue(ctx, global);
-    let func =
-      super::intrinsics::get_raw(ctx, {
-        let path: &[u8] = if method.starts_with(b"freeze") {
-          b"Object.freeze\0"
-        } else {
-          b"Object.seal\0"
-        };
-        path.as_ptr() as *const c_char
-      });
+    let func = super::intrinsics::get_raw(ctx, {
+      let path: &[u8] = if method.starts_with(b"freeze") {
+        b"Object.freeze\0"
+      } else {
+        b"Object.seal\0"
+      };
+      path.as_ptr() as *const c_char
+    });
     JS_FreeValue(ctx, object_ctor);
     if !jsv_is_object(&func) {
       JS_FreeValue(ctx, func);

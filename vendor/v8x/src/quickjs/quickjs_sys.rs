@@ -876,5 +876,7 @@ pub unsafe fn define_index(
   idx: u32,
   val: JSValue,
 ) -> c_int {
-  unsafe { JS_DefinePropertyValueUint32(ctx, this_obj, idx, val, JS_PROP_C_W_E) }
+  unsafe {
+    JS_DefinePropertyValueUint32(ctx, this_obj, idx, val, JS_PROP_C_W_E)
+  }
 }

@@ -1442,12 +1442,8 @@ fn install_context_data_registry(
       let Some(value) = value else {
         continue;
       };
-      if define_index(
-        ctx,
-        registry,
-        index as u32,
-        JS_DupValue(ctx, *value),
-      ) >= 0
+      if define_index(ctx, registry, index as u32, JS_DupValue(ctx, *value))
+        >= 0
       {
         refs[index] = true;
       } else {
@@ -2687,12 +2683,8 @@ mod tests {
     let first = source.eval(&function_source);
     let second = source.eval(&function_source);
     let array = unsafe { JS_NewArray(source.context) };
-    assert!(
-      unsafe { define_index(source.context, array, 0, first) } >= 0
-    );
-    assert!(
-      unsafe { define_index(source.context, array, 1, second) } >= 0
-    );
+    assert!(unsafe { define_index(source.context, array, 0, first) } >= 0);
+    assert!(unsafe { define_index(source.context, array, 1, second) } >= 0);
     let bytes = write_object_bytes(source.context, array, &[]).unwrap();
     unsafe { JS_FreeValue(source.context, array) };
     assert!(

@@ -829,24 +829,9 @@ unsafe fn attach_wasm_stack_frames(
           .map(|name| js_str(ctx, name))
           .unwrap_or_else(jsv_null),
       );
-      define_index(
-        ctx,
-        row,
-        2,
-        JS_NewInt32(ctx, frame.function_index as i32),
-      );
-      define_index(
-        ctx,
-        row,
-        3,
-        JS_NewInt64(ctx, frame.function_offset as i64),
-      );
-      define_index(
-        ctx,
-        row,
-        4,
-        JS_NewInt64(ctx, frame.module_offset as i64),
-      );
+      define_index(ctx, row, 2, JS_NewInt32(ctx, frame.function_index as i32));
+      define_index(ctx, row, 3, JS_NewInt64(ctx, frame.function_offset as i64));
+      define_index(ctx, row, 4, JS_NewInt64(ctx, frame.module_offset as i64));
       define_index(ctx, rows, i as u32, row);
     }
   }
