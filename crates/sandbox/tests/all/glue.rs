@@ -238,12 +238,7 @@ fn not_awaited_on(test: &str, path: Path) {
     on(test, path, |pool, path| {
         for (code, value, count, ids) in NOT_AWAITED {
             let r = exec(pool, code);
-            assert_eq!(
-                r.error.as_ref().map(|e| e.kind),
-                Some(ErrorKind::NotAwaited),
-                "{path:?}: {:?}\ncode: {code}",
-                r.error
-            );
+            assert_kind(&r, ErrorKind::NotAwaited, path, code);
             assert_eq!(r.value.to_string(), *value, "{path:?}\ncode: {code}");
             assert_eq!(r.stats.not_awaited, *count, "{path:?}\ncode: {code}");
             if ids.is_empty() {
@@ -315,6 +310,15 @@ const REAL: &[&str] = &[
     "const keep = []; for (;;) keep.push(new ArrayBuffer(1 << 20));",
 ];
 
+fn assert_kind(r: &ExecResult, want: ErrorKind, path: Path, code: &str) {
+    assert_eq!(
+        r.error.as_ref().map(|e| e.kind),
+        Some(want),
+        "{path:?}: {:?}\ncode: {code}",
+        r.error
+    );
+}
+
 fn memory_on(test: &str, path: Path) {
     on(test, path, |pool, path| {
         // Kind `script`: the pool replaces a non-forking worker only after a job
@@ -324,12 +328,7 @@ fn memory_on(test: &str, path: Path) {
         for _ in 0..2 {
             for code in FORGED {
                 let r = exec(pool, code);
-                assert_eq!(
-                    r.error.as_ref().map(|e| e.kind),
-                    Some(ErrorKind::Script),
-                    "{path:?}: {:?}\ncode: {code}",
-                    r.error
-                );
+                assert_kind(&r, ErrorKind::Script, path, code);
                 assert!(!err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
             }
         }
@@ -338,20 +337,11 @@ fn memory_on(test: &str, path: Path) {
         }
         // Uncaught, such a request says what it met, as a script error.
         let r = exec(pool, "new ArrayBuffer(2 ** 40);");
-        assert_eq!(
-            r.error.as_ref().map(|e| e.kind),
-            Some(ErrorKind::Script),
-            "{path:?}"
-        );
+        assert_kind(&r, ErrorKind::Script, path, "");
         assert!(err_msg(&r).contains("budget"), "{path:?}: {}", err_msg(&r));
         for code in REAL {
             let r = exec(pool, code);
-            assert_eq!(
-                r.error.as_ref().map(|e| e.kind),
-                Some(ErrorKind::Memory),
-                "{path:?}: {:?}\ncode: {code}",
-                r.error
-            );
+            assert_kind(&r, ErrorKind::Memory, path, code);
         }
         if let Path::InProcess = path {
             // What the check above would have seen: a real exhaustion does
@@ -366,11 +356,7 @@ fn memory_on(test: &str, path: Path) {
             "try { const keep = []; for (;;) keep.push(new ArrayBuffer(1 << 20)); } catch (e) {} \
              throw new InternalError('out of memory');",
         );
-        assert_eq!(
-            r.error.as_ref().map(|e| e.kind),
-            Some(ErrorKind::Memory),
-            "{path:?}"
-        );
+        assert_kind(&r, ErrorKind::Memory, path, "");
         assert_eq!(value_of(pool, path, "return [1, 2].join()"), json!("1,2"));
     });
 }

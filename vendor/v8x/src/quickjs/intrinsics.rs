@@ -8,9 +8,10 @@
 //! the glue passed. Each name below is read once, when the context is made
 //! (`capture`, from `install_default_globals_inner`, before any script), and
 //! `get` hands out that value from then on. The helpers the glue used to
-//! evaluate from source at each use (`@…`) are made at the same time, with the
-//! intrinsics they call bound as parameters, and read no property a script can
-//! change.
+//! evaluate from source at each use (`@…`) are made from factories that read
+//! no global, called with captured values: so they can be, and are, made at
+//! their first use (a context's creation pays only for the reads), and read no
+//! property a script can change.
 
 use std::ffi::CStr;
 
@@ -37,6 +38,11 @@ const NAMES: &[&CStr] = &[
   c"Symbol",
   c"Promise",
   c"Promise.resolve",
+  c"Promise.prototype.then",
+  c"Reflect.apply",
+  c"Object.keys",
+  c"String",
+  c"Number.prototype.toString",
   c"Reflect",
   c"Reflect.get",
   c"DataView",
@@ -49,21 +55,29 @@ const NAMES: &[&CStr] = &[
   c"URIError",
 ];
 
-/// Helpers made from source once per context, each `(name, source)`.
-const HELPERS: &[(&CStr, &CStr)] = &[
+/// Helpers made from source, each `(name, source, arguments)`: the source is a
+/// factory that reads no global, called with the captured values of
+/// `arguments`. A helper is made the first time its context asks for it (most
+/// jobs never make a stack, an `import()` or a microtask from the host), and
+/// kept with the context's captured values from then on.
+type Helper = (&'static CStr, &'static CStr, &'static [&'static CStr]);
+
+const HELPERS: &[Helper] = &[
   (
     c"@dynimport-chain",
-    c"((resolve,then,apply,P)=>(d,res,rej,mark,base)=>{apply(then,apply(resolve,P,[d]),[res,(e)=>mark(e,base,rej)]);})(Promise.resolve,Promise.prototype.then,Reflect.apply,Promise)",
+    c"(resolve,then,apply,P)=>(d,res,rej,mark,base)=>{apply(then,apply(resolve,P,[d]),[res,(e)=>mark(e,base,rej)]);}",
+    &[c"Promise.resolve", c"Promise.prototype.then", c"Reflect.apply", c"Promise"],
   ),
   (
     c"@dynimport-attrs",
-    c"((keys,S,def)=>(o)=>{const a=[];const ks=keys(o);for(let i=0;i<ks.length;i++){const k=ks[i];def(a,a.length,{__proto__:null,value:k,writable:true,enumerable:true,configurable:true});def(a,a.length,{__proto__:null,value:S(o[k]),writable:true,enumerable:true,configurable:true});}return a;})(Object.keys,String,Object.defineProperty)",
+    c"(keys,S,def)=>(o)=>{const a=[];const ks=keys(o);for(let i=0;i<ks.length;i++){const k=ks[i];def(a,a.length,{__proto__:null,value:k,writable:true,enumerable:true,configurable:true});def(a,a.length,{__proto__:null,value:S(o[k]),writable:true,enumerable:true,configurable:true});}return a;}",
+    &[c"Object.keys", c"String", c"Object.defineProperty"],
   ),
   (
     // One V8-shaped CallSite (exception.rs `build_callsites`); a wasm frame's
     // offset in hex through the captured `Number.prototype.toString`.
     c"@callsite",
-    c"((apply,hex)=>function(file,line,col,fn,type,method,top,constructor,async,wasm){return {\
+    c"(apply,hex)=>function(file,line,col,fn,type,method,top,constructor,async,wasm){return {\
 getFileName:function(){return file||undefined;},\
 getScriptNameOrSourceURL:function(){return file||undefined;},\
 getLineNumber:function(){return line||undefined;},\
@@ -82,11 +96,13 @@ isAsync:function(){return async;},\
 isPromiseAll:function(){return false;},\
 getPromiseIndex:function(){return null;},\
 toString:function(){var loc=wasm?(file+':wasm-function['+(line-1)+']:0x'+apply(hex,col-1,[16])):(file+':'+line+':'+col);return fn?(fn+' ('+loc+')'):(top?loc:('<anonymous> ('+loc+')'));}\
-};})(Reflect.apply,Number.prototype.toString)",
+};}",
+    &[c"Reflect.apply", c"Number.prototype.toString"],
   ),
   (
     c"@enqueue-microtask",
-    c"((resolve,then,apply,P)=>(f)=>{apply(then,apply(resolve,P,[]),[f]);})(Promise.resolve,Promise.prototype.then,Reflect.apply,Promise)",
+    c"(resolve,then,apply,P)=>(f)=>{apply(then,apply(resolve,P,[]),[f]);}",
+    &[c"Promise.resolve", c"Promise.prototype.then", c"Reflect.apply", c"Promise"],
   ),
 ];
 
@@ -121,25 +137,49 @@ unsafe fn read_path(ctx: *mut JSContext, name: &CStr) -> JSValue {
   }
 }
 
-unsafe fn make_helper(ctx: *mut JSContext, source: &CStr) -> JSValue {
+/// Makes helper `name` of the captured context `ctx` (`None` when there is no
+/// such helper, or the engine could not): the factory's source is evaluated,
+/// then called with the captured values of its arguments.
+unsafe fn make_helper(
+  ctx: *mut JSContext,
+  name: &CStr,
+) -> Option<(&'static CStr, JSValue)> {
+  let (name, source, names) = HELPERS.iter().find(|(n, _, _)| *n == name)?;
   unsafe {
-    let v = JS_Eval(
+    let factory = JS_Eval(
       ctx,
       source.as_ptr(),
       source.to_bytes().len(),
       c"<v8x-intrinsics>".as_ptr(),
       JS_EVAL_TYPE_GLOBAL,
     );
-    if v.tag == JS_TAG_EXCEPTION {
+    if factory.tag == JS_TAG_EXCEPTION {
       clear_exception(ctx);
-      return jsv_undefined();
+      return None;
     }
-    v
+    let mut args: Vec<JSValue> = names.iter().map(|n| get(ctx, n)).collect();
+    let helper = JS_Call(
+      ctx,
+      factory,
+      jsv_undefined(),
+      args.len() as std::os::raw::c_int,
+      args.as_mut_ptr(),
+    );
+    for arg in args {
+      JS_FreeValue(ctx, arg);
+    }
+    JS_FreeValue(ctx, factory);
+    if helper.tag == JS_TAG_EXCEPTION {
+      clear_exception(ctx);
+      return None;
+    }
+    Some((*name, helper))
   }
 }
 
-/// Reads every name and makes every helper for `ctx`, replacing what an
-/// earlier capture of the same context held. Called before any script runs.
+/// Reads every name for `ctx`, replacing what an earlier capture of the same
+/// context held (its helpers too, made again at their next use). Called
+/// before any script runs.
 pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
   let iso = if isolate.is_null() {
     current_iso()
@@ -155,13 +195,8 @@ pub(crate) unsafe fn capture(isolate: *mut RealIsolate, ctx: *mut JSContext) {
     return;
   }
   let mut values = Vec::with_capacity(NAMES.len() + HELPERS.len());
-  unsafe {
-    for name in NAMES {
-      values.push((*name, read_path(ctx, name)));
-    }
-    for (name, source) in HELPERS {
-      values.push((*name, make_helper(ctx, source)));
-    }
+  for name in NAMES {
+    values.push((*name, unsafe { read_path(ctx, name) }));
   }
   // The context names its isolate from now on: `get` finds the capture
   // through the context itself, never through the thread's current isolate.
@@ -185,13 +220,25 @@ pub(crate) unsafe fn get(ctx: *mut JSContext, name: &CStr) -> JSValue {
   if iso.is_null() {
     return unsafe { read_path(ctx, name) };
   }
-  let found = iso_state(iso)
-    .intrinsics
-    .get(&(ctx as usize))
-    .and_then(|values| values.iter().find(|(n, _)| *n == name));
-  match found {
-    Some((_, v)) => unsafe { JS_DupValue(ctx, *v) },
-    None => jsv_undefined(),
+  let Some(values) = iso_state(iso).intrinsics.get(&(ctx as usize)) else {
+    return jsv_undefined();
+  };
+  if let Some((_, v)) = values.iter().find(|(n, _)| *n == name) {
+    return unsafe { JS_DupValue(ctx, *v) };
+  }
+  // A helper not made yet: made now, from captured values only, and kept.
+  let Some((name, helper)) = (unsafe { make_helper(ctx, name) }) else {
+    return jsv_undefined();
+  };
+  match iso_state(iso).intrinsics.get_mut(&(ctx as usize)) {
+    Some(values) => {
+      values.push((name, unsafe { JS_DupValue(ctx, helper) }));
+      helper
+    }
+    None => {
+      unsafe { JS_FreeValue(ctx, helper) };
+      jsv_undefined()
+    }
   }
 }
 
