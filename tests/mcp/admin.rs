@@ -127,6 +127,50 @@ async fn readiness_names_what_is_not_ready() {
     gw.shutdown().await;
 }
 
+/// The page's JSON API (issue 65): each server's state, a down one with its
+/// reason, and the profiles with their tools; only for the admin token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_api_names_each_server_and_profile() {
+    let (gw, port, stop) = with_admin(true).await;
+    assert_eq!(get(port, "/api/servers", vec![]).await.0, 401);
+    let mut page = admin_token();
+    page.push(("Origin", "https://evil.example".to_string()));
+    assert_eq!(get(port, "/api/servers", page).await.0, 403);
+    let (status, body) = get(port, "/api/servers", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let servers = v["servers"].as_array().unwrap();
+    let of = |name: &str| servers.iter().find(|s| s["name"] == name).unwrap().clone();
+    let (s, broken) = (of("s"), of("broken"));
+    assert_eq!(
+        (&s["state"], &s["up"], &s["error"]),
+        (&json!("running"), &json!(true), &Value::Null),
+        "{s}"
+    );
+    assert!(s["tools"].as_u64().unwrap() > 0, "{s}");
+    assert_eq!(s["protocol"], "2025-11-25");
+    assert_eq!(broken["state"], "down", "{broken}");
+    assert!(
+        broken["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{broken}"
+    );
+    let (status, body) = get(port, "/api/profiles", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = v["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"a") && names.contains(&"default"), "{body}");
+    let (status, body) = get(port, "/api/nothing", admin_token()).await;
+    assert_eq!(status, 404);
+    assert!(body.contains("/api/servers"), "{body}");
+    stop.cancel();
+    gw.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_token_that_opens_a_profile_is_refused_at_start() {
     use std::os::unix::fs::PermissionsExt;

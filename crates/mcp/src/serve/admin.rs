@@ -1,8 +1,9 @@
 //! The operator's surface, on `[admin] listen`, never the clients' address:
 //! `/healthz` (alive; no token), `/readyz` (servers up, code mode available
-//! where served: 200, or 503 naming what is not ready) and `/metrics` (the
-//! Prometheus text format). Every path but `/healthz` needs the admin token
-//! (constant-time compare; it must differ from every client token); `Host`
+//! where served: 200, or 503 naming what is not ready), `/metrics` (the
+//! Prometheus text format) and the operator page's JSON API (`admin_api.rs`).
+//! Every path but `/healthz` needs the admin token (constant-time compare; it
+//! must differ from every client token); `Host`
 //! must be a loopback name or an allowed one, and a request carrying any
 //! `Origin` (a browser page, a rebinding DNS name) gets nothing.
 
@@ -298,10 +299,16 @@ impl Surface {
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
                 self.gw.metrics_text(),
             ),
-            _ => json_answer(
-                404,
-                &json!({"error": "no such path: /healthz, /readyz, /metrics"}),
-            ),
+            _ => match super::admin_api::answer(&self.gw, path) {
+                Some(v) => json_answer(200, &v),
+                None => json_answer(
+                    404,
+                    &json!({"error": format!(
+                        "no such path: /healthz, /readyz, /metrics, {}",
+                        super::admin_api::ROUTES
+                    )}),
+                ),
+            },
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod accept;
 mod admin;
+mod admin_api;
 mod admit;
 mod http;
 pub mod lines;
