@@ -164,6 +164,30 @@ async fn the_page_api_names_each_server_and_profile() {
         .map(|p| p["name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"a") && names.contains(&"default"), "{body}");
+    // The catalog, a page at a time, of one server.
+    let (status, body) = get(port, "/api/catalog?server=s&limit=1", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let total = v["total"].as_u64().unwrap();
+    assert!(total >= 1, "{body}");
+    assert_eq!(v["tools"].as_array().unwrap().len(), 1, "{body}");
+    assert_eq!(v["tools"][0]["server"], "s", "{body}");
+    let (_, body) = get(port, "/api/catalog?server=s&offset=1000", admin_token()).await;
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (v["total"].as_u64(), v["tools"].as_array().map(Vec::len)),
+        (Some(total), Some(0))
+    );
+    for bad in [
+        "/api/catalog?limit=0",
+        "/api/catalog?limit=201",
+        "/api/catalog?offset=x",
+        "/api/catalog?profile=zz",
+    ] {
+        let (status, body) = get(port, bad, admin_token()).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert!(body.contains("error"), "{bad}: {body}");
+    }
     let (status, body) = get(port, "/api/nothing", admin_token()).await;
     assert_eq!(status, 404);
     assert!(body.contains("/api/servers"), "{body}");

@@ -299,9 +299,10 @@ impl Surface {
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
                 self.gw.metrics_text(),
             ),
-            _ => match super::admin_api::answer(&self.gw, path) {
-                Some(v) => json_answer(200, &v),
-                None => json_answer(
+            _ => match super::admin_api::answer(&self.gw, path, req.uri().query()) {
+                Ok(Some(v)) => json_answer(200, &v),
+                Err(message) => json_answer(400, &json!({"error": message})),
+                Ok(None) => json_answer(
                     404,
                     &json!({"error": format!(
                         "no such path: /healthz, /readyz, /metrics, {}",
