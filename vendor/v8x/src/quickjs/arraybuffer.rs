@@ -636,7 +636,9 @@ unsafe extern "C" {
 /// toolsearch patch 0001: makes the engine ask this crate for the stores that
 /// replace an embedder's store (see `array_buffer_store_alloc`).
 pub(crate) fn install_store_alloc(rt: *mut JSRuntime) {
-  unsafe { JS_SetArrayBufferStoreAllocFunc(rt, Some(array_buffer_store_alloc)) };
+  unsafe {
+    JS_SetArrayBufferStoreAllocFunc(rt, Some(array_buffer_store_alloc))
+  };
 }
 
 /// A new store of `byte_length` zeroed bytes from the isolate's allocator (the C
@@ -1518,9 +1520,7 @@ pub extern "C" fn v8__DataView__New(
     return ptr::null();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"DataView");
-    JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       return ptr::null();

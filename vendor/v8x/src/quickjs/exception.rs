@@ -587,9 +587,7 @@ pub(crate) unsafe fn notify_message_listeners(
 
 unsafe fn current_backtrace_string(ctx: *mut JSContext) -> std::string::String {
   // `new Error()` captures the current backtrace; read its `.stack`.
-  let global = unsafe { JS_GetGlobalObject(ctx) };
   let ctor = unsafe { super::intrinsics::get(ctx, c"Error") };
-  unsafe { JS_FreeValue(ctx, global) };
   if !unsafe { JS_IsConstructor(ctx, ctor) } {
     unsafe { JS_FreeValue(ctx, ctor) };
     return std::string::String::new();

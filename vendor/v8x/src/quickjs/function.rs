@@ -4673,9 +4673,7 @@ fn global_prototype(ctx: *mut JSContext, ctor_name: *const c_char) -> JSValue {
     return jsv_undefined();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get_raw(ctx, ctor_name);
-    JS_FreeValue(ctx, global);
     if !jsv_is_object(&ctor) {
       if ctor.tag != JS_TAG_EXCEPTION {
         JS_FreeValue(ctx, ctor);
@@ -4972,8 +4970,7 @@ fn install_global_define_property_handler(
       JS_FreeValue(ctx, object_ctor);
       return;
     }
-    let original =
-      super::intrinsics::get(ctx, c"Object.defineProperty");
+    let original = super::intrinsics::get(ctx, c"Object.defineProperty");
     if !jsv_is_object(&original) {
       JS_FreeValue(ctx, original);
       JS_FreeValue(ctx, object_ctor);
@@ -5212,15 +5209,12 @@ fn apply_accessors(
     return;
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let object_ctor = super::intrinsics::get(ctx, c"Object");
-    JS_FreeValue(ctx, global);
     if !jsv_is_object(&object_ctor) {
       JS_FreeValue(ctx, object_ctor);
       return;
     }
-    let define =
-      super::intrinsics::get(ctx, c"Object.defineProperty");
+    let define = super::intrinsics::get(ctx, c"Object.defineProperty");
     if !jsv_is_object(&define) {
       JS_FreeValue(ctx, define);
       JS_FreeValue(ctx, object_ctor);

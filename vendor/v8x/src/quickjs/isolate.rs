@@ -235,9 +235,7 @@ unsafe extern "C" fn codegen_thrower(
   unsafe {
     // Build `new EvalError(MSG)` and throw it; fall back to a TypeError with
     // the same message if the EvalError constructor is somehow unavailable.
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"EvalError");
-    JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       // MSG is a fixed literal with no `%`, so using it directly as the

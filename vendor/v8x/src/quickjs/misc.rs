@@ -1930,9 +1930,7 @@ fn new_builtin(isolate: *mut RealIsolate, ctor_name: *const c_char) -> JSValue {
     return jsv_exception();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get_raw(ctx, ctor_name);
-    JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       return jsv_exception();
@@ -2008,9 +2006,7 @@ pub extern "C" fn v8__Set__New(isolate: *mut RealIsolate) -> *const crate::Set {
     return ptr::null();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"Set");
-    JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       return ptr::null();
@@ -2067,9 +2063,7 @@ pub extern "C" fn v8__Date__New(
     return ptr::null();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"Date");
-    JS_FreeValue(ctx, global);
     if !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       return ptr::null();
@@ -3071,9 +3065,7 @@ pub extern "C" fn v8__Proxy__New(
   }
 
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let proxy_ctor = super::intrinsics::get(ctx, c"Proxy");
-    JS_FreeValue(ctx, global);
     if !jsv_is_object(&proxy_ctor) {
       JS_FreeValue(ctx, proxy_ctor);
       return ptr::null();

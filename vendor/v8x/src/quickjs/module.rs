@@ -5017,7 +5017,6 @@ unsafe extern "C" fn deferred_namespace_get(
   if namespace.is_null() {
     return jsv_undefined();
   }
-  let global = unsafe { JS_GetGlobalObject(ctx) };
   let reflect = unsafe { super::intrinsics::get(ctx, c"Reflect") };
   let get = unsafe { super::intrinsics::get(ctx, c"Reflect.get") };
   let mut args = [jsval_of(namespace), property];
@@ -5025,7 +5024,6 @@ unsafe extern "C" fn deferred_namespace_get(
   unsafe {
     JS_FreeValue(ctx, get);
     JS_FreeValue(ctx, reflect);
-    JS_FreeValue(ctx, global);
   }
   value
 }
@@ -5280,14 +5278,12 @@ pub extern "C" fn v8__Module__InstantiateModule(
 }
 
 fn make_resolved_promise(ctx: *mut JSContext) -> *const Value {
-  let global = unsafe { JS_GetGlobalObject(ctx) };
   let promise_ctor = unsafe { super::intrinsics::get(ctx, c"Promise") };
   let resolve_fn = unsafe { super::intrinsics::get(ctx, c"Promise.resolve") };
   let r = unsafe { JS_Call(ctx, resolve_fn, promise_ctor, 0, ptr::null_mut()) };
   unsafe {
     JS_FreeValue(ctx, resolve_fn);
     JS_FreeValue(ctx, promise_ctor);
-    JS_FreeValue(ctx, global);
   }
   if r.tag == JS_TAG_EXCEPTION {
     let exc = unsafe { JS_GetException(ctx) };

@@ -771,9 +771,7 @@ pub extern "C" fn v8__Object__GetOwnPropertyDescriptor(
   }
 
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let object_ctor = super::intrinsics::get(ctx, c"Object");
-    JS_FreeValue(ctx, global);
     let func = super::intrinsics::get(ctx, c"Object.getOwnPropertyDescriptor");
     JS_FreeValue(ctx, object_ctor);
     let mut args = [jsval_of(this), jsval_of(key)];
@@ -1596,9 +1594,7 @@ pub extern "C" fn v8__Object__SetIntegrityLevel(
     crate::IntegrityLevel::Sealed => b"seal\0",
   };
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let object_ctor = super::intrinsics::get(ctx, c"Object");
-    JS_FreeValue(ctx, global);
     let func = super::intrinsics::get_raw(ctx, {
       let path: &[u8] = if method.starts_with(b"freeze") {
         b"Object.freeze\0"
@@ -1666,9 +1662,7 @@ pub extern "C" fn v8__Object__PreviewEntries(
       *is_key_value = is_map;
     }
 
-    let global = JS_GetGlobalObject(ctx);
     let array_ctor = super::intrinsics::get(ctx, c"Array");
-    JS_FreeValue(ctx, global);
     let from = super::intrinsics::get(ctx, c"Array.from");
     if !jsv_is_object(&from) {
       JS_FreeValue(ctx, from);
@@ -2241,9 +2235,7 @@ pub extern "C" fn v8__RegExp__New(
     return ptr::null();
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"RegExp");
-    JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION {
       clear_exception(ctx);
       return ptr::null();

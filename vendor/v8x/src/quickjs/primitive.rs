@@ -445,6 +445,21 @@ unsafe fn bigint_word_at(ctx: *mut JSContext, dec: &str, i: usize) -> u64 {
   }
 }
 
+/// toolsearch patch 0012: the symbol registered under `desc` in the engine's
+/// own registry (what the original `Symbol.for` gives), never through a
+/// script's `Symbol.for`. `None` when `desc` holds a NUL or the engine could
+/// not make it.
+fn registered_symbol(ctx: *mut JSContext, desc: String) -> Option<JSValue> {
+  let cdesc = CString::new(desc).ok()?;
+  let v = unsafe { JS_NewSymbol(ctx, cdesc.as_ptr(), 1) };
+  if v.tag == JS_TAG_EXCEPTION {
+    let exc = unsafe { JS_GetException(ctx) };
+    unsafe { JS_FreeValue(ctx, exc) };
+    return None;
+  }
+  Some(v)
+}
+
 #[unsafe(no_mangle)]
 pub extern "C" fn v8__Private__ForApi(
   isolate: *mut RealIsolate,
@@ -464,16 +479,9 @@ pub extern "C" fn v8__Private__ForApi(
   } else {
     jsval_of(name)
   };
-  // toolsearch patch 0012: the engine's registry, not a script's `Symbol.for`.
-  let Ok(cdesc) = CString::new(format!("v82jsc_private:{desc}")) else {
+  let Some(v) = registered_symbol(ctx, format!("v82jsc_private:{desc}")) else {
     return ptr::null();
   };
-  let v = unsafe { JS_NewSymbol(ctx, cdesc.as_ptr(), 1) };
-  if v.tag == JS_TAG_EXCEPTION {
-    let exc = unsafe { JS_GetException(ctx) };
-    unsafe { JS_FreeValue(ctx, exc) };
-    return ptr::null();
-  }
   remember_private_symbol(isolate, ctx, v, name_value);
   intern::<Private>(v)
 }
@@ -544,16 +552,9 @@ pub extern "C" fn v8__Symbol__For(
   } else {
     unsafe { to_dec_string(ctx, jsval_of(description)) }
   };
-  // toolsearch patch 0012: the engine's registry, not a script's `Symbol.for`.
-  let Ok(cdesc) = CString::new(desc) else {
+  let Some(v) = registered_symbol(ctx, desc) else {
     return ptr::null();
   };
-  let v = unsafe { JS_NewSymbol(ctx, cdesc.as_ptr(), 1) };
-  if v.tag == JS_TAG_EXCEPTION {
-    let exc = unsafe { JS_GetException(ctx) };
-    unsafe { JS_FreeValue(ctx, exc) };
-    return ptr::null();
-  }
   intern::<Symbol>(v)
 }
 
@@ -675,9 +676,7 @@ unsafe fn well_known(ctx: *mut JSContext, prop: &[u8]) -> JSValue {
   if ctx.is_null() {
     return jsv_undefined();
   }
-  let global = JS_GetGlobalObject(ctx);
   let sym_ctor = super::intrinsics::get(ctx, c"Symbol");
-  JS_FreeValue(ctx, global);
   if sym_ctor.tag == JS_TAG_EXCEPTION {
     let exc = JS_GetException(ctx);
     JS_FreeValue(ctx, exc);

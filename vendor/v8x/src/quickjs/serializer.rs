@@ -203,7 +203,6 @@ fn is_array_buffer_view(ctx: *mut JSContext, v: JSValue) -> bool {
     return true;
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"DataView");
     let result = if jsv_is_object(&ctor) {
       let r = JS_IsInstanceOf(ctx, v, ctor);
@@ -218,7 +217,6 @@ fn is_array_buffer_view(ctx: *mut JSContext, v: JSValue) -> bool {
       false
     };
     JS_FreeValue(ctx, ctor);
-    JS_FreeValue(ctx, global);
     result
   }
 }
@@ -594,9 +592,7 @@ fn throw_error_if_clear(ctx: *mut JSContext, message: *const V8String) {
     return;
   }
   unsafe {
-    let global = JS_GetGlobalObject(ctx);
     let ctor = super::intrinsics::get(ctx, c"Error");
-    JS_FreeValue(ctx, global);
     if ctor.tag == JS_TAG_EXCEPTION || !JS_IsConstructor(ctx, ctor) {
       JS_FreeValue(ctx, ctor);
       return;
