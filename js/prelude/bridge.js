@@ -181,9 +181,10 @@ const console = ObjectFreeze({
 
 // The calls of this job that never started, as the runner's answer begins:
 // "U" + count + JSON of the first few ids + "\n", or "" when every call ran.
-// Built from strings alone: no JSON.stringify (a snippet's `toJSON` on a
-// prototype), no array (a setter on `Array.prototype`), no method looked up.
-// `crates/sandbox/src/isolate/runtime.rs` allows for its largest size.
+// Built from strings alone: no array (a setter on `Array.prototype`, or a
+// `toJSON` on a prototype, when the array went through JSON.stringify). Each id
+// is a string primitive, which JSON.stringify quotes without looking anything
+// up. `crates/sandbox/src/isolate/runtime.rs` allows for its largest size.
 const MAX_UNSTARTED_NAMED = 16;
 function unstartedHeader() {
   if (unstartedCount === 0) return "";
@@ -192,26 +193,10 @@ function unstartedHeader() {
   for (const key in unstarted) {
     if (n === MAX_UNSTARTED_NAMED) break;
     if (n > 0) ids += ",";
-    ids += quote(unstarted[key]);
+    ids += JSONStringify(unstarted[key]);
     n++;
   }
   return "U" + unstartedCount + ids + "]\n";
-}
-
-// A JSON string literal of `s`: quotes, backslashes and control characters
-// escaped (a lone surrogate is left to the host's lossy read, which makes it
-// U+FFFD).
-const HEX = "0123456789abcdef";
-function quote(s) {
-  let out = '"';
-  for (let i = 0; i < s.length; i++) {
-    const c = StringPrototypeCharCodeAt(s, i);
-    if (c === 34) out += '\\"';
-    else if (c === 92) out += "\\\\";
-    else if (c < 32) out += "\\u00" + HEX[c >> 4] + HEX[c & 15];
-    else out += StringFromCharCode(c);
-  }
-  return out + '"';
 }
 
 // How an id that is not a string is recorded.

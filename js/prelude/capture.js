@@ -50,7 +50,6 @@ const StringPrototypeSlice = uncurry(String.prototype.slice);
 const StringPrototypeIndexOf = uncurry(String.prototype.indexOf);
 const StringPrototypeCharCodeAt = uncurry(String.prototype.charCodeAt);
 const SymbolPrototypeToString = uncurry(Symbol.prototype.toString);
-const StringFromCharCode = String.fromCharCode;
 const WeakMapCtor = WeakMap;
 const WeakMapPrototypeGet = uncurry(WeakMap.prototype.get);
 const WeakMapPrototypeSet = uncurry(WeakMap.prototype.set);

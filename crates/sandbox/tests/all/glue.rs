@@ -7,7 +7,7 @@
 //!   `Object.prototype` for deno_core's promise-id symbol) changes nothing the
 //!   glue does, and is never called by it;
 //! - **not awaited**: the report of calls that never ran is bounded and built
-//!   without `JSON.stringify` or anything else a snippet can replace;
+//!   from strings, without an array, `toJSON` or anything else a snippet can replace;
 //! - **memory**: the kind `memory` comes from the engine or the host, never from an
 //!   error a script made, and a forged one replaces no worker.
 //!
