@@ -38,14 +38,8 @@ pub(super) fn answer(
     path: &str,
     query: Option<&str>,
 ) -> Result<Option<Value>, String> {
-    let params: Vec<(String, String)> = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
-        .into_owned()
-        .collect();
-    if path == "/api/catalog" {
-        return catalog(gw, &params).map(Some);
-    }
-    Ok(match path {
-        "/api/servers" => Some(json!({"servers": gw.fleet().status()})),
+    Ok(Some(match path {
+        "/api/servers" => json!({"servers": gw.fleet().status()}),
         "/api/profiles" => {
             let profiles: Vec<Value> = gw
                 .profile_names()
@@ -57,10 +51,17 @@ pub(super) fn answer(
                     json!({"name": name, "tools": tools})
                 })
                 .collect();
-            Some(json!({"profiles": profiles}))
+            json!({"profiles": profiles})
         }
-        _ => None,
-    })
+        "/api/catalog" => {
+            let params: Vec<(String, String)> =
+                url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+                    .into_owned()
+                    .collect();
+            catalog(gw, &params)?
+        }
+        _ => return Ok(None),
+    }))
 }
 
 /// The value of query parameter `name`, when given.
@@ -105,8 +106,8 @@ fn catalog(gw: &Gateway, params: &[(String, String)]) -> Result<Value, String> {
         .skip(offset)
         .take(limit)
         .map(|t| {
-            let cut = t.description.chars().count() > SHOWN_DESCRIPTION;
             let description: String = t.description.chars().take(SHOWN_DESCRIPTION).collect();
+            let cut = description.len() < t.description.len();
             json!({
                 "id": t.id,
                 "server": t.server,
