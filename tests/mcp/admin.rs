@@ -195,6 +195,152 @@ async fn the_page_api_names_each_server_and_profile() {
     gw.shutdown().await;
 }
 
+async fn post(
+    port: u16,
+    path: &'static str,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+) -> (u16, String) {
+    tokio::task::spawn_blocking(move || {
+        let h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let (status, _, body) = raw(port, "POST", path, &h, &body);
+        (status, body)
+    })
+    .await
+    .unwrap()
+}
+
+/// The rest of the page's API: its own origin is let in and another site's
+/// kept out; a search explained rule by rule; a tool as the model meets it;
+/// the sessions open; the shell without a token, under its headers; the
+/// trial's refusals (real calls off, a wrong body); every answer guarded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_api_explains_describes_lists_sessions_and_guards_its_actions() {
+    let (gw, port, stop) = with_admin(false).await;
+    let own = format!("http://127.0.0.1:{port}");
+    let mut same = admin_token();
+    same.push(("Origin", own.clone()));
+    assert_eq!(get(port, "/api/profiles", same).await.0, 200);
+    let mut near = admin_token();
+    near.push((
+        "Origin",
+        format!("http://127.0.0.1:{}", port.wrapping_add(1)),
+    ));
+    assert_eq!(get(port, "/api/profiles", near).await.0, 403);
+    let mut cross = admin_token();
+    cross.push(("Sec-Fetch-Site", "cross-site".to_string()));
+    assert_eq!(get(port, "/api/profiles", cross).await.0, 403);
+    // The search, explained.
+    let (status, body) = get(port, "/api/search?q=work", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(v["ranker"], "lexical", "{body}");
+    let hit = &v["result"]["hits"][0];
+    let id = hit["id"].as_str().unwrap().to_string();
+    let parts = hit["explain"].as_array().unwrap();
+    assert!(!parts.is_empty(), "{body}");
+    let sum: f64 = parts.iter().map(|p| p["score"].as_f64().unwrap()).sum();
+    assert!(
+        (sum - hit["score"].as_f64().unwrap()).abs() < 0.01,
+        "{body}"
+    );
+    // The tool, as the model meets it, and who sees it.
+    let path: &'static str = Box::leak(format!("/api/tool?id={id}").into_boxed_str());
+    let (status, body) = get(port, path, admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let t: Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        t["typescript"]
+            .as_str()
+            .unwrap()
+            .contains("declare function"),
+        "{body}"
+    );
+    assert!(t["input_schema"].is_object(), "{body}");
+    let seen: Vec<&str> = t["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(seen.contains(&"default") && seen.contains(&"a"), "{body}");
+    let (status, body) = get(port, "/api/tool?id=nope", admin_token()).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("no tool"), "{body}");
+    // A session appears with its turn, and goes when it ends.
+    let c = Client::connect(&gw, "op").await;
+    c.call("s", "work", json!({"tag": "t"})).await;
+    let (status, body) = get(port, "/api/sessions", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{body}");
+    assert_eq!(
+        (
+            sessions[0]["profile"].as_str(),
+            sessions[0]["turns"].as_u64()
+        ),
+        (Some("default"), Some(1)),
+        "{body}"
+    );
+    drop(c);
+    let mut gone = false;
+    for _ in 0..50 {
+        let (_, body) = get(port, "/api/sessions", admin_token()).await;
+        let v: Value = serde_json::from_str(&body).unwrap();
+        if v["sessions"].as_array().is_some_and(Vec::is_empty) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the ended session is still listed");
+    // The reload view of a gateway that reloads no file says so.
+    let (status, body) = get(port, "/api/reload", admin_token()).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("reloads no file"), "{body}");
+    // The shell: no token needed, a strict policy, no sniffing, no framing.
+    let (status, head, body) = tokio::task::spawn_blocking(move || raw(port, "GET", "/", &[], ""))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        head.contains("content-security-policy: default-src 'self'; script-src 'self'"),
+        "{head}"
+    );
+    assert!(
+        head.contains("frame-ancestors 'none'") && head.contains("x-content-type-options: nosniff"),
+        "{head}"
+    );
+    assert!(
+        body.contains("/app.js") && !body.contains("<script>"),
+        "{body}"
+    );
+    // The trial's refusals: real calls are off; a body that is not the trial's.
+    let (status, body) = post(
+        port,
+        "/api/try",
+        admin_token(),
+        json!({"code": "async () => 1", "real_calls": true}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("page_calls"), "{body}");
+    for wrong in ["{", r#"{"code": 1}"#, r#"{"code": "1", "extra": true}"#] {
+        let (status, body) = post(port, "/api/try", admin_token(), wrong.to_string()).await;
+        assert_eq!(status, 400, "{wrong}: {body}");
+    }
+    let (status, _) = post(port, "/api/try", vec![], json!({"code": "1"}).to_string()).await;
+    assert_eq!(status, 401);
+    let (status, _) = post(port, "/metrics", admin_token(), String::new()).await;
+    assert_eq!(status, 405);
+    let big = json!({"code": "x".repeat(200_000)}).to_string();
+    let (status, body) = post(port, "/api/try", admin_token(), big).await;
+    assert_eq!(status, 413, "{body}");
+    stop.cancel();
+    gw.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_admin_token_that_opens_a_profile_is_refused_at_start() {
     use std::os::unix::fs::PermissionsExt;

@@ -251,12 +251,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         // The operator's surface, beside either transport; a token or an
         // address that is wrong stops the start.
+        // SIGHUP and a change of the file put a new configuration in force.
+        let reload = toolsearch_mcp::serve::Reloader::new(&path, cfg.clone(), gw.clone());
         if let Some(admin) = toolsearch_mcp::serve::Admin::bind(gw.clone(), &cfg).await? {
+            let admin = admin.with_reloader(reload.clone());
             eprintln!("toolsearch: admin surface on {}", admin.url());
             tokio::spawn(admin.run(signal.clone()));
         }
-        // SIGHUP and a change of the file put a new configuration in force.
-        let reload = toolsearch_mcp::serve::Reloader::new(&path, cfg.clone(), gw.clone());
         tokio::spawn(reload.clone().run(signal.clone()));
         match http {
             Some(addr) => {

@@ -70,8 +70,48 @@ pub fn redact_urls(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Seconds since the epoch as RFC 3339 (UTC).
+pub fn rfc3339_secs(secs: u64) -> String {
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A time as RFC 3339 (UTC), to the second.
+pub fn rfc3339(at: std::time::SystemTime) -> String {
+    rfc3339_secs(
+        at.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    )
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn times_read_as_dates() {
+        assert_eq!(super::rfc3339_secs(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339_secs(1_798_675_200), "2026-12-31T00:00:00Z");
+        assert_eq!(
+            super::rfc3339_secs(951_782_400 + 3661),
+            "2000-02-29T01:01:01Z"
+        );
+    }
+
     #[test]
     fn urls_lose_their_user_info_and_query_wherever_they_are() {
         let cases = [

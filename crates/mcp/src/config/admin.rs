@@ -1,5 +1,6 @@
-//! `[admin]`: the operator's surface (`/healthz`, `/readyz`, `/metrics`), on an
-//! address of its own, never the clients' one.
+//! `[admin]`: the operator's surface (`/healthz`, `/readyz`, `/metrics`, the
+//! operator page and its JSON API), on an address of its own, never the
+//! clients' one.
 
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,11 @@ pub struct AdminConfig {
     /// Extra `Host` values accepted (loopback names always are).
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Let a snippet tried from the operator page make real tool calls
+    /// (with the chosen profile's approvals in force). Default false: a
+    /// trial's calls are recorded, not made, because with this on the admin
+    /// token reaches every profile's tools.
+    pub page_calls: Option<bool>,
 }
 
 fn default_token_env() -> String {
@@ -58,6 +64,7 @@ impl AdminConfig {
             "token_env": self.token_env,
             "remote": self.remote.unwrap_or(false),
             "allowed_hosts": self.allowed_hosts,
+            "page_calls": self.page_calls.unwrap_or(false),
         })
     }
 }

@@ -106,6 +106,9 @@ pub(crate) struct Shared {
     /// life when the first list goes without some servers' tools, dropped
     /// when it has them all.
     pub(crate) pending: Arc<std::sync::atomic::AtomicBool>,
+    /// The operator page's trials: their calls are recorded (and, in a dry
+    /// run, not made) by the dispatcher every facade calls.
+    pub(crate) trials: Arc<super::trial::Trials>,
 }
 
 impl Shared {
@@ -125,7 +128,10 @@ impl Shared {
             .settings(settings)
             .catalog(part)
             .policy(Policy::from_patterns(&cfg.policy.allow, &cfg.policy.deny))
-            .dispatcher(crate::forward::Forward::to_fleet(&self.fleet))
+            .dispatcher(super::trial::Recorded::over(
+                crate::forward::Forward::to_fleet(&self.fleet),
+                self.trials.clone(),
+            ))
             .availability(self.fleet.availability())
             .outages(Profile::outages(&p, self.fleet.outages(), seen.clone()))
             .pending({

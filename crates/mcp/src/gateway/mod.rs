@@ -24,17 +24,21 @@ use crate::config::{Config, ModelFrom};
 
 mod apply;
 mod approve;
+mod book;
 mod metrics;
 mod notes;
+mod page;
 mod profile;
 mod round;
 mod session;
 mod slots;
+mod trial;
 
 use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
 pub use apply::Applied;
 pub use notes::MAX_QUEUED_LOGS;
+pub use page::{Calls, MAX_SESSIONS_SHOWN, MAX_TRIAL_CODE};
 pub use session::{to_result, GatewaySession};
 
 /// Each open MCP session's client and the name of its profile, by toolsearch
@@ -85,6 +89,8 @@ pub struct Gateway {
     peers: Peers,
     /// Sessions open now (handlers not yet dropped).
     open: Arc<AtomicU64>,
+    /// What the operator page lists of them.
+    book: book::Book,
     /// Snippet slots, shared fairly across sessions.
     snippets: Arc<slots::Slots>,
     next_session: AtomicU64,
@@ -250,6 +256,7 @@ impl Gateway {
             pending: Arc::new(std::sync::atomic::AtomicBool::new(
                 !fleet.unknown().is_empty(),
             )),
+            trials: Arc::default(),
         };
         let version = fleet.version();
         let full = fleet.snapshot(&[]);
@@ -274,6 +281,7 @@ impl Gateway {
             extra: Vec::new(),
             peers: Peers::default(),
             open: Arc::default(),
+            book: book::Book::default(),
             snippets: slots::Slots::with_caps(
                 max_snippets,
                 cfg.http.snippet_queue(),

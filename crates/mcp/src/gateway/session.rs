@@ -73,6 +73,7 @@ impl Gateway {
         self.open.fetch_add(1, Ordering::Relaxed);
         p.opened();
         let id = format!("mcp-{n}");
+        self.book.opened(&id, name);
         Some(GatewaySession {
             gw: self.clone(),
             profile_name: name.to_string(),
@@ -133,6 +134,7 @@ impl GatewaySession {
 
     /// Opened by `principal` (an HTTP caller).
     pub(crate) fn of_principal(mut self, principal: Arc<str>) -> GatewaySession {
+        self.gw.book.principal(&self.id, &principal);
         self.principal = Some(principal);
         self
     }
@@ -192,6 +194,7 @@ impl Drop for GatewaySession {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(self.id());
+        self.gw.book.closed(self.id());
         self.gw.open.fetch_sub(1, Ordering::Relaxed);
         self.held().profile.closed();
     }
@@ -227,6 +230,7 @@ impl GatewaySession {
         self.gw
             .metrics
             .call(self.profile_name(), name, out, &record, started.elapsed());
+        self.gw.book.turn(self.id(), name, &record, out.is_error);
         let f = turn_fields(&record);
         tracing::info!(
             session = %self.id(),

@@ -302,7 +302,7 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
                     (
                         if expired { "expired" } else { "logged-in" },
                         None,
-                        at.map(rfc3339),
+                        at.map(crate::text::rfc3339_secs),
                         r.credentials.granted_scopes.clone(),
                     )
                 }
@@ -331,36 +331,4 @@ pub fn status(cfg: &Config) -> Vec<LoginStatus> {
             }
         })
         .collect()
-}
-
-/// Seconds since the epoch as RFC 3339 (UTC).
-fn rfc3339(secs: u64) -> String {
-    let days = secs / 86_400;
-    let rem = secs % 86_400;
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn expiry_times_read_as_dates() {
-        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::rfc3339(1_798_675_200), "2026-12-31T00:00:00Z");
-        assert_eq!(super::rfc3339(951_782_400 + 3661), "2000-02-29T01:01:01Z");
-    }
 }

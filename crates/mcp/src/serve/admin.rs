@@ -1,11 +1,16 @@
 //! The operator's surface, on `[admin] listen`, never the clients' address:
 //! `/healthz` (alive; no token), `/readyz` (servers up, code mode available
 //! where served: 200, or 503 naming what is not ready), `/metrics` (the
-//! Prometheus text format) and the operator page's JSON API (`admin_api.rs`).
-//! Every path but `/healthz` needs the admin token (constant-time compare; it
-//! must differ from every client token); `Host`
-//! must be a loopback name or an allowed one, and a request carrying any
-//! `Origin` (a browser page, a rebinding DNS name) gets nothing.
+//! Prometheus text format), the operator page's shell (`shell.rs`; no token)
+//! and its JSON API (`admin_api.rs`).
+//! Every other path needs the admin token as a bearer header (constant-time
+//! compare; it must differ from every client token; never a cookie, so no
+//! other site can ride it); `Host` must be a loopback name or an allowed
+//! one (DNS rebinding), and an `Origin` must be the surface's own: a page of
+//! another site (`Origin`, or `Sec-Fetch-Site: cross-site`) gets nothing.
+//! Every API request that passed the token check is written as an audit
+//! line (`toolsearch::audit`: who, what, the outcome; the log line's time is
+//! when).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,6 +35,12 @@ const PER_PEER: usize = 16;
 /// A request's headers must arrive within this long (a probe or a scrape
 /// sends them at once).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A request's body (`POST /api/try`) must arrive within this long.
+const BODY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Bytes of a request body, at most: a snippet and its few fields.
+const MAX_BODY: usize = crate::gateway::MAX_TRIAL_CODE + 4096;
 
 /// The connections being served, oldest first. When the surface or a peer
 /// holds its most, a new connection takes the place of the oldest that has
@@ -96,15 +107,20 @@ pub struct Admin {
     token: Arc<str>,
     from: Origins,
     url: String,
+    /// The address is a loopback one: the page's shell is served.
+    loopback: bool,
+    page_calls: bool,
+    reloader: Option<Arc<super::reload::Reloader>>,
 }
 
-fn answer(status: u16, content_type: &'static str, body: String) -> http::Response<Body> {
-    let mut r = http::Response::new(Full::new(Bytes::from(body)).boxed());
+fn answer(status: u16, content_type: &'static str, body: impl Into<Bytes>) -> http::Response<Body> {
+    let mut r = http::Response::new(Full::new(body.into()).boxed());
     *r.status_mut() = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::OK);
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static(content_type),
     );
+    super::shell::guard(r.headers_mut(), false);
     r
 }
 
@@ -168,14 +184,32 @@ impl Admin {
             .map(|s| s.to_string())
             .collect();
         hosts.extend(admin.allowed_hosts.iter().cloned());
+        // Only the surface's own page may call it: its origin is one of its
+        // hosts on its port, over plain HTTP.
+        let own: Vec<String> = hosts
+            .iter()
+            .map(|h| match h.parse::<std::net::Ipv6Addr>() {
+                Ok(v6) => format!("http://[{v6}]:{}", bound.port()),
+                Err(_) => format!("http://{h}:{}", bound.port()),
+            })
+            .collect();
         Ok(Some(Admin {
             listener,
             gw,
             token: Arc::from(token),
-            // No browser page may call it: any Origin is refused.
-            from: Origins::new(&hosts, &[]),
+            from: Origins::new(&hosts, &own),
             url: format!("http://{bound}"),
+            loopback: bound.ip().is_loopback(),
+            page_calls: admin.page_calls.unwrap_or(false),
+            reloader: None,
         }))
+    }
+
+    /// The page's reload view reads `reloader` (the configuration in force,
+    /// the last reload, the file on disk).
+    pub fn with_reloader(mut self, reloader: Arc<super::reload::Reloader>) -> Admin {
+        self.reloader = Some(reloader);
+        self
     }
 
     /// Where it is served (`http://ADDR`, port 0 resolved).
@@ -186,9 +220,14 @@ impl Admin {
     /// Serves until `stop` fires.
     pub async fn run(self, stop: CancellationToken) {
         let this = Arc::new(Surface {
-            gw: self.gw,
+            api: super::admin_api::Api {
+                gw: self.gw,
+                reloader: self.reloader,
+                page_calls: self.page_calls,
+            },
             token: self.token,
             from: self.from,
+            loopback: self.loopback,
         });
         // The acceptor's own cap is only the last resort (descriptors): the
         // surface's places are handed out by `Conns`.
@@ -211,7 +250,7 @@ impl Admin {
             let handler = hyper::service::service_fn(move |req| {
                 asked.store(true, std::sync::atomic::Ordering::Release);
                 let surface = surface.clone();
-                async move { Ok::<_, std::convert::Infallible>(surface.answer(&req).await) }
+                async move { Ok::<_, std::convert::Infallible>(surface.answer(req, peer).await) }
             });
             let (conns, stop) = (conns.clone(), stop.clone());
             tokio::spawn(async move {
@@ -234,22 +273,59 @@ impl Admin {
 }
 
 struct Surface {
-    gw: Arc<Gateway>,
+    api: super::admin_api::Api,
     token: Arc<str>,
     from: Origins,
+    loopback: bool,
+}
+
+/// Whether a browser says the request comes from another site's page
+/// (`Sec-Fetch-Site`, which a page cannot set): `same-origin` and `none` (a
+/// typed address, a bookmark) are the operator's own.
+fn from_another_site(headers: &http::HeaderMap) -> bool {
+    headers
+        .get("sec-fetch-site")
+        .is_some_and(|v| !matches!(v.as_bytes(), b"same-origin" | b"none"))
 }
 
 impl Surface {
-    async fn answer(&self, req: &http::Request<hyper::body::Incoming>) -> http::Response<Body> {
+    async fn answer(
+        &self,
+        req: http::Request<hyper::body::Incoming>,
+        peer: std::net::SocketAddr,
+    ) -> http::Response<Body> {
         if let Err(r) = self.from.check(req.uri(), req.headers()) {
             return json_answer(r.status, &json!({"error": r.message}));
         }
-        if req.method() != http::Method::GET && req.method() != http::Method::HEAD {
-            return json_answer(405, &json!({"error": "the admin surface is read with GET"}));
+        let path = req.uri().path().to_string();
+        let api = path.starts_with("/api/");
+        let post = req.method() == http::Method::POST && path == "/api/try";
+        if !post && req.method() != http::Method::GET && req.method() != http::Method::HEAD {
+            return json_answer(
+                405,
+                &json!({"error": "the admin surface is read with GET; only /api/try takes a POST"}),
+            );
         }
-        let path = req.uri().path();
         if path == "/healthz" {
             return json_answer(200, &json!({"status": "alive"}));
+        }
+        if path == "/favicon.ico" {
+            // A browser asks for it unbidden; the page has none.
+            return answer(204, "image/x-icon", Bytes::new());
+        }
+        if let Some(why) = super::shell::not_served(&path, self.loopback) {
+            return json_answer(404, &json!({"error": why}));
+        }
+        if let Some((content_type, bytes)) = super::shell::asset(&path) {
+            let mut r = answer(200, content_type, bytes);
+            super::shell::guard(r.headers_mut(), true);
+            return r;
+        }
+        if (api || path == "/metrics" || path == "/readyz") && from_another_site(req.headers()) {
+            return json_answer(
+                403,
+                &json!({"error": "a request from another site's page gets nothing here"}),
+            );
         }
         let sent = req
             .headers()
@@ -266,42 +342,27 @@ impl Surface {
             );
             return r;
         }
-        match path {
-            "/readyz" => {
-                let not_ready = self.gw.not_ready();
-                let config = self.gw.config_digest();
-                // A Redis down degrades this replica (its share of each rate
-                // budget, approvals refused) without making it unready: every
-                // replica would be taken out of the balancer at once.
-                let store = self.gw.store().shown().await;
-                // The revision each server behind speaks (the newest both know).
-                let protocols: serde_json::Map<String, Value> = self
-                    .gw
-                    .fleet()
-                    .status()
-                    .into_iter()
-                    .map(|s| (s.name, s.protocol.map_or(Value::Null, Value::String)))
-                    .collect();
-                if not_ready.is_empty() {
-                    json_answer(
-                        200,
-                        &json!({"ready": true, "config": config, "store": store, "protocols": protocols}),
-                    )
-                } else {
-                    json_answer(
-                        503,
-                        &json!({"ready": false, "not_ready": not_ready, "config": config, "store": store, "protocols": protocols}),
-                    )
-                }
-            }
-            "/metrics" => answer(
-                200,
-                "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                self.gw.metrics_text(),
-            ),
-            _ => match super::admin_api::answer(&self.gw, path, req.uri().query()) {
+        if !api {
+            return self.operations(&path).await;
+        }
+        let what = format!(
+            "{} {}",
+            req.method(),
+            crate::text::clean_for_log(req.uri().path_and_query().map_or("", |p| p.as_str()), 200)
+        );
+        let agent = req
+            .headers()
+            .get(http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| crate::text::clean_for_log(v, 120))
+            .unwrap_or_default();
+        let r = if post {
+            self.trial(req).await
+        } else {
+            let query = req.uri().query().map(str::to_string);
+            match self.api.get(&path, query.as_deref()).await {
                 Ok(Some(v)) => json_answer(200, &v),
-                Err(message) => json_answer(400, &json!({"error": message})),
+                Err((status, message)) => json_answer(status, &json!({"error": message})),
                 Ok(None) => json_answer(
                     404,
                     &json!({"error": format!(
@@ -309,7 +370,102 @@ impl Surface {
                         super::admin_api::ROUTES
                     )}),
                 ),
-            },
+            }
+        };
+        tracing::info!(
+            target: "toolsearch::audit",
+            who = %format!("admin token from {peer}"),
+            agent = %agent,
+            what = %what,
+            status = r.status().as_u16(),
+            "operator page"
+        );
+        r
+    }
+
+    /// `POST /api/try`: a JSON body of at most [`MAX_BODY`] bytes, read
+    /// within [`BODY_TIMEOUT`], then the trial.
+    async fn trial(&self, req: http::Request<hyper::body::Incoming>) -> http::Response<Body> {
+        let json_body = req
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.split(';').next().map(str::trim) == Some("application/json"));
+        if !json_body {
+            return json_answer(
+                415,
+                &json!({"error": "the body must be JSON (Content-Type: application/json)"}),
+            );
+        }
+        let limited = http_body_util::Limited::new(req.into_body(), MAX_BODY);
+        let body = match tokio::time::timeout(BODY_TIMEOUT, limited.collect()).await {
+            Ok(Ok(b)) => b.to_bytes(),
+            Ok(Err(_)) => {
+                return json_answer(
+                    413,
+                    &json!({"error": format!("the body is larger than {MAX_BODY} bytes, or broke off")}),
+                )
+            }
+            Err(_) => {
+                return json_answer(
+                    408,
+                    &json!({"error": format!("the body did not arrive within {BODY_TIMEOUT:?}")}),
+                )
+            }
+        };
+        match self.api.try_snippet(&body).await {
+            Ok(v) => {
+                tracing::info!(
+                    target: "toolsearch::audit",
+                    profile = %v["profile"].as_str().unwrap_or(""),
+                    dry_run = v["dry_run"].as_bool().unwrap_or(true),
+                    code_bytes = body.len(),
+                    calls = v["calls"].as_array().map_or(0, Vec::len),
+                    "snippet tried from the operator page"
+                );
+                json_answer(200, &v)
+            }
+            Err((status, message)) => json_answer(status, &json!({"error": message})),
+        }
+    }
+
+    /// `/readyz` and `/metrics`.
+    async fn operations(&self, path: &str) -> http::Response<Body> {
+        let gw = &self.api.gw;
+        match path {
+            "/readyz" => {
+                let not_ready = gw.not_ready();
+                let config = gw.config_digest();
+                // A Redis down degrades this replica (its share of each rate
+                // budget, approvals refused) without making it unready: every
+                // replica would be taken out of the balancer at once.
+                let store = gw.store().shown().await;
+                // The revision each server behind speaks (the newest both know).
+                let protocols: serde_json::Map<String, Value> = gw
+                    .fleet()
+                    .status()
+                    .into_iter()
+                    .map(|s| (s.name, s.protocol.map_or(Value::Null, Value::String)))
+                    .collect();
+                let status = if not_ready.is_empty() { 200 } else { 503 };
+                let mut body = json!({"ready": not_ready.is_empty(), "config": config, "store": store, "protocols": protocols});
+                if !not_ready.is_empty() {
+                    body["not_ready"] = json!(not_ready);
+                }
+                json_answer(status, &body)
+            }
+            "/metrics" => answer(
+                200,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                gw.metrics_text(),
+            ),
+            _ => json_answer(
+                404,
+                &json!({"error": format!(
+                    "no such path: /healthz, /readyz, /metrics, {}",
+                    super::admin_api::ROUTES
+                )}),
+            ),
         }
     }
 }

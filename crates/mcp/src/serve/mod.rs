@@ -13,6 +13,7 @@ mod origin;
 mod pins;
 pub mod protocol;
 mod reload;
+mod shell;
 mod stdio;
 
 pub use admin::{check_token, Admin};

@@ -36,6 +36,8 @@ pub struct Reloader {
     door: Mutex<Option<Arc<Doorway>>>,
     /// New configurations applied, and refused, so far.
     counts: Mutex<(u64, u64)>,
+    /// The last reload's outcome, when there was one (the page shows it).
+    last: Mutex<Option<serde_json::Value>>,
     /// The files watched: the configuration's, and the TLS certificate and
     /// key it names (a renewed certificate is re-read).
     watched: Mutex<Vec<PathBuf>>,
@@ -69,7 +71,36 @@ impl Reloader {
             current: tokio::sync::Mutex::new(cfg),
             door: Mutex::new(None),
             counts: Mutex::default(),
+            last: Mutex::default(),
         })
+    }
+
+    /// The configuration file it reloads.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The last reload's outcome: when, whether it was applied, what it
+    /// changed or why it was refused.
+    pub fn last(&self) -> Option<serde_json::Value> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The configuration in force (its effective form: defaults filled in,
+    /// secrets redacted), and what the file on disk would change: `config
+    /// check IN_FORCE --diff FILE`, or why the file cannot be read.
+    pub async fn pending(&self) -> (serde_json::Value, serde_json::Value) {
+        let current = self.current.lock().await.clone();
+        let path = self.path.clone();
+        let on_disk = tokio::task::spawn_blocking(move || Config::load(&path))
+            .await
+            .map_err(|e| anyhow::anyhow!("reading the configuration failed: {e}"))
+            .and_then(|r| r.map_err(anyhow::Error::from));
+        let pending = match on_disk {
+            Ok(next) => crate::config::diff(&current, &next),
+            Err(e) => serde_json::json!({ "error": format!("{e:#}") }),
+        };
+        (current.effective(), pending)
     }
 
     /// The HTTP front door takes new configurations too.
@@ -89,6 +120,13 @@ impl Reloader {
     pub async fn reload(&self) -> anyhow::Result<Reloaded> {
         let out = self.reload_inner().await;
         self.gw.count_reload(out.is_ok());
+        let at = crate::text::rfc3339(std::time::SystemTime::now());
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(match &out {
+            Ok(r) => serde_json::json!({"at": at, "ok": true, "summary": r, "error": null}),
+            Err(e) => {
+                serde_json::json!({"at": at, "ok": false, "summary": null, "error": format!("{e:#}")})
+            }
+        });
         let mut c = self.counts.lock().unwrap_or_else(|p| p.into_inner());
         match &out {
             Ok(_) => c.0 += 1,

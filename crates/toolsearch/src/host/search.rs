@@ -19,11 +19,26 @@ impl Host {
         limit: Option<usize>,
         scope: &Scope,
     ) -> Result<Value, HostError> {
+        self.search_explained(queries, limit, false, scope)
+    }
+
+    /// [`Host::search`], with each hit's score split into the rules that
+    /// made it (the lexical fields matched, the embedding's share) and the
+    /// fusion's decisions when `explain`: what `toolsearch search --explain`
+    /// prints, and the operator page shows.
+    pub fn search_explained(
+        &self,
+        queries: &[&str],
+        limit: Option<usize>,
+        explain: bool,
+        scope: &Scope,
+    ) -> Result<Value, HostError> {
         let catalog = self.catalog();
         let opts = SearchOptions {
             limit,
             default_limit: self.limits.default,
             max_limit: self.limits.max,
+            explain,
             ..Default::default()
         };
         let allow = |t: &Tool| self.visible(t, scope);

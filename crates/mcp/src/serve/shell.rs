@@ -1,0 +1,83 @@
+//! The operator page's shell: `/`, `/app.js` and `/app.css`, embedded in the
+//! binary (feature `page`), served without a token (the page asks for it and
+//! sends it as a header to the JSON API, `admin_api.rs`). Every answer of the
+//! admin surface carries headers that keep other sites out: a strict
+//! Content-Security-Policy (no inline script, nothing from another origin, no
+//! framing), `nosniff`, no referrer, no caching of the API's answers.
+//!
+//! The admin surface has no TLS of its own, so the shell is served only when
+//! it listens on a loopback address: a token typed into a page served in
+//! clear text over a network could be read on the way.
+
+/// The policy of the shell's documents: its own script and style only.
+const PAGE_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+     img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; \
+     frame-ancestors 'none'";
+
+/// The policy of every other answer (JSON, text): nothing at all.
+const DATA_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// The asset at `path`: its content type and bytes, when the page is built
+/// in and `path` is one of its files.
+#[cfg(feature = "page")]
+pub(super) fn asset(path: &str) -> Option<(&'static str, &'static str)> {
+    Some(match path {
+        "/" | "/index.html" => ("text/html; charset=utf-8", include_str!("page/index.html")),
+        "/app.js" => (
+            "text/javascript; charset=utf-8",
+            include_str!("page/app.js"),
+        ),
+        "/app.css" => ("text/css; charset=utf-8", include_str!("page/app.css")),
+        _ => return None,
+    })
+}
+
+/// Without the `page` feature there is no asset.
+#[cfg(not(feature = "page"))]
+pub(super) fn asset(_path: &str) -> Option<(&'static str, &'static str)> {
+    None
+}
+
+/// Why `path` names no asset here, when it is one of the page's.
+pub(super) fn not_served(path: &str, loopback: bool) -> Option<&'static str> {
+    if !matches!(path, "/" | "/index.html" | "/app.js" | "/app.css") {
+        return None;
+    }
+    Some(if !cfg!(feature = "page") {
+        "this build has no operator page (cargo feature `page`); the JSON API under /api/ is served"
+    } else if !loopback {
+        "the operator page is served only on a loopback [admin] listen address (the admin \
+         surface has no TLS): reach it through an SSH tunnel; the JSON API under /api/ is served"
+    } else {
+        return None;
+    })
+}
+
+/// Sets the headers every admin answer carries; `page` for the shell's own
+/// documents.
+pub(super) fn guard(headers: &mut http::HeaderMap, page: bool) {
+    use http::header::{self, HeaderValue};
+    let policy = if page { PAGE_POLICY } else { DATA_POLICY };
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(policy),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(
+        "cross-origin-opener-policy",
+        HeaderValue::from_static("same-origin"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
