@@ -34,6 +34,7 @@ mod live_definitions;
 mod liveness;
 mod metadata;
 mod oauth_client;
+mod page;
 mod plans;
 mod profiles;
 mod progress;

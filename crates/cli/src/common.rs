@@ -152,6 +152,9 @@ pub fn init_logs() {
 /// says, unless `TOOLSEARCH_LOG_PAYLOADS=1` turns capture on.
 const PAYLOAD_CRATES: [&str; 4] = ["rmcp", "hyper", "reqwest", "h2"];
 
+/// The target of the operator page's audit lines.
+const AUDIT_TARGET: &str = "toolsearch::audit";
+
 /// What `TOOLSEARCH_LOG` lets through to stderr: its directives, with
 /// [`PAYLOAD_CRATES`] (and any module of theirs) held at INFO when it asks for
 /// more, unless `TOOLSEARCH_LOG_PAYLOADS=1`.
@@ -164,9 +167,17 @@ fn log_filter() -> tracing_subscriber::EnvFilter {
     } else {
         cap_payload_directives(&spec)
     };
+    let audit_named = spec.contains(AUDIT_TARGET);
     let mut f = tracing_subscriber::EnvFilter::builder()
         .with_default_directive(LevelFilter::WARN.into())
         .parse_lossy(spec);
+    // The operator page's audit lines (who did what from the page) are kept
+    // whatever the level, unless the spec names them itself.
+    if !audit_named {
+        if let Ok(d) = format!("{AUDIT_TARGET}=info").parse() {
+            f = f.add_directive(d);
+        }
+    }
     if !capture && f.max_level_hint().is_some_and(|l| l > LevelFilter::INFO) {
         for c in PAYLOAD_CRATES {
             if let Ok(d) = format!("{c}=info").parse() {

@@ -18,8 +18,8 @@ const CATALOG_PAGE = 50;
 const SESSIONS_PAGE = 50;
 const MAX_ROWS = 200;
 const SEARCH_LIMIT = 20;
-const TRY_DEFAULT =
-  'async () => {\n  const hits = await openclaw.tools.search("weather forecast");\n  return hits;\n}';
+// The body of an async function, as the model writes it for tool_search_code.
+const TRY_DEFAULT = 'const hits = await openclaw.tools.search("weather forecast");\nreturn hits;';
 
 /** The element with id `id`. */
 const $ = (id) => document.getElementById(id);
@@ -511,7 +511,7 @@ async function openTool(id, profile) {
 /** "Try it": the Try tab with a snippet describing the tool shown. */
 function onToolTry() {
   if (!state.tool) return;
-  $('try-code').value = `async () => {\n  return await openclaw.tools.describe(${JSON.stringify(state.tool.id)});\n}`;
+  $('try-code').value = `return await openclaw.tools.describe(${JSON.stringify(state.tool.id)});`;
   const select = $('try-profile');
   if ([...select.options].some((o) => o.value === state.tool.profile)) select.value = state.tool.profile;
   go('try');

@@ -1,0 +1,358 @@
+//! The operator page in a real browser (issue 65): Debian's `chromium`,
+//! headless, driven by `tests/fixtures/page_drive.mjs` (`puppeteer-core`
+//! pointed at it) against the `toolsearch` binary's admin surface.
+//!
+//! - The whole page: log in with the token, the servers (one down with its
+//!   reason), the catalog a page at a time, a search with its explanation
+//!   (the embedding's share and the fusion), a tool described, a snippet
+//!   dry-run (its call recorded, not made), a live session, the reload view,
+//!   logout. A server whose tool description holds `<img onerror>`,
+//!   `</script>` and a `javascript:` link shows them as text and runs
+//!   nothing: no dialog, no script error, no request to another origin.
+//!   API calls without the token or from another origin get nothing.
+//! - The 9,648-tool catalog: the page's weight and first paint, and the
+//!   catalog view rendering one page, never the whole catalog.
+//!
+//! Screenshots go to `$TOOLSEARCH_SCREENSHOTS` when set (`cargo xtask
+//! screenshots` sets it to `docs/page`), else to a temporary folder.
+
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// What a hostile server writes into its tool's description.
+const HOSTILE: &str =
+    "Renders a note. <img src=x onerror=alert(1)> </script><script>alert(2)</script> \
+     <a href=\"javascript:alert(3)\">click here</a>";
+
+/// The admin token the tests' gateways use.
+const TOKEN: &str = "page-admin-token-0123456789";
+
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn chromium() -> String {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("chromium is installed (`cargo xtask setup`)")
+        .to_string()
+}
+
+/// A scripted server (`churn_server.py`) serving `tools`.
+fn scripted(name: &str, tools: &Value) -> String {
+    let list = temp_path(&format!("{name}.tools.json"));
+    std::fs::write(&list, tools.to_string()).unwrap();
+    let down = temp_path(&format!("{name}.down"));
+    let script = repo().join("tests/fixtures/churn_server.py");
+    format!(
+        "[[servers]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [{script:?}]\n\
+         env = {{ LIST_FILE = {list:?}, DOWN_FILE = {down:?} }}\n"
+    )
+}
+
+/// Starts the gateway on `config` (HTTP and the admin surface on loopback);
+/// the process, its MCP URL, its admin URL and its stderr lines.
+fn start(config: &str) -> (Killed, String, String, KeptLines) {
+    let var = format!("TS_PAGE_ADMIN_{}", std::process::id());
+    let cfg = temp_path("page.toml");
+    std::fs::write(
+        &cfg,
+        format!("{config}[admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"{var}\"\n"),
+    )
+    .unwrap();
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&cfg)
+        .env(&var, TOKEN);
+    let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
+    let admin = admin.expect("the gateway printed its admin address");
+    (
+        Killed(child),
+        format!("http://127.0.0.1:{port}/mcp"),
+        format!("http://{admin}"),
+        kept_lines(lines),
+    )
+}
+
+/// Where screenshots go.
+fn shots() -> std::path::PathBuf {
+    match std::env::var_os("TOOLSEARCH_SCREENSHOTS") {
+        Some(dir) => repo().join(dir),
+        None => temp_path("shots"),
+    }
+}
+
+/// Runs the driver; its report.
+fn drive(admin: &str, extra: &[&str]) -> Value {
+    let driver = repo().join("tests/fixtures/page_drive.mjs");
+    node_module("puppeteer-core/package.json");
+    let shots = shots();
+    std::fs::create_dir_all(&shots).unwrap();
+    let out = Command::new("node")
+        .arg(&driver)
+        .args(["--url", admin, "--token", TOKEN, "--chromium", &chromium()])
+        .arg("--shots")
+        .arg(&shots)
+        .args(extra)
+        .current_dir(repo().join("tests/fixtures"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("node runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the driver failed: {stderr}");
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("the driver's report is not JSON ({e}): {stderr}"))
+}
+
+/// The report's step `name`, which must have passed.
+fn passed(report: &Value, name: &str) {
+    let step = report["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no step {name}: {report}"));
+    assert_eq!(step["ok"], true, "step {name}: {step}");
+}
+
+/// Nothing ran that the page did not mean to run, and nothing left for
+/// another origin.
+fn nothing_ran(report: &Value) {
+    for key in [
+        "dialogs",
+        "page_errors",
+        "console_errors",
+        "foreign_requests",
+    ] {
+        assert_eq!(
+            report[key].as_array().map(Vec::len),
+            Some(0),
+            "{key}: {}",
+            report[key]
+        );
+    }
+}
+
+fn print_figures(what: &str, report: &Value) {
+    eprintln!(
+        "page ({what}): first paint {} ms, first contentful paint {} ms; weight {} B transferred, \
+         {} B decoded, {} resources; catalog rows in the DOM {}; catalog render {} ms; with the \
+         API answers {}",
+        report["paint"]["first_paint_ms"],
+        report["paint"]["first_contentful_paint_ms"],
+        report["weight"]["transfer_bytes"],
+        report["weight"]["decoded_bytes"],
+        report["weight"]["resources"],
+        report["catalog_rows_in_dom"],
+        report["catalog_render_ms"],
+        report["weight_with_api"],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs chromium, node with puppeteer-core, python3 and the embedding model (`cargo xtask setup`), and the toolsearch binary; `cargo xtask test` runs it"]
+async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text() {
+    let tools = json!([
+        {"name": "get_forecast", "description": "Weather forecast for a city: temperature and rain for the next days",
+         "inputSchema": {"type": "object", "properties": {"city": {"type": "string", "description": "City name"}}}},
+        {"name": "get_alerts", "description": "Severe weather alerts for a region",
+         "inputSchema": {"type": "object", "properties": {"region": {"type": "string"}}}},
+        {"name": "render_note", "description": HOSTILE, "title": "<b onmouseover=alert(4)>Note</b>",
+         "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": HOSTILE}}}},
+    ]);
+    let model = binary()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("models/all-MiniLM-L6-v2");
+    assert!(
+        model.exists(),
+        "{} is missing: run `cargo xtask fetch-model`",
+        model.display()
+    );
+    let config = format!(
+        "embed_model = {model:?}\n{}\
+         [[servers]]\nname = \"broken\"\ncommand = \"/nonexistent/toolsearch-page-server\"\n",
+        scripted("weather", &tools)
+    );
+    let (_gw, mcp, admin, log) = start(&config);
+    // A client's session, open while the page looks.
+    let client = crate::harness::http_client(&mcp, "page-test".into()).await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert!(!listed.is_empty());
+    let admin2 = admin.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        drive(
+            &admin2,
+            &["--query", "weather forecast", "--hostile-server", "weather"],
+        )
+    })
+    .await
+    .unwrap();
+    eprintln!("{report}");
+    for step in [
+        "open_without_token",
+        "login",
+        "servers",
+        "catalog",
+        "search",
+        "describe",
+        "dry_run",
+        "sessions",
+        "reload",
+        "hostile_dom",
+        "api_without_token",
+        "api_foreign_origin",
+        "logout",
+    ] {
+        passed(&report, step);
+    }
+    nothing_ran(&report);
+    // Logged in: the token in sessionStorage, no cookie.
+    assert_eq!(
+        report["login"],
+        json!({"token_stored": true, "cookie_empty": true})
+    );
+    // The servers: one up, one down with its reason.
+    let servers = report["servers"].to_string();
+    assert!(
+        servers.contains("weather") && servers.contains("broken"),
+        "{servers}"
+    );
+    assert!(servers.contains("down"), "{servers}");
+    // The search, explained: the embedding's share and the fusion.
+    let search = &report["search"];
+    assert!(search["hits"].as_u64() > Some(0), "{search}");
+    assert!(search["explained"].as_u64() > Some(0), "{search}");
+    assert_eq!(search["fusion_shown"], true, "{search}");
+    assert!(
+        report["describe"]["typescript_chars"].as_u64() > Some(0),
+        "{}",
+        report["describe"]
+    );
+    // The dry run: the call recorded, not made.
+    let dry = &report["dry_run"];
+    assert!(dry["calls_rows"].as_u64() >= Some(1), "{dry}");
+    assert!(
+        dry["answer"]
+            .as_str()
+            .is_some_and(|a| a.contains("dry run")),
+        "{dry}"
+    );
+    assert!(
+        dry["calls_text"]
+            .as_str()
+            .is_some_and(|t| t.contains("not made")),
+        "{dry}"
+    );
+    // The client's session is listed.
+    assert!(
+        report["sessions"]["rows"].as_u64() >= Some(1),
+        "{}",
+        report["sessions"]
+    );
+    // What the hostile server wrote shows as text, and nothing of it runs.
+    let hostile = &report["hostile"];
+    assert_eq!(
+        (
+            &hostile["img"],
+            &hostile["javascript_links"],
+            &hostile["scripts"],
+            &hostile["payload_text_shown"]
+        ),
+        (&json!(0), &json!(0), &json!(1), &json!(true)),
+        "{hostile}"
+    );
+    // The API: nothing without the token, nothing for another origin.
+    let checks = &report["api_checks"];
+    for (key, status) in [
+        ("no_token", 401),
+        ("foreign_origin", 403),
+        ("foreign_origin_post", 403),
+        ("cross_site", 403),
+    ] {
+        assert_eq!(checks[key]["status"], status, "{key}: {checks}");
+        assert!(
+            checks[key]["bytes"].as_u64() < Some(200),
+            "{key} says only why: {checks}"
+        );
+    }
+    // Every action from the page has its audit line; the trial's names itself.
+    assert!(log.holding("operator page") >= 5, "no audit lines");
+    assert_eq!(log.holding("snippet tried from the operator page"), 1);
+    print_figures("fixture catalog", &report);
+    drop(client);
+}
+
+const SCALE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/scale/catalog_all.jsonl"
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs chromium, node with puppeteer-core, the shared data (../shared/data) and the toolsearch binary; `cargo xtask test` runs it"]
+async fn the_catalog_view_of_9648_tools_renders_one_page() {
+    let text = std::fs::read_to_string(SCALE).expect("the shared data is present (../shared/data)");
+    let mut seen = std::collections::HashSet::new();
+    let tools: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|t| seen.insert(t["name"].as_str().unwrap_or_default().to_string()))
+        .map(|t| json!({"name": t["name"], "description": t["description"], "inputSchema": t["input_schema"]}))
+        .collect();
+    let n = tools.len();
+    assert!(n > 9000, "{n} tools");
+    let config = format!(
+        "semantic = false\n{}",
+        scripted("scale", &Value::Array(tools))
+    );
+    let (_gw, _mcp, admin, _log) = start(&config);
+    // The page looks once the server's list is in the catalog.
+    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
+    let auth = format!("Bearer {TOKEN}");
+    let listed = eventually(120, || {
+        let (_, _, body) = raw(
+            port,
+            "GET",
+            "/api/catalog?limit=1",
+            &[("Authorization", &auth)],
+            "",
+        );
+        serde_json::from_str::<Value>(&body).is_ok_and(|v| v["total"].as_u64() > Some(9000))
+    })
+    .await;
+    assert!(
+        listed,
+        "the gateway's catalog never held the server's tools"
+    );
+    let admin2 = admin.clone();
+    let report = tokio::task::spawn_blocking(move || drive(&admin2, &["--scenario", "catalog"]))
+        .await
+        .unwrap();
+    passed(&report, "catalog");
+    nothing_ran(&report);
+    // One page, never the catalog.
+    assert_eq!(report["catalog_rows"], 50, "{report}");
+    assert_eq!(report["catalog_rows_in_dom"], 50, "{report}");
+    // "1–50 of N": the whole catalog counted (a tool the gateway cannot
+    // serve is left out, and named among its server's problems).
+    let status = report["catalog_status"]
+        .as_str()
+        .unwrap_or_default()
+        .replace(',', "");
+    let total: usize = status
+        .rsplit("of ")
+        .next()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(total > 9000 && total <= n, "{status} (of {n})");
+    print_figures(&format!("{n} tools"), &report);
+}
