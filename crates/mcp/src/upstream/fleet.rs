@@ -122,6 +122,9 @@ pub struct ServerStatus {
     /// Lists it gave that differed from the one before (its manifest's
     /// included): each changed the tools every client sees.
     pub list_changes: u64,
+    /// Seconds since its tool list last changed (its first list included),
+    /// when it has listed.
+    pub list_changed_s: Option<u64>,
     /// The MCP revision it spoke at its last connection (`2026-07-28`, or a
     /// handshake-era one), when known.
     pub protocol: Option<String>,
@@ -459,7 +462,8 @@ impl Fleet {
                 lazy: s.is_lazy(),
                 manifest_age_s: s.manifest_age().map(|d| d.as_secs()),
                 manifest_note: s.manifest_note(),
-                list_changes: s.list_changes(),
+                list_changes: s.list_changes().0,
+                list_changed_s: s.list_changes().1.map(|at| at.elapsed().as_secs()),
                 protocol: s.protocol(),
                 problems: self
                     .problems

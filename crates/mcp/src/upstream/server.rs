@@ -77,8 +77,9 @@ pub(super) struct State {
     pub(super) closed: bool,
     /// Lists taken so far (the manifest writes the latest).
     pub(super) lists: u64,
-    /// Lists that differed from the one before (each changes what clients see).
-    pub(super) list_changes: u64,
+    /// Lists that differed from the one before (each changes what clients
+    /// see), and when its list last changed (its first list included).
+    pub(super) list_changes: (u64, Option<Instant>),
     /// The protocol revision it spoke when it last listed.
     pub(super) protocol: Option<String>,
     /// How many of the `tools/list_changed` heard ([`Upstream::relists_heard`])
@@ -186,7 +187,7 @@ impl Upstream {
                 last_used: Instant::now(),
                 closed: false,
                 lists: 0,
-                list_changes: 0,
+                list_changes: (0, None),
                 protocol: None,
                 relists_done: 0,
                 relist_failed: false,
@@ -300,8 +301,9 @@ impl Upstream {
     }
 
     /// Lists it gave that differed from the one before (the manifest's
-    /// included): each changed what clients see.
-    pub fn list_changes(&self) -> u64 {
+    /// included): each changed what clients see; and when its list last
+    /// changed (its first list included).
+    pub fn list_changes(&self) -> (u64, Option<Instant>) {
         self.state().list_changes
     }
 
@@ -410,7 +412,10 @@ impl Upstream {
             let mut st = self.state();
             let differs = st.tools.as_deref() != Some(&tools);
             if differs && st.tools.is_some() {
-                st.list_changes += 1;
+                st.list_changes.0 += 1;
+            }
+            if differs {
+                st.list_changes.1 = Some(Instant::now());
             }
             let tools = Arc::new(tools);
             st.tools = Some(tools.clone());

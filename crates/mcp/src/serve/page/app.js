@@ -265,6 +265,13 @@ async function loadServers() {
   fillServerSelect(servers.map((s) => String(s.name)));
 }
 
+/** Seconds as a short age: "40 s ago", "12 min ago", "3 h ago". */
+function ago(secs) {
+  if (secs < 120) return `${num(secs)} s ago`;
+  if (secs < 7200) return `${num(Math.round(secs / 60))} min ago`;
+  return `${num(Math.round(secs / 3600))} h ago`;
+}
+
 /** One server's table row. */
 function serverRow(s) {
   const down = s.state === 'down' || (s.up === false && s.state !== 'stopped' && s.state !== 'starting');
@@ -283,7 +290,7 @@ function serverRow(s) {
     td(num(s.tools), 'n'),
     td(num(s.calls), 'n'),
     td(num(s.errors), 'n'),
-    td(num(s.list_changes), 'n'),
+    td(num(s.list_changes) + (s.list_changed_s != null ? ` (last ${ago(s.list_changed_s)})` : ''), 'n'),
     td(num(s.connections), 'n'),
     td(s.protocol || '—', 'mono'),
     td((s.problems || []).join('; '), 'problems'),
@@ -435,6 +442,19 @@ function renderFusion(fusion) {
 /** A rule of an explanation is the embedding's share when it is "semantic…". */
 const isSemantic = (rule) => typeof rule === 'string' && rule.startsWith('semantic');
 
+/** One row of a hit's explanation. */
+function explainRow(kind, part, cls) {
+  const row = el('tr', { cls }, [
+    td(kind),
+    td(part.rule, 'mono'),
+    td(part.term ?? '', 'mono'),
+    td(num(part.score, 3), 'n'),
+    td(part.similarity === undefined ? '' : num(part.similarity, 3), 'n'),
+  ]);
+  row.dataset.kind = kind;
+  return row;
+}
+
 /** One search hit: id, score, description, the score's explanation. */
 function hitItem(hit) {
   const explain = Array.isArray(hit.explain) ? hit.explain : [];
@@ -446,14 +466,13 @@ function hitItem(hit) {
       if (kind === 'lexical') lexical += part.score;
       else semantic += part.score;
     }
-    return el('tr', { cls: kind === 'lexical' ? '' : 'semantic' }, [
-      td(kind),
-      td(part.rule, 'mono'),
-      td(part.term ?? '', 'mono'),
-      td(num(part.score, 3), 'n'),
-      td(part.similarity === undefined ? '' : num(part.similarity, 3), 'n'),
-    ]);
+    return explainRow(kind, part, kind === 'lexical' ? '' : 'semantic');
   });
+  // A fused hit's lexical share is the keyword score, scaled: its own parts
+  // (fields and terms matched, in the keyword ranker's points) follow it.
+  const fields = Array.isArray(hit.lexical_rules) ? hit.lexical_rules : [];
+  const at = rows.findIndex((row) => row.dataset.kind === 'lexical') + 1;
+  rows.splice(at, 0, ...fields.map((part) => explainRow('· field matched', part, 'field')));
   const describe = el('button', { cls: 'describe', text: 'describe' });
   describe.type = 'button';
   const head = el('div', { cls: 'hit-head' }, [
