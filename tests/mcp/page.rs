@@ -222,6 +222,17 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
     let client = crate::harness::http_client(&mcp, "page-test".into()).await;
     let listed = client.list_all_tools().await.unwrap();
     assert!(!listed.is_empty());
+    // One turn of it, which the sessions view shows.
+    let args = json!({"code": "return (await openclaw.tools.search('weather alerts')).length;"});
+    let turn = client
+        .peer()
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("tool_search_code")
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_ne!(turn.is_error, Some(true), "{turn:?}");
     let admin2 = admin.clone();
     let report = tokio::task::spawn_blocking(move || {
         drive(
@@ -311,6 +322,13 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
         "{dry}"
     );
     // The client's session is listed.
+    assert!(
+        report["sessions"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("tool_search_code")),
+        "the session's last turn: {}",
+        report["sessions"]
+    );
     assert!(
         report["sessions"]["rows"].as_u64() >= Some(1),
         "{}",

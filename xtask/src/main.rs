@@ -101,6 +101,15 @@ fn main() -> ExitCode {
 /// `cargo xtask screenshots`: the operator page's browser tests, writing
 /// their screenshots into docs/page (the README shows them).
 fn screenshots() -> Result<()> {
+    // Real catalogs hold Chinese, Japanese and Korean text: without a font for
+    // it the browser draws boxes (the tests do not need it; the pictures do).
+    install(
+        &[(
+            "fonts-wqy-microhei",
+            "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+        )],
+        false,
+    )?;
     fixtures()?;
     fetch_model(None)?;
     let mut c = cargo();

@@ -618,7 +618,9 @@ function renderSessionsPage() {
   const rows = page.map((s) => {
     const last = el('td');
     if (s.last_turn !== null && s.last_turn !== undefined) {
-      last.append(el('details', {}, [el('summary', { text: 'last turn' }), el('pre', { cls: 'cell', text: compact(s.last_turn) })]));
+      const t = s.last_turn;
+      const said = `${t.tool ?? 'last turn'}${t.error ? ' (failed)' : ''}`;
+      last.append(el('details', {}, [el('summary', { text: said }), el('pre', { cls: 'cell', text: compact(t) })]));
     } else {
       last.textContent = '—';
     }
