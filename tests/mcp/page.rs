@@ -539,3 +539,41 @@ async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
     assert!(broken["pending"]["error"].is_string(), "{broken}");
     assert!(broken["in_force"].is_object(), "{broken}");
 }
+
+/// A page that goes away mid-trial (its connection closed) leaves no trial
+/// behind: three abandoned runaway snippets, then a trial runs at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 and the toolsearch binary; `cargo xtask test` runs it"]
+async fn a_trial_whose_page_went_away_is_ended() {
+    use std::io::Write;
+    let tools = json!([{"name": "get_forecast", "description": "Weather forecast", "inputSchema": {"type": "object"}}]);
+    let config = format!("semantic = false\n{}", scripted("weather", &tools));
+    let (_gw, _mcp, admin, _log) = start(&config);
+    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
+    for _ in 0..3 {
+        let body = json!({"code": "while (true) {}"}).to_string();
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "POST /api/try HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        drop(s);
+    }
+    let started = std::time::Instant::now();
+    let mut last = (0, Value::Null);
+    // The runaway snippets are cancelled with their connections: a trial is
+    // admitted well before any watchdog would have ended them.
+    while started.elapsed() < std::time::Duration::from_secs(5) {
+        last = admin_api(&admin, "POST", "/api/try", json!({"code": "return 1 + 1;"})).await;
+        if last.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(last.0, 200, "{}", last.1);
+    assert_eq!(last.1["answer"], "2", "{}", last.1);
+}

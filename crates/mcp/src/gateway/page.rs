@@ -152,6 +152,15 @@ impl Gateway {
         let session = Session::new(id.clone());
         let conversation = p.ts.open(session.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
+        // Ends the trial however this ends: its page's connection dropped
+        // (this future with it) leaves no trial, session or snippet behind.
+        let _ending = Ending {
+            trials: trials.clone(),
+            id: id.clone(),
+            ts: p.ts.clone(),
+            session: session.clone(),
+            cancel: cancel.clone(),
+        };
         let opts = CallOptions {
             cancel: cancel.clone(),
             notify: None,
@@ -171,7 +180,6 @@ impl Gateway {
             }
         };
         let record = conversation.take_record();
-        p.ts.end_session(&session);
         let (seen, left_out) = trials.end(&id);
         let Some(out) = out else {
             return Err("the gateway is stopping: the snippet was stopped".into());
@@ -208,6 +216,24 @@ impl Gateway {
             "no profile {profile:?}: the profiles are {:?}",
             self.profile_names()
         )
+    }
+}
+
+/// A trial's end, on drop: its snippet cancelled (a no-op once it answered),
+/// its session ended on the profile's facade, its entry removed.
+struct Ending {
+    trials: Arc<super::trial::Trials>,
+    id: String,
+    ts: Arc<toolsearch::ToolSearch>,
+    session: Session,
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+        self.ts.end_session(&self.session);
+        self.trials.end(&self.id);
     }
 }
 
