@@ -227,9 +227,64 @@ async fn the_page_api_explains_describes_lists_sessions_and_guards_its_actions()
         format!("http://127.0.0.1:{}", port.wrapping_add(1)),
     ));
     assert_eq!(get(port, "/api/profiles", near).await.0, 403);
-    let mut cross = admin_token();
-    cross.push(("Sec-Fetch-Site", "cross-site".to_string()));
-    assert_eq!(get(port, "/api/profiles", cross).await.0, 403);
+    for site in ["cross-site", "same-site"] {
+        let mut cross = admin_token();
+        cross.push(("Sec-Fetch-Site", site.to_string()));
+        assert_eq!(get(port, "/api/profiles", cross).await.0, 403, "{site}");
+    }
+    let mut null = admin_token();
+    null.push(("Origin", "null".to_string()));
+    assert_eq!(get(port, "/api/profiles", null).await.0, 403);
+    // Through an SSH tunnel the page's origin is the tunnel's, and so is its
+    // Host: the surface's own.
+    let tunnel = vec![
+        ("Authorization", "Bearer admin-secret".to_string()),
+        ("Host", "localhost:8080".to_string()),
+        ("Origin", "http://localhost:8080".to_string()),
+    ];
+    let (status, body) = tokio::task::spawn_blocking(move || {
+        let h: Vec<(&str, &str)> = tunnel.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        use std::io::{Read, Write};
+        let mut req = "GET /api/profiles HTTP/1.1\r\nConnection: close\r\n".to_string();
+        for (k, v) in h {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        let mut all = String::new();
+        let _ = s.read_to_string(&mut all);
+        (
+            all.split_whitespace()
+                .nth(1)
+                .unwrap_or("0")
+                .parse::<u16>()
+                .unwrap_or(0),
+            all,
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 200, "{body}");
+    // A body that never comes is given up, with its reason.
+    let (status, body) = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            s,
+            "POST /api/try HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer admin-secret\r\n\
+             Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"code\""
+        )
+        .unwrap();
+        let mut all = String::new();
+        let _ = s.read_to_string(&mut all);
+        (all.split_whitespace().nth(1).unwrap_or("0").parse::<u16>().unwrap_or(0), all)
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 408, "{body}");
+    let (status, _) = get(port, "/api/try", admin_token()).await;
+    assert_eq!(status, 405);
     // The search, explained.
     let (status, body) = get(port, "/api/search?q=work", admin_token()).await;
     assert_eq!(status, 200, "{body}");

@@ -109,6 +109,8 @@ pub(crate) struct Shared {
     /// The operator page's trials: their calls are recorded (and, in a dry
     /// run, not made) by the dispatcher every facade calls.
     pub(crate) trials: Arc<super::trial::Trials>,
+    /// Calls sent to each server (`None`: metrics are off).
+    pub(crate) sent: Option<super::metrics::Sent>,
 }
 
 impl Shared {
@@ -131,6 +133,7 @@ impl Shared {
             .dispatcher(super::trial::Recorded::over(
                 crate::forward::Forward::to_fleet(&self.fleet),
                 self.trials.clone(),
+                self.sent.clone(),
             ))
             .availability(self.fleet.availability())
             .outages(Profile::outages(&p, self.fleet.outages(), seen.clone()))

@@ -25,8 +25,9 @@ struct Entry {
     searches: u64,
     describes: u64,
     errors: u64,
-    /// The last turn's record, without captured arguments and results.
-    last_turn: Option<Value>,
+    /// The last turn: its tool, whether it failed, and its record without
+    /// captured arguments and results (made JSON only when shown).
+    last_turn: Option<(String, bool, toolsearch::TurnRecord)>,
 }
 
 /// The open sessions, by session id.
@@ -69,15 +70,6 @@ impl Book {
 
     /// Session `id` answered a call of `tool`, which did what `record` says.
     pub(crate) fn turn(&self, id: &str, tool: &str, record: &toolsearch::TurnRecord, error: bool) {
-        let mut shown = serde_json::to_value(record).unwrap_or(Value::Null);
-        if let Some(m) = shown.as_object_mut() {
-            m.remove("captured");
-            m.insert(
-                "tool".into(),
-                Value::from(crate::text::clean_for_log(tool, 80)),
-            );
-            m.insert("error".into(), Value::Bool(error));
-        }
         if let Some(e) = self.entries().get_mut(id) {
             e.last = Instant::now();
             e.turns += 1;
@@ -85,7 +77,11 @@ impl Book {
             e.searches += u64::from(record.searches);
             e.describes += u64::from(record.describes);
             e.errors += u64::from(error);
-            e.last_turn = Some(shown);
+            let kept = toolsearch::TurnRecord {
+                captured: Vec::new(),
+                ..record.clone()
+            };
+            e.last_turn = Some((crate::text::clean_for_log(tool, 80), error, kept));
         }
     }
 
@@ -116,7 +112,12 @@ impl Book {
                     "searches": e.searches,
                     "describes": e.describes,
                     "errors": e.errors,
-                    "last_turn": e.last_turn,
+                    "last_turn": e.last_turn.as_ref().map(|(tool, error, record)| {
+                        let mut v = serde_json::to_value(record).unwrap_or(Value::Null);
+                        v["tool"] = Value::from(tool.as_str());
+                        v["error"] = Value::Bool(*error);
+                        v
+                    }),
                 })
             })
             .collect();

@@ -42,6 +42,46 @@ struct ServerLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct SentLabels {
+    server: String,
+    outcome: &'static str,
+}
+
+/// Calls sent to each server behind the gateway and how they ended: counted
+/// where every call is sent (`trial::Recorded`, a client's and a trial's
+/// alike), shown by `/metrics` (`server_calls_total`) and the operator
+/// page's servers. A server is a configured name: every MCP tool has one.
+#[derive(Clone, Default)]
+pub(crate) struct Sent(Family<SentLabels, Counter>);
+
+impl Sent {
+    /// One call to `server` ended: `ok`, or an error (the server's, its
+    /// result's `isError`, or no answer before it was given up).
+    pub(crate) fn count(&self, server: &str, ok: bool) {
+        let outcome = if ok { "ok" } else { "error" };
+        self.0
+            .get_or_create(&SentLabels {
+                server: server.to_string(),
+                outcome,
+            })
+            .inc();
+    }
+
+    /// `(calls, errors)` sent to `server` so far.
+    pub(crate) fn of(&self, server: &str) -> (u64, u64) {
+        let read = |outcome| {
+            let labels = SentLabels {
+                server: server.to_string(),
+                outcome,
+            };
+            self.0.get(&labels).map_or(0, |c| c.get())
+        };
+        let errors = read("error");
+        (read("ok") + errors, errors)
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
     outcome: String,
 }
@@ -117,8 +157,18 @@ struct Names {
 }
 
 impl Metrics {
-    pub(crate) fn new(servers: &[String], profiles: &[String], enabled: bool) -> Metrics {
+    pub(crate) fn new(
+        servers: &[String],
+        profiles: &[String],
+        enabled: bool,
+        sent: &Sent,
+    ) -> Metrics {
         let mut registry = Registry::with_prefix("toolsearch");
+        registry.register(
+            "server_calls",
+            "Calls sent to a server behind the gateway, by server and outcome (ok; error: its error, its result's isError, or no answer in time)",
+            sent.0.clone(),
+        );
         let calls = Family::<CallLabels, Counter>::default();
         registry.register(
             "calls",

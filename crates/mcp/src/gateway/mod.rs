@@ -38,7 +38,7 @@ use crate::upstream::Fleet;
 use crate::upstream::{Event, Link};
 pub use apply::Applied;
 pub use notes::MAX_QUEUED_LOGS;
-pub use page::{Calls, MAX_SESSIONS_SHOWN, MAX_TRIAL_CODE};
+pub use page::{Calls, PageError, MAX_SESSIONS_SHOWN, MAX_TRIAL_CODE, TRIAL_PRINCIPAL};
 pub use session::{to_result, GatewaySession};
 
 /// Each open MCP session's client and the name of its profile, by toolsearch
@@ -257,6 +257,7 @@ impl Gateway {
                 !fleet.unknown().is_empty(),
             )),
             trials: Arc::default(),
+            sent: cfg.telemetry.metrics().then(metrics::Sent::default),
         };
         let version = fleet.version();
         let full = fleet.snapshot(&[]);
@@ -273,7 +274,12 @@ impl Gateway {
         let server_names: Vec<String> = cfg.servers.iter().map(|s| s.name().to_string()).collect();
         let profile_names: Vec<String> = profiles.iter().map(|p| p.name().to_string()).collect();
         let gw = Arc::new(Gateway {
-            metrics: metrics::Metrics::new(&server_names, &profile_names, cfg.telemetry.metrics()),
+            metrics: metrics::Metrics::new(
+                &server_names,
+                &profile_names,
+                cfg.telemetry.metrics(),
+                &shared.sent.clone().unwrap_or_default(),
+            ),
             profiles: RwLock::new(Arc::new(profiles)),
             shared,
             applying: tokio::sync::Mutex::new(()),

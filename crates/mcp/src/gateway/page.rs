@@ -1,14 +1,16 @@
 //! What the operator page reads of the gateway and runs on it, beside the
-//! fleet's status: each profile's list bytes against a plain aggregator's,
-//! the sessions open now, one tool as a profile's model meets it, and a
-//! snippet tried under a profile's policy (see [`super::trial`]).
+//! fleet's status: each profile's catalog as its model meets it (the host
+//! policy applied), its list bytes against a plain aggregator's, the
+//! sessions open now, one tool, a search explained, and a snippet tried
+//! under a profile's policy (see [`super::trial`]).
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use toolsearch::{CallOptions, Session};
+use toolsearch::{CallOptions, Session, ToolSearch};
+use toolsearch_catalog::Tool;
 
-use super::trial::NOT_CALLED;
+use super::trial::{Trials, NOT_CALLED};
 use super::Gateway;
 
 /// Sessions `/api/sessions` lists at most (the count says how many more).
@@ -17,6 +19,9 @@ pub const MAX_SESSIONS_SHOWN: usize = 200;
 /// Bytes of a snippet the page may send (the MCP tool's own limit is the
 /// sandbox's; this bounds what the admin surface reads).
 pub const MAX_TRIAL_CODE: usize = 64 * 1024;
+
+/// Who a trial's real calls are made as (the principal servers and logs see).
+pub const TRIAL_PRINCIPAL: &str = "admin-page";
 
 /// How a trial's calls go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,76 +32,116 @@ pub enum Calls {
     Real,
 }
 
+/// Why a page's request was not answered.
+#[derive(Debug)]
+pub enum PageError {
+    /// The request names what is not there (a profile, a tool).
+    NotFound(String),
+    /// Trials are running already: one may start when one has ended.
+    Busy(String),
+    /// The gateway is stopping.
+    Stopping,
+    /// The gateway could not do it.
+    Failed(String),
+}
+
+impl std::fmt::Display for PageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PageError::NotFound(m) | PageError::Busy(m) | PageError::Failed(m) => f.write_str(m),
+            PageError::Stopping => f.write_str("the gateway is stopping: the snippet was stopped"),
+        }
+    }
+}
+
 impl Gateway {
-    /// Each profile: its tools, its sessions open, and the bytes of its last
-    /// `tools/list` answer against a plain aggregator's (0 until a list was
-    /// served with metrics on).
-    pub fn page_profiles(&self) -> Value {
-        let profiles: Vec<Value> = self
-            .profiles()
+    /// Each profile: the tools its model can see, its sessions open, and the
+    /// bytes of its last `tools/list` answer against a plain aggregator's (0
+    /// until a list was served with metrics on).
+    pub fn page_profiles(&self) -> Vec<Value> {
+        self.profiles()
             .iter()
             .map(|p| {
                 let bytes = *p.bytes.lock().unwrap_or_else(|e| e.into_inner());
+                let host = p.ts.host();
+                let tools = host
+                    .catalog()
+                    .tools()
+                    .iter()
+                    .filter(|t| host.shows(t))
+                    .count();
                 json!({
                     "name": p.name(),
-                    "tools": p.ts.host().catalog().len(),
+                    "tools": tools,
                     "sessions": p.open.load(std::sync::atomic::Ordering::Relaxed),
                     "bytes_served": bytes.served,
                     "bytes_aggregator": bytes.aggregator,
                 })
             })
-            .collect();
-        json!({ "profiles": profiles })
+            .collect()
     }
 
-    /// Calls sent to each server and those that failed, by server name.
-    pub fn server_call_counts(&self) -> std::collections::HashMap<String, (u64, u64)> {
-        self.shared.trials.sent()
+    /// `(calls, errors)` sent to `server` so far (`None`: metrics are off).
+    pub fn server_calls(&self, server: &str) -> Option<(u64, u64)> {
+        self.shared.sent.as_ref().map(|s| s.of(server))
+    }
+
+    /// One page of the tools profile `profile`'s model can see (of `server`
+    /// when given), in catalog order, with how many there are in all.
+    ///
+    /// # Errors
+    /// No such profile.
+    pub fn page_catalog(
+        &self,
+        profile: &str,
+        server: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<Tool>, usize), PageError> {
+        let ts = self.facade_of(profile)?;
+        let host = ts.host();
+        let snapshot = host.catalog();
+        let matching = snapshot
+            .tools()
+            .iter()
+            .filter(|t| host.shows(t) && server.is_none_or(|s| t.server.as_deref() == Some(s)));
+        let total = matching.clone().count();
+        Ok((matching.skip(offset).take(limit).cloned().collect(), total))
     }
 
     /// The sessions open now, oldest first, with the profiles' list bytes.
     pub fn page_sessions(&self) -> Value {
         let (sessions, total) = self.book.shown(MAX_SESSIONS_SHOWN);
-        let profiles = self.page_profiles()["profiles"].clone();
-        let profiles: Vec<Value> = profiles
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|p| {
-                json!({
-                    "name": p["name"],
-                    "open": p["sessions"],
-                    "bytes_served": p["bytes_served"],
-                    "bytes_aggregator": p["bytes_aggregator"],
-                })
-            })
-            .collect();
-        json!({ "profiles": profiles, "sessions": sessions, "total": total })
+        json!({ "profiles": self.page_profiles(), "sessions": sessions, "total": total })
     }
 
     /// Tool `id` as profile `profile`'s model meets it: its record (schemas
-    /// verbatim), its TypeScript declaration, and the profiles that see it.
+    /// verbatim), its TypeScript declaration, and the profiles whose models
+    /// see it.
     ///
     /// # Errors
-    /// No such profile, or no such tool in its catalog.
-    pub fn page_tool(&self, profile: &str, id: &str) -> Result<Value, String> {
-        let p = self
-            .profile(profile)
-            .ok_or_else(|| self.no_profile(profile))?;
-        let Some(d) = p.ts.host().catalog().describe(id) else {
-            return Err(format!(
+    /// No such profile, or no such tool in what its model sees.
+    pub fn page_tool(&self, profile: &str, id: &str) -> Result<Value, PageError> {
+        let ts = self.facade_of(profile)?;
+        let host = ts.host();
+        let described = host.catalog().describe(id).filter(|d| host.shows(&d.tool));
+        let Some(d) = described else {
+            return Err(PageError::NotFound(format!(
                 "profile `{profile}` has no tool `{id}`: ids are as the catalog and search list them"
-            ));
+            )));
         };
         let seen_by: Vec<String> = self
             .profiles()
             .iter()
-            .filter(|q| q.ts.host().catalog().get(id).is_some())
+            .filter(|q| {
+                let h = q.ts.host();
+                h.catalog().get(id).is_some_and(|t| h.shows(t))
+            })
             .map(|q| q.name().to_string())
             .collect();
-        let mut out = serde_json::to_value(&d).map_err(|e| e.to_string())?;
+        let mut out = serde_json::to_value(&d).map_err(|e| PageError::Failed(e.to_string()))?;
         out["profiles"] = json!(seen_by);
-        out["available"] = json!(p.ts.host().available(&d.tool));
+        out["available"] = json!(host.available(&d.tool));
         Ok(out)
     }
 
@@ -112,16 +157,14 @@ impl Gateway {
         profile: &str,
         query: &str,
         limit: Option<usize>,
-    ) -> Result<Value, String> {
-        let p = self
-            .profile(profile)
-            .ok_or_else(|| self.no_profile(profile))?;
-        let host = p.ts.host();
+    ) -> Result<Value, PageError> {
+        let ts = self.facade_of(profile)?;
+        let host = ts.host();
         let mut result = host
             .search_explained(&[query], limit, true, &toolsearch::Scope::default())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| PageError::NotFound(e.to_string()))?;
         if result["matched_by"] == "hybrid" {
-            lexical_fields(&host.catalog(), query, &mut result);
+            lexical_fields(&host.catalog(), &|t| host.shows(t), query, &mut result);
         }
         Ok(json!({
             "profile": profile,
@@ -131,59 +174,68 @@ impl Gateway {
     }
 
     /// Runs `code` as `tool_search_code` under profile `profile`, in a
-    /// session of its own: the answer exactly as a model would get it, its
-    /// bytes, the calls it made (or, in a dry run, would have made) and the
-    /// turn's record. Ends when the snippet does (the sandbox's watchdog
-    /// bounds it) or when the gateway stops.
+    /// session of its own and a snippet slot of the profile's: the answer
+    /// exactly as a model would get it, its bytes, the calls it made (or, in a
+    /// dry run, would have made) and the turn's record. Ends when the snippet
+    /// does (the sandbox's watchdog bounds it), when the gateway stops, or
+    /// when this future is dropped (the page went away). Each trial writes
+    /// an audit line when it ends, with the tools it called.
     ///
     /// # Errors
-    /// No such profile, or two trials running already.
+    /// No such profile, trials or the profile's snippets at their cap, or
+    /// the gateway stopping.
     pub async fn page_try(
         self: &Arc<Self>,
         profile: &str,
         code: &str,
         calls: Calls,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, PageError> {
         let p = self
             .profile(profile)
-            .ok_or_else(|| self.no_profile(profile))?;
-        let trials = self.shared.trials.clone();
-        let id = trials.begin(calls == Calls::Real)?;
-        let session = Session::new(id.clone());
+            .ok_or_else(|| PageError::NotFound(self.no_profile(profile)))?;
+        let id = self
+            .shared
+            .trials
+            .begin(calls == Calls::Real)
+            .map_err(PageError::Busy)?;
+        let session = Session {
+            principal: Some(TRIAL_PRINCIPAL.to_string()),
+            ..Session::new(id.clone())
+        };
         let conversation = p.ts.open(session.clone());
         let cancel = tokio_util::sync::CancellationToken::new();
-        // Ends the trial however this ends: its page's connection dropped
-        // (this future with it) leaves no trial, session or snippet behind.
-        let _ending = Ending {
-            trials: trials.clone(),
+        let mut ending = Ending {
+            trials: self.shared.trials.clone(),
             id: id.clone(),
+            profile: profile.to_string(),
             ts: p.ts.clone(),
-            session: session.clone(),
+            session,
             cancel: cancel.clone(),
+            answered: false,
         };
+        // As a client's snippet: a slot of the profile's share, then the
+        // first list; each wait ends with the gateway's stop.
+        let holder = format!("{profile}/{id}");
+        let _slot = tokio::select! {
+            slot = self.snippets.acquire(&holder) => slot.map_err(PageError::Busy)?,
+            () = self.stopping.cancelled() => return Err(PageError::Stopping),
+        };
+        self.first_list().await;
         let opts = CallOptions {
             cancel: cancel.clone(),
             notify: None,
             trace: None,
         };
         let started = std::time::Instant::now();
-        // As a client's first call: once the first list may be served (it
-        // returns at once when the stop begins).
-        self.first_list().await;
         let name = toolsearch::BridgeTool::SearchCode.name();
         let work = conversation.handle_call_with(name, json!({ "code": code }), &opts);
         let out = tokio::select! {
-            out = work => Some(out),
-            () = self.stopping.cancelled() => {
-                cancel.cancel();
-                None
-            }
+            out = work => out,
+            () = self.stopping.cancelled() => return Err(PageError::Stopping),
         };
         let record = conversation.take_record();
-        let (seen, left_out) = trials.end(&id);
-        let Some(out) = out else {
-            return Err("the gateway is stopping: the snippet was stopped".into());
-        };
+        ending.answered = true;
+        let (seen, left_out) = self.shared.trials.end(&id);
         let result = super::to_result(out);
         // What the model reads: the result's text, as its client hands it on.
         let answer: String = result
@@ -192,6 +244,15 @@ impl Gateway {
             .filter_map(|c| c.as_text().map(|t| t.text.clone()))
             .collect::<Vec<_>>()
             .join("\n");
+        tracing::info!(
+            target: "toolsearch::audit",
+            trial = %id,
+            profile,
+            dry_run = calls == Calls::Dry,
+            called = ?seen.iter().map(|s| (s.tool.as_str(), s.made)).collect::<Vec<_>>(),
+            error = result.is_error.unwrap_or(false),
+            "trial from the operator page answered"
+        );
         let mut record = serde_json::to_value(&record).unwrap_or(Value::Null);
         if let Some(m) = record.as_object_mut() {
             m.remove("captured");
@@ -210,6 +271,12 @@ impl Gateway {
         }))
     }
 
+    /// The facade of profile `profile`.
+    fn facade_of(&self, profile: &str) -> Result<Arc<ToolSearch>, PageError> {
+        self.toolsearch_of(profile)
+            .ok_or_else(|| PageError::NotFound(self.no_profile(profile)))
+    }
+
     /// The error for a profile that is not served.
     fn no_profile(&self, profile: &str) -> String {
         format!(
@@ -220,28 +287,46 @@ impl Gateway {
 }
 
 /// A trial's end, on drop: its snippet cancelled (a no-op once it answered),
-/// its session ended on the profile's facade, its entry removed.
+/// its session ended on the profile's facade, its entry removed; one not
+/// answered (its page went away, the gateway stopped) writes its audit line
+/// here, with the tools it called.
 struct Ending {
-    trials: Arc<super::trial::Trials>,
+    trials: Arc<Trials>,
     id: String,
-    ts: Arc<toolsearch::ToolSearch>,
+    profile: String,
+    ts: Arc<ToolSearch>,
     session: Session,
     cancel: tokio_util::sync::CancellationToken,
+    answered: bool,
 }
 
 impl Drop for Ending {
     fn drop(&mut self) {
         self.cancel.cancel();
         self.ts.end_session(&self.session);
-        self.trials.end(&self.id);
+        let (seen, _) = self.trials.end(&self.id);
+        if !self.answered {
+            tracing::info!(
+                target: "toolsearch::audit",
+                trial = %self.id,
+                profile = %self.profile,
+                called = ?seen.iter().map(|s| (s.tool.as_str(), s.made)).collect::<Vec<_>>(),
+                "trial from the operator page ended unanswered"
+            );
+        }
     }
 }
 
 /// Gives each hit of a fused `result` the keyword ranking's explanation of
 /// that tool for `query` (`lexical_rules`): the fields and terms that
-/// matched, in the ranker's own points. A hit only the embedding found has
-/// none.
-fn lexical_fields(catalog: &toolsearch_catalog::Catalog, query: &str, result: &mut Value) {
+/// matched, in the ranker's own points, over the tools `shown`. A hit only
+/// the embedding found has none.
+fn lexical_fields(
+    catalog: &toolsearch_catalog::Catalog,
+    shown: &dyn Fn(&Tool) -> bool,
+    query: &str,
+    result: &mut Value,
+) {
     let opts = toolsearch_catalog::SearchOptions {
         limit: Some(toolsearch_catalog::HARD_MAX_LIMIT),
         max_limit: toolsearch_catalog::HARD_MAX_LIMIT,
@@ -250,7 +335,7 @@ fn lexical_fields(catalog: &toolsearch_catalog::Catalog, query: &str, result: &m
         fuzzy: false,
         ..Default::default()
     };
-    let Ok(lexical) = catalog.search_many(&[query], &opts, &|_| true) else {
+    let Ok(lexical) = catalog.search_many(&[query], &opts, shown) else {
         return;
     };
     let hits = result.get_mut("hits").and_then(Value::as_array_mut);

@@ -6,17 +6,24 @@
 //! never sent; for a trial with real calls (only when `[admin] page_calls`
 //! allows) it is sent and its result written down too.
 //!
-//! A trial session's id is the gateway's own random one (`page-try-…`); a
-//! client's sessions are `mcp-N`, so no client's call is ever held back or
-//! recorded here. Every call sent, a client's or a trial's, is counted by
-//! server, with those that failed: the page's servers table shows them.
+//! A trial session's id is the gateway's own random one ([`TRIAL_PREFIX`]);
+//! a client's sessions are `mcp-N`, so no client's call is ever held back or
+//! recorded here. A call of a trial that has ended (its page went away, the
+//! gateway is stopping) is refused, never sent: a dry run fails closed.
+//! Every call sent, a client's or a trial's, is counted by server with how
+//! it ended ([`Sent`], when metrics are on).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use toolsearch::{CallContext, DispatchFuture, Dispatcher};
+use toolsearch::{CallContext, DispatchError, DispatchErrorKind, DispatchFuture, Dispatcher};
 use toolsearch_catalog::Tool;
+
+use super::metrics::Sent;
+
+/// How a trial's session id begins.
+pub(crate) const TRIAL_PREFIX: &str = "page-try-";
 
 /// Trials running at once, at most (each runs a snippet on the shared pool).
 pub(crate) const MAX_TRIALS: usize = 2;
@@ -58,14 +65,10 @@ struct Trial {
     left_out: usize,
 }
 
-/// The trials running now, by session id, and the calls sent to each
-/// server.
+/// The trials running now, by session id.
 #[derive(Default)]
 pub(crate) struct Trials {
     running: Mutex<HashMap<String, Trial>>,
-    /// Calls sent and calls failed, by server: one entry per server a tool
-    /// of the catalog names (the configuration's).
-    sent: Mutex<HashMap<String, (u64, u64)>>,
 }
 
 impl Trials {
@@ -84,7 +87,7 @@ impl Trials {
         let mut bytes = [0u8; 12];
         ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
             .map_err(|_| "no random bytes for the trial's session id".to_string())?;
-        let id = format!("page-try-{}", crate::text::hex(&bytes));
+        let id = format!("{TRIAL_PREFIX}{}", crate::text::hex(&bytes));
         running.insert(
             id.clone(),
             Trial {
@@ -101,18 +104,6 @@ impl Trials {
         self.running()
             .remove(id)
             .map_or((Vec::new(), 0), |t| (t.calls, t.left_out))
-    }
-
-    /// Calls sent and calls failed so far, by server.
-    pub(crate) fn sent(&self) -> HashMap<String, (u64, u64)> {
-        self.sent.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn count(&self, server: &str, failed: bool) {
-        let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = sent.entry(server.to_string()).or_default();
-        entry.0 += 1;
-        entry.1 += u64::from(failed);
     }
 
     /// `Some(real)` when `session` is a trial's.
@@ -153,67 +144,118 @@ fn bounded(v: Value) -> Value {
 }
 
 /// The dispatcher every profile's facade calls: the fleet's, with trial
-/// sessions' calls recorded (and held back in a dry run).
+/// sessions' calls recorded (and held back in a dry run), and every call
+/// sent counted.
 pub(crate) struct Recorded {
     inner: Arc<dyn Dispatcher>,
     trials: Arc<Trials>,
+    /// Where calls sent are counted (`None`: metrics are off).
+    sent: Option<Sent>,
 }
 
 impl Recorded {
-    pub(crate) fn over(inner: Arc<dyn Dispatcher>, trials: Arc<Trials>) -> Arc<Recorded> {
-        Arc::new(Recorded { inner, trials })
+    pub(crate) fn over(
+        inner: Arc<dyn Dispatcher>,
+        trials: Arc<Trials>,
+        sent: Option<Sent>,
+    ) -> Arc<Recorded> {
+        Arc::new(Recorded {
+            inner,
+            trials,
+            sent,
+        })
+    }
+
+    /// `call` to `tool`'s server, counted when it ends (an error when it is
+    /// given up before: a timeout drops it).
+    fn sent(&self, tool: &Tool, call: DispatchFuture) -> DispatchFuture {
+        let Some(sent) = self.sent.clone() else {
+            return call;
+        };
+        let mut ending = Ending {
+            sent,
+            server: tool.server.clone().unwrap_or_default(),
+            counted: false,
+        };
+        Box::pin(async move {
+            let out = call.await;
+            ending.sent.count(&ending.server, !failed(&out));
+            ending.counted = true;
+            out
+        })
+    }
+}
+
+/// Counts a call given up before it ended as an error.
+struct Ending {
+    sent: Sent,
+    server: String,
+    counted: bool,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        if !self.counted {
+            self.sent.count(&self.server, false);
+        }
     }
 }
 
 impl Dispatcher for Recorded {
     fn dispatch(&self, tool: &Tool, args: Value, cx: CallContext) -> DispatchFuture {
-        let session = cx.session.clone();
-        let trials = self.trials.clone();
-        let server = tool.server.clone().unwrap_or_default();
-        let Some(real) = self.trials.real(session.as_deref()) else {
-            let call = self.inner.dispatch(tool, args, cx);
-            return Box::pin(async move {
-                let out = call.await;
-                trials.count(&server, failed(&out));
-                out
-            });
+        let Some(session) = cx
+            .session
+            .as_deref()
+            .filter(|s| s.starts_with(TRIAL_PREFIX))
+            .map(str::to_string)
+        else {
+            return self.sent(tool, self.inner.dispatch(tool, args, cx));
         };
-        let session = session.map(|s| s.to_string()).unwrap_or_default();
         let id = tool.id.clone();
-        if !real {
-            trials.record(
-                &session,
-                Seen {
-                    tool: id.clone(),
-                    arguments: bounded(args.clone()),
-                    made: false,
-                    result: Value::Null,
-                },
-            );
-            return Box::pin(async move {
-                Ok(json!({"dry_run": NOT_CALLED, "tool": id, "arguments": args}))
-            });
+        match self.trials.real(Some(&session)) {
+            None => Box::pin(async move {
+                Err(DispatchError::new(
+                    DispatchErrorKind::Unavailable,
+                    format!("`{id}` was not called: the trial it belongs to has ended"),
+                ))
+            }),
+            Some(false) => {
+                self.trials.record(
+                    &session,
+                    Seen {
+                        tool: id.clone(),
+                        arguments: bounded(args.clone()),
+                        made: false,
+                        result: Value::Null,
+                    },
+                );
+                Box::pin(async move {
+                    Ok(json!({"dry_run": NOT_CALLED, "tool": id, "arguments": args}))
+                })
+            }
+            Some(true) => {
+                let sent = bounded(args.clone());
+                let trials = self.trials.clone();
+                let call = self.sent(tool, self.inner.dispatch(tool, args, cx));
+                Box::pin(async move {
+                    let out = call.await;
+                    let result = match &out {
+                        Ok(v) => bounded(v.clone()),
+                        Err(e) => json!({"error": e.to_string()}),
+                    };
+                    trials.record(
+                        &session,
+                        Seen {
+                            tool: id,
+                            arguments: sent,
+                            made: true,
+                            result,
+                        },
+                    );
+                    out
+                })
+            }
         }
-        let sent = bounded(args.clone());
-        let call = self.inner.dispatch(tool, args, cx);
-        Box::pin(async move {
-            let out = call.await;
-            trials.count(&server, failed(&out));
-            let result = match &out {
-                Ok(v) => bounded(v.clone()),
-                Err(e) => json!({"error": e.to_string()}),
-            };
-            trials.record(
-                &session,
-                Seen {
-                    tool: id,
-                    arguments: sent,
-                    made: true,
-                    result,
-                },
-            );
-            out
-        })
     }
 }
 
@@ -247,6 +289,46 @@ mod tests {
         assert_eq!((calls.len(), left_out), (MAX_RECORDED, 3));
         assert_eq!(t.real(Some(&a)), None);
         assert!(t.begin(false).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_call_of_an_ended_trial_is_refused_and_never_sent() {
+        let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = sent.clone();
+        let inner: Arc<dyn Dispatcher> = Arc::new(toolsearch::dispatcher_fn(move |_t, _a, _c| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async { Ok(json!("ran")) }
+        }));
+        let trials = Arc::new(Trials::default());
+        let counts = Sent::default();
+        let d = Recorded::over(inner, trials.clone(), Some(counts.clone()));
+        let tool = Tool::new(
+            toolsearch_catalog::Source::Mcp,
+            Some("s"),
+            "t",
+            "a tool",
+            json!({"type": "object"}),
+        );
+        let cx = |s: &str| CallContext {
+            session: Some(Arc::from(s)),
+            ..Default::default()
+        };
+        let dry = trials.begin(false).unwrap();
+        let out = d.dispatch(&tool, json!({}), cx(&dry)).await.unwrap();
+        assert_eq!(out["dry_run"], NOT_CALLED);
+        trials.end(&dry);
+        let late = d.dispatch(&tool, json!({}), cx(&dry)).await.unwrap_err();
+        assert!(late.message.contains("has ended"), "{late:?}");
+        let forged = d.dispatch(&tool, json!({}), cx("page-try-00")).await;
+        assert!(forged.is_err());
+        assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // A client's call is sent and counted.
+        assert_eq!(
+            d.dispatch(&tool, json!({}), cx("mcp-1")).await.unwrap(),
+            "ran"
+        );
+        assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(counts.of("s"), (1, 0));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::accept::{Accepted, Acceptor};
-use super::origin::Origins;
+use super::origin::{Origins, Refused};
 use super::protocol::Body;
 use crate::config::Config;
 use crate::gateway::Gateway;
@@ -107,8 +107,6 @@ pub struct Admin {
     token: Arc<str>,
     from: Origins,
     url: String,
-    /// The address is a loopback one: the page's shell is served.
-    loopback: bool,
     page_calls: bool,
     reloader: Option<Arc<super::reload::Reloader>>,
 }
@@ -184,22 +182,14 @@ impl Admin {
             .map(|s| s.to_string())
             .collect();
         hosts.extend(admin.allowed_hosts.iter().cloned());
-        // Only the surface's own page may call it: its origin is one of its
-        // hosts on its port, over plain HTTP.
-        let own: Vec<String> = hosts
-            .iter()
-            .map(|h| match h.parse::<std::net::Ipv6Addr>() {
-                Ok(v6) => format!("http://[{v6}]:{}", bound.port()),
-                Err(_) => format!("http://{h}:{}", bound.port()),
-            })
-            .collect();
         Ok(Some(Admin {
             listener,
             gw,
             token: Arc::from(token),
-            from: Origins::new(&hosts, &own),
+            // Hosts only: an `Origin` is let in when it is the request's own
+            // (see `own_origin`).
+            from: Origins::new(&hosts, &[]),
             url: format!("http://{bound}"),
-            loopback: bound.ip().is_loopback(),
             page_calls: admin.page_calls.unwrap_or(false),
             reloader: None,
         }))
@@ -220,14 +210,9 @@ impl Admin {
     /// Serves until `stop` fires.
     pub async fn run(self, stop: CancellationToken) {
         let this = Arc::new(Surface {
-            api: super::admin_api::Api {
-                gw: self.gw,
-                reloader: self.reloader,
-                page_calls: self.page_calls,
-            },
+            api: super::admin_api::Api::new(self.gw, self.reloader, self.page_calls),
             token: self.token,
             from: self.from,
-            loopback: self.loopback,
         });
         // The acceptor's own cap is only the last resort (descriptors): the
         // surface's places are handed out by `Conns`.
@@ -276,7 +261,6 @@ struct Surface {
     api: super::admin_api::Api,
     token: Arc<str>,
     from: Origins,
-    loopback: bool,
 }
 
 /// Whether a browser says the request comes from another site's page
@@ -288,13 +272,67 @@ fn from_another_site(headers: &http::HeaderMap) -> bool {
         .is_some_and(|v| !matches!(v.as_bytes(), b"same-origin" | b"none"))
 }
 
+/// Whether the request's `Origin`, when it sends one, is the surface's own:
+/// `http://` and the request's own `Host` (already checked against the
+/// allowed hosts), as a page this surface served sends on its `POST`, and
+/// through an SSH tunnel too (the browser's origin is the tunnel's, and so
+/// is its `Host`). `Err` says why not.
+fn own_origin(headers: &http::HeaderMap) -> Result<(), Refused> {
+    let mut origins = headers.get_all(http::header::ORIGIN).iter();
+    let Some(origin) = origins.next() else {
+        return Ok(());
+    };
+    if origins.next().is_some() {
+        return Err(Refused {
+            status: 400,
+            message: "two Origin fields".into(),
+        });
+    }
+    let host = headers
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default();
+    let own = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.strip_prefix("http://"))
+        .is_some_and(|authority| !host.is_empty() && authority.eq_ignore_ascii_case(host));
+    if own {
+        Ok(())
+    } else {
+        Err(Refused {
+            status: 403,
+            message: "a request from another origin's page gets nothing here".into(),
+        })
+    }
+}
+
+/// The 404 answer, naming the paths there are.
+fn no_such_path() -> http::Response<Body> {
+    json_answer(
+        404,
+        &json!({"error": format!(
+            "no such path: /healthz, /readyz, /metrics, {}",
+            super::admin_api::ROUTES
+        )}),
+    )
+}
+
 impl Surface {
     async fn answer(
         &self,
         req: http::Request<hyper::body::Incoming>,
         peer: std::net::SocketAddr,
     ) -> http::Response<Body> {
-        if let Err(r) = self.from.check(req.uri(), req.headers()) {
+        // The Host (and an absolute target) by the shared rule; the Origin
+        // by the surface's own (`own_origin`).
+        let mut hosts_only = req.headers().clone();
+        hosts_only.remove(http::header::ORIGIN);
+        if let Err(r) = self
+            .from
+            .check(req.uri(), &hosts_only)
+            .and_then(|()| own_origin(req.headers()))
+        {
             return json_answer(r.status, &json!({"error": r.message}));
         }
         let path = req.uri().path().to_string();
@@ -313,7 +351,7 @@ impl Surface {
             // A browser asks for it unbidden; the page has none.
             return answer(204, "image/x-icon", Bytes::new());
         }
-        if let Some(why) = super::shell::not_served(&path, self.loopback) {
+        if let Some(why) = super::shell::not_served(&path, peer.ip().is_loopback()) {
             return json_answer(404, &json!({"error": why}));
         }
         if let Some((content_type, bytes)) = super::shell::asset(&path) {
@@ -363,13 +401,13 @@ impl Surface {
             match self.api.get(&path, query.as_deref()).await {
                 Ok(Some(v)) => json_answer(200, &v),
                 Err((status, message)) => json_answer(status, &json!({"error": message})),
-                Ok(None) => json_answer(
-                    404,
-                    &json!({"error": format!(
-                        "no such path: /healthz, /readyz, /metrics, {}",
-                        super::admin_api::ROUTES
-                    )}),
-                ),
+                Ok(None) if path == "/api/try" => {
+                    let mut r = json_answer(405, &json!({"error": "/api/try takes a POST"}));
+                    r.headers_mut()
+                        .insert(http::header::ALLOW, http::HeaderValue::from_static("POST"));
+                    r
+                }
+                Ok(None) => no_such_path(),
             }
         };
         tracing::info!(
@@ -413,18 +451,10 @@ impl Surface {
                 )
             }
         };
+        // The trial writes its own audit lines (starting; answered or
+        // ended unanswered, with the tools it called).
         match self.api.try_snippet(&body).await {
-            Ok(v) => {
-                tracing::info!(
-                    target: "toolsearch::audit",
-                    profile = %v["profile"].as_str().unwrap_or(""),
-                    dry_run = v["dry_run"].as_bool().unwrap_or(true),
-                    code_bytes = body.len(),
-                    calls = v["calls"].as_array().map_or(0, Vec::len),
-                    "snippet tried from the operator page"
-                );
-                json_answer(200, &v)
-            }
+            Ok(v) => json_answer(200, &v),
             Err((status, message)) => json_answer(status, &json!({"error": message})),
         }
     }
@@ -459,13 +489,7 @@ impl Surface {
                 "application/openmetrics-text; version=1.0.0; charset=utf-8",
                 gw.metrics_text(),
             ),
-            _ => json_answer(
-                404,
-                &json!({"error": format!(
-                    "no such path: /healthz, /readyz, /metrics, {}",
-                    super::admin_api::ROUTES
-                )}),
-            ),
+            _ => no_such_path(),
         }
     }
 }

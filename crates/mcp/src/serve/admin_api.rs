@@ -42,7 +42,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::reload::Reloader;
-use crate::gateway::{Calls, Gateway};
+use crate::gateway::{Calls, Gateway, PageError};
 
 /// The routes, for the 404 answer.
 pub(super) const ROUTES: &str = "/api/servers, /api/profiles, /api/catalog, /api/search, \
@@ -58,6 +58,10 @@ pub(super) const SHOWN_DESCRIPTION: usize = 240;
 /// Bytes of a search query, at most (a model's query is a sentence).
 const MAX_QUERY: usize = 1024;
 
+/// Searches the page runs at once (each is CPU work on the blocking pool
+/// the clients' searches share); past it, a 429.
+const MAX_SEARCHES: usize = 2;
+
 /// What the API answers from.
 pub(super) struct Api {
     pub(super) gw: Arc<Gateway>,
@@ -65,6 +69,30 @@ pub(super) struct Api {
     pub(super) reloader: Option<Arc<Reloader>>,
     /// `[admin] page_calls`.
     pub(super) page_calls: bool,
+    /// The searches running (see [`MAX_SEARCHES`]).
+    pub(super) searches: Arc<tokio::sync::Semaphore>,
+}
+
+impl Api {
+    pub(super) fn new(gw: Arc<Gateway>, reloader: Option<Arc<Reloader>>, page_calls: bool) -> Api {
+        Api {
+            gw,
+            reloader,
+            page_calls,
+            searches: Arc::new(tokio::sync::Semaphore::new(MAX_SEARCHES)),
+        }
+    }
+}
+
+/// The status a page error is answered with.
+fn refusal(e: PageError) -> Refusal {
+    let status = match &e {
+        PageError::NotFound(_) => 400,
+        PageError::Busy(_) => 429,
+        PageError::Stopping => 503,
+        PageError::Failed(_) => 500,
+    };
+    (status, e.to_string())
 }
 
 /// A refusal: its status and why.
@@ -90,7 +118,7 @@ impl Api {
         let profile = param(&params, "profile").unwrap_or(crate::config::DEFAULT_PROFILE);
         Ok(Some(match path {
             "/api/servers" => json!({"servers": self.servers()}),
-            "/api/profiles" => gw.page_profiles(),
+            "/api/profiles" => json!({"profiles": gw.page_profiles()}),
             "/api/catalog" => catalog(gw, &params)?,
             "/api/search" => {
                 let q = param(&params, "q").unwrap_or("");
@@ -103,16 +131,25 @@ impl Api {
                 let limit = param(&params, "limit")
                     .map(|v| count(Some(v), "limit", 0))
                     .transpose()?;
+                let permit = self.searches.clone().try_acquire_owned().map_err(|_| {
+                    (
+                        429,
+                        format!("{MAX_SEARCHES} searches are running already: try again"),
+                    )
+                })?;
                 let (gw, profile, q) = (gw.clone(), profile.to_string(), q.to_string());
                 // A fused search embeds its query: CPU work, off the runtime.
-                tokio::task::spawn_blocking(move || gw.page_search(&profile, &q, limit))
-                    .await
-                    .map_err(|_| (500, "the search failed inside the gateway".to_string()))?
-                    .map_err(bad)?
+                tokio::task::spawn_blocking(move || {
+                    let _permit = permit;
+                    gw.page_search(&profile, &q, limit)
+                })
+                .await
+                .map_err(|_| (500, "the search failed inside the gateway".to_string()))?
+                .map_err(refusal)?
             }
             "/api/tool" => {
                 let id = param(&params, "id").ok_or_else(|| bad("`id` is required"))?;
-                gw.page_tool(profile, id).map_err(bad)?
+                gw.page_tool(profile, id).map_err(refusal)?
             }
             "/api/sessions" => gw.page_sessions(),
             "/api/reload" => self.reload().await,
@@ -160,30 +197,28 @@ impl Api {
             .profile
             .as_deref()
             .unwrap_or(crate::config::DEFAULT_PROFILE);
+        tracing::info!(
+            target: "toolsearch::audit",
+            profile = %crate::text::clean_for_log(profile, 80),
+            real_calls = t.real_calls,
+            code_bytes = t.code.len(),
+            "trial from the operator page starting"
+        );
         self.gw
             .page_try(profile, &t.code, calls)
             .await
-            .map_err(|why| {
-                (
-                    if why.contains("running already") {
-                        429
-                    } else {
-                        400
-                    },
-                    why,
-                )
-            })
+            .map_err(refusal)
     }
 
     /// The servers' status, each with its calls and errors from `/metrics`.
     fn servers(&self) -> Vec<Value> {
-        let counts = self.gw.server_call_counts();
         self.gw
             .fleet()
             .status()
             .into_iter()
             .map(|s| {
-                let (calls, errors) = counts.get(&s.name).copied().unwrap_or((0, 0));
+                let counted = self.gw.server_calls(&s.name);
+                let (calls, errors) = (counted.map(|c| c.0), counted.map(|c| c.1));
                 let needs_login = s.error.as_deref().and_then(login_command);
                 let mut v = serde_json::to_value(&s).unwrap_or(Value::Null);
                 v["calls"] = json!(calls);
@@ -242,27 +277,17 @@ fn count(param: Option<&str>, name: &str, default: usize) -> Result<usize, Refus
 
 fn catalog(gw: &Gateway, params: &[(String, String)]) -> Result<Value, Refusal> {
     let profile = param(params, "profile").unwrap_or(crate::config::DEFAULT_PROFILE);
-    let Some(ts) = gw.toolsearch_of(profile) else {
-        return Err(bad(format!(
-            "no profile {profile:?}: the profiles are {:?}",
-            gw.profile_names()
-        )));
-    };
     let offset = count(param(params, "offset"), "offset", 0)?;
     let limit = count(param(params, "limit"), "limit", DEFAULT_PAGE)?;
     if limit == 0 || limit > MAX_PAGE {
         return Err(bad(format!("`limit` must be 1 to {MAX_PAGE}, not {limit}")));
     }
     let server = param(params, "server").filter(|s| !s.is_empty());
-    let snapshot = ts.host().catalog();
-    let matching = snapshot
-        .tools()
+    let (page, total) = gw
+        .page_catalog(profile, server, offset, limit)
+        .map_err(refusal)?;
+    let tools: Vec<Value> = page
         .iter()
-        .filter(|t| server.is_none_or(|s| t.server.as_deref() == Some(s)));
-    let total = matching.clone().count();
-    let tools: Vec<Value> = matching
-        .skip(offset)
-        .take(limit)
         .map(|t| {
             let description: String = t.description.chars().take(SHOWN_DESCRIPTION).collect();
             let cut = description.len() < t.description.len();

@@ -5,29 +5,35 @@
 //! Content-Security-Policy (no inline script, nothing from another origin, no
 //! framing), `nosniff`, no referrer, no caching of the API's answers.
 //!
-//! The admin surface has no TLS of its own, so the shell is served only when
-//! it listens on a loopback address: a token typed into a page served in
-//! clear text over a network could be read on the way.
+//! The admin surface has no TLS of its own, so the shell is served only to a
+//! caller on this machine (a loopback peer: a local browser, or an SSH
+//! tunnel's end): a token typed into a page served in clear text over a
+//! network could be read on the way.
 
-/// The policy of the shell's documents: its own script and style only.
+/// The policy of the shell's documents: its own script and style only, and
+/// Trusted Types with no policy, so the browser itself refuses any markup
+/// written from script (`innerHTML` and the like): the page's own rule.
 const PAGE_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; \
-     frame-ancestors 'none'";
+     frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types 'none'";
 
 /// The policy of every other answer (JSON, text): nothing at all.
 const DATA_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
+
+/// The page's paths.
+const PATHS: [&str; 4] = ["/", "/index.html", "/app.js", "/app.css"];
 
 /// The asset at `path`: its content type and bytes, when the page is built
 /// in and `path` is one of its files.
 #[cfg(feature = "page")]
 pub(super) fn asset(path: &str) -> Option<(&'static str, &'static str)> {
     Some(match path {
-        "/" | "/index.html" => ("text/html; charset=utf-8", include_str!("page/index.html")),
         "/app.js" => (
             "text/javascript; charset=utf-8",
             include_str!("page/app.js"),
         ),
         "/app.css" => ("text/css; charset=utf-8", include_str!("page/app.css")),
+        p if PATHS.contains(&p) => ("text/html; charset=utf-8", include_str!("page/index.html")),
         _ => return None,
     })
 }
@@ -38,16 +44,19 @@ pub(super) fn asset(_path: &str) -> Option<(&'static str, &'static str)> {
     None
 }
 
-/// Why `path` names no asset here, when it is one of the page's.
+/// Why `path` names no asset for this caller, when it is one of the page's:
+/// the build has none, or the caller is not on this machine (`loopback`:
+/// its address is a loopback one, as an SSH tunnel's end is).
 pub(super) fn not_served(path: &str, loopback: bool) -> Option<&'static str> {
-    if !matches!(path, "/" | "/index.html" | "/app.js" | "/app.css") {
+    if !PATHS.contains(&path) {
         return None;
     }
     Some(if !cfg!(feature = "page") {
         "this build has no operator page (cargo feature `page`); the JSON API under /api/ is served"
     } else if !loopback {
-        "the operator page is served only on a loopback [admin] listen address (the admin \
-         surface has no TLS): reach it through an SSH tunnel; the JSON API under /api/ is served"
+        "the operator page is served only to this machine (the admin surface has no TLS, and \
+         the token would cross the network in clear): reach it through an SSH tunnel \
+         (`ssh -L 9464:127.0.0.1:PORT HOST`); the JSON API under /api/ is served"
     } else {
         return None;
     })

@@ -451,7 +451,8 @@ impl Fleet {
         self.members()
             .list
             .iter()
-            .map(|s| ServerStatus {
+            .map(|s| (s, s.list_changes()))
+            .map(|(s, (list_changes, changed_at))| ServerStatus {
                 name: s.name().to_string(),
                 up: s.is_up(),
                 tools: s.tools().map_or(0, |t| t.len()),
@@ -462,8 +463,8 @@ impl Fleet {
                 lazy: s.is_lazy(),
                 manifest_age_s: s.manifest_age().map(|d| d.as_secs()),
                 manifest_note: s.manifest_note(),
-                list_changes: s.list_changes().0,
-                list_changed_s: s.list_changes().1.map(|at| at.elapsed().as_secs()),
+                list_changes,
+                list_changed_s: changed_at.map(|at| at.elapsed().as_secs()),
                 protocol: s.protocol(),
                 problems: self
                     .problems

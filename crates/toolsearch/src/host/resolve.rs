@@ -17,6 +17,12 @@ impl Host {
         self.policy.allows(tool) && scope.policy.allows(tool)
     }
 
+    /// True when the host policy lets a caller with no narrower scope see
+    /// `tool`: what a listing of the catalog as a model meets it keeps.
+    pub fn shows(&self, tool: &Tool) -> bool {
+        self.policy.allows(tool)
+    }
+
     /// Finds a visible tool by id or unambiguous bare name (client tools first), with
     /// the catalog that holds it and the dispatcher that runs it.
     pub(crate) fn resolve(
