@@ -322,6 +322,11 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
         "{dry}"
     );
     // The client's session is listed.
+    // Each profile's open sessions, counted.
+    let profiles = report["sessions"]["profiles_text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(profiles.contains("default\t1\t"), "{profiles}");
     assert!(
         report["sessions"]["text"]
             .as_str()

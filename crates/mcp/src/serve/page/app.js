@@ -605,7 +605,7 @@ function profileSavingsRow(p) {
   if (typeof served === 'number' && typeof plain === 'number' && plain > 0) {
     saved = `${num(plain - served)} (${num(((plain - served) / plain) * 100, 1)}%)`;
   }
-  return el('tr', {}, [td(p.name, 'mono'), td(num(p.open), 'n'), td(num(served), 'n'), td(num(plain), 'n'), td(saved, 'n')]);
+  return el('tr', {}, [td(p.name, 'mono'), td(num(p.sessions), 'n'), td(num(served), 'n'), td(num(plain), 'n'), td(saved, 'n')]);
 }
 
 /** The numbers a session row shows, in column order. */
