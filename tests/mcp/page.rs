@@ -214,7 +214,7 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
     );
     let config = format!(
         "embed_model = {model:?}\n{}\
-         [[servers]]\nname = \"broken\"\ncommand = \"/nonexistent/toolsearch-page-server\"\n",
+         [[servers]]\nname = \"broken\"\ncommand = \"/nonexistent/<img src=x onerror=alert(5)>\"\n",
         scripted("weather", &tools)
     );
     let (_gw, mcp, admin, log) = start(&config);
@@ -273,6 +273,14 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
         "{servers}"
     );
     assert!(servers.contains("down"), "{servers}");
+    // What a server's failure said, and what a server's tool said, reach the
+    // servers table and the trial's answer as text.
+    assert!(
+        servers.contains("<img src=x onerror=alert(5)>"),
+        "{servers}"
+    );
+    let answer = report["dry_run"]["answer"].as_str().unwrap_or_default();
+    assert!(answer.contains("onerror=alert(1)"), "{answer}");
     // The search, explained: the embedding's share and the fusion.
     let search = &report["search"];
     assert!(search["hits"].as_u64() > Some(0), "{search}");
@@ -453,14 +461,39 @@ async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
          "annotations": {"destructiveHint": true},
          "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}}},
         {"name": "slow", "description": "Waits", "inputSchema": {"type": "object"}},
+        {"name": "get_alerts", "description": "Weather alerts", "inputSchema": {"type": "object"}},
     ]);
     let config = format!(
-        "semantic = false\ndestructive = \"elicit\"\n{}",
+        "semantic = false\ndestructive = \"elicit\"\n{}[policy]\ndeny = [\"*alerts*\"]\n",
         scripted("weather", &tools)
     );
     let ((_gw, _mcp, admin, log), cfg) = start_with(&config, "page_calls = true\n");
     let snippet = "return [await openclaw.tools.call('mcp:weather:get_forecast', {city: 'Oslo'}), \
                    await openclaw.tools.call('mcp:weather:delete_city', {city: 'Oslo'}).catch(e => e.code)];";
+    // What the gateway's [policy] hides is not in what the page says a
+    // model sees.
+    let mut page = Value::Null;
+    for _ in 0..100 {
+        page = admin_api(&admin, "GET", "/api/catalog", Value::Null)
+            .await
+            .1;
+        if page["total"].as_u64() > Some(0) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(page["total"], 3, "{page}");
+    assert!(!page.to_string().contains("get_alerts"), "{page}");
+    let (status, hidden) = admin_api(
+        &admin,
+        "GET",
+        "/api/tool?id=mcp:weather:get_alerts",
+        Value::Null,
+    )
+    .await;
+    assert_eq!(status, 400, "{hidden}");
+    let (_, profiles) = admin_api(&admin, "GET", "/api/profiles", Value::Null).await;
+    assert_eq!(profiles["profiles"][0]["tools"], 3, "{profiles}");
     // A dry run: nothing made.
     let (status, dry) = admin_api(&admin, "POST", "/api/try", json!({"code": snippet})).await;
     assert_eq!(status, 200, "{dry}");

@@ -172,28 +172,28 @@ impl Recorded {
         let Some(sent) = self.sent.clone() else {
             return call;
         };
-        let mut ending = Ending {
+        let mut counting = Counting {
             sent,
             server: tool.server.clone().unwrap_or_default(),
             counted: false,
         };
         Box::pin(async move {
             let out = call.await;
-            ending.sent.count(&ending.server, !failed(&out));
-            ending.counted = true;
+            counting.sent.count(&counting.server, !failed(&out));
+            counting.counted = true;
             out
         })
     }
 }
 
 /// Counts a call given up before it ended as an error.
-struct Ending {
+struct Counting {
     sent: Sent,
     server: String,
     counted: bool,
 }
 
-impl Drop for Ending {
+impl Drop for Counting {
     fn drop(&mut self) {
         if !self.counted {
             self.sent.count(&self.server, false);

@@ -188,7 +188,7 @@ impl Admin {
             token: Arc::from(token),
             // Hosts only: an `Origin` is let in when it is the request's own
             // (see `own_origin`).
-            from: Origins::new(&hosts, &[]),
+            from: Origins::new(&hosts, &[]).in_section("[admin]"),
             url: format!("http://{bound}"),
             page_calls: admin.page_calls.unwrap_or(false),
             reloader: None,

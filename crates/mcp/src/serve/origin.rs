@@ -92,6 +92,8 @@ fn default_port(scheme: &str) -> Option<u16> {
 pub struct Origins {
     hosts: Vec<Authority>,
     origins: Vec<AllowedOrigin>,
+    /// The configuration section a refusal tells the operator to edit.
+    section: &'static str,
 }
 
 impl Origins {
@@ -119,7 +121,17 @@ impl Origins {
                 })
             })
             .collect();
-        Origins { hosts, origins }
+        Origins {
+            hosts,
+            origins,
+            section: "[http]",
+        }
+    }
+
+    /// The same, configured in `section` (`[admin]`): what refusals name.
+    pub fn in_section(mut self, section: &'static str) -> Origins {
+        self.section = section;
+        self
     }
 
     fn host_allowed(&self, a: &Authority) -> bool {
@@ -185,7 +197,8 @@ impl Origins {
                 return Err(refused(
                     403,
                     format!(
-                        "{field} names a host this gateway does not serve (add it to [http] allowed_hosts)"
+                        "{field} names a host this gateway does not serve (add it to {} allowed_hosts)",
+                        self.section
                     ),
                 ));
             }
@@ -199,7 +212,10 @@ impl Origins {
             if !allowed {
                 return Err(refused(
                     403,
-                    "requests from this Origin are refused (add it to [http] allowed_origins)",
+                    format!(
+                        "requests from this Origin are refused (add it to {} allowed_origins)",
+                        self.section
+                    ),
                 ));
             }
         }
