@@ -237,7 +237,7 @@ async fn the_page_api_explains_describes_lists_sessions_and_guards_its_actions()
     assert_eq!(get(port, "/api/profiles", null).await.0, 403);
     // Through an SSH tunnel the page's origin is the tunnel's, and so is its
     // Host: the surface's own.
-    let tunnel = vec![
+    let tunnel = [
         ("Authorization", "Bearer admin-secret".to_string()),
         ("Host", "localhost:8080".to_string()),
         ("Origin", "http://localhost:8080".to_string()),

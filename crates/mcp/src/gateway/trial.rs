@@ -173,31 +173,36 @@ impl Recorded {
             return call;
         };
         let mut counting = Counting {
-            sent,
+            sent: Some(sent),
             server: tool.server.clone().unwrap_or_default(),
-            counted: false,
         };
         Box::pin(async move {
             let out = call.await;
-            counting.sent.count(&counting.server, !failed(&out));
-            counting.counted = true;
+            counting.count(!failed(&out));
             out
         })
     }
 }
 
-/// Counts a call given up before it ended as an error.
+/// A call's count, taken once: when it ends, or as an error when it is
+/// given up before (dropped).
 struct Counting {
-    sent: Sent,
+    /// Taken when counted.
+    sent: Option<Sent>,
     server: String,
-    counted: bool,
+}
+
+impl Counting {
+    fn count(&mut self, ok: bool) {
+        if let Some(sent) = self.sent.take() {
+            sent.count(&self.server, ok);
+        }
+    }
 }
 
 impl Drop for Counting {
     fn drop(&mut self) {
-        if !self.counted {
-            self.sent.count(&self.server, false);
-        }
+        self.count(false);
     }
 }
 
