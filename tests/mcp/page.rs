@@ -117,6 +117,19 @@ async fn admin_api(admin: &str, method: &'static str, path: &str, body: Value) -
     .unwrap()
 }
 
+/// Waits (at most 2 min: a loaded machine starts servers slowly) until
+/// profile `default`'s catalog holds `at_least` tools.
+async fn wait_listed(admin: &str, at_least: u64) {
+    for _ in 0..1200 {
+        let (_, page) = admin_api(admin, "GET", "/api/catalog?limit=1", Value::Null).await;
+        if page["total"].as_u64() >= Some(at_least) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the gateway's catalog never held {at_least} tools");
+}
+
 /// Where screenshots go.
 fn shots() -> std::path::PathBuf {
     match std::env::var_os("TOOLSEARCH_SCREENSHOTS") {
@@ -218,6 +231,7 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
         scripted("weather", &tools)
     );
     let (_gw, mcp, admin, log) = start(&config);
+    wait_listed(&admin, 3).await;
     // A client's session, open while the page looks.
     let client = crate::harness::http_client(&mcp, "page-test".into()).await;
     let listed = client.list_all_tools().await.unwrap();
@@ -405,23 +419,7 @@ async fn the_catalog_view_of_9648_tools_renders_one_page() {
     );
     let (_gw, _mcp, admin, _log) = start(&config);
     // The page looks once the server's list is in the catalog.
-    let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
-    let auth = format!("Bearer {TOKEN}");
-    let listed = eventually(120, || {
-        let (_, _, body) = raw(
-            port,
-            "GET",
-            "/api/catalog?limit=1",
-            &[("Authorization", &auth)],
-            "",
-        );
-        serde_json::from_str::<Value>(&body).is_ok_and(|v| v["total"].as_u64() > Some(9000))
-    })
-    .await;
-    assert!(
-        listed,
-        "the gateway's catalog never held the server's tools"
-    );
+    wait_listed(&admin, 9000).await;
     let admin2 = admin.clone();
     let report = tokio::task::spawn_blocking(move || drive(&admin2, &["--scenario", "catalog"]))
         .await
@@ -472,16 +470,8 @@ async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
                    await openclaw.tools.call('mcp:weather:delete_city', {city: 'Oslo'}).catch(e => e.code)];";
     // What the gateway's [policy] hides is not in what the page says a
     // model sees.
-    let mut page = Value::Null;
-    for _ in 0..100 {
-        page = admin_api(&admin, "GET", "/api/catalog", Value::Null)
-            .await
-            .1;
-        if page["total"].as_u64() > Some(0) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    wait_listed(&admin, 3).await;
+    let (_, page) = admin_api(&admin, "GET", "/api/catalog", Value::Null).await;
     assert_eq!(page["total"], 3, "{page}");
     assert!(!page.to_string().contains("get_alerts"), "{page}");
     let (status, hidden) = admin_api(
@@ -586,7 +576,11 @@ async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
 async fn a_trial_whose_page_went_away_is_ended() {
     use std::io::Write;
     let tools = json!([{"name": "get_forecast", "description": "Weather forecast", "inputSchema": {"type": "object"}}]);
-    let config = format!("semantic = false\n{}", scripted("weather", &tools));
+    // A watchdog that would end the runaway snippets only after 5 minutes.
+    let config = format!(
+        "semantic = false\n{}[limits]\ntimeout_ms = 300000\n",
+        scripted("weather", &tools)
+    );
     let (_gw, _mcp, admin, _log) = start(&config);
     let port: u16 = admin.rsplit(':').next().unwrap().parse().unwrap();
     for _ in 0..3 {
@@ -606,7 +600,7 @@ async fn a_trial_whose_page_went_away_is_ended() {
     let mut last = (0, Value::Null);
     // The runaway snippets are cancelled with their connections: a trial is
     // admitted well before any watchdog would have ended them.
-    while started.elapsed() < std::time::Duration::from_secs(5) {
+    while started.elapsed() < std::time::Duration::from_secs(60) {
         last = admin_api(&admin, "POST", "/api/try", json!({"code": "return 1 + 1;"})).await;
         if last.0 == 200 {
             break;
