@@ -31,16 +31,28 @@ async fn with_admin(broken: bool) -> (Arc<Gateway>, u16, tokio_util::sync::Cance
          [admin]\nlisten = \"127.0.0.1:0\"\ntoken_env = \"{var}\"\n\
          [[profiles]]\nname = \"a\"\ntoken_file = {tokens:?}\n{broken}"
     );
-    let gw = crate::harness::gateway_with(&head, vec![("s", Reach::Stream(Script::new(0)))]).await;
+    serve_admin(&head).await.unwrap()
+}
+
+/// A gateway whose file starts with `head` (an `[admin]` section among it)
+/// over one scripted server `s`, and its admin surface serving: the
+/// gateway, the surface's port, what stops it; or why the surface did not
+/// start.
+pub(crate) async fn serve_admin(
+    head: &str,
+) -> anyhow::Result<(Arc<Gateway>, u16, tokio_util::sync::CancellationToken)> {
+    let gw = crate::harness::gateway_with(head, vec![("s", Reach::Stream(Script::new(0)))]).await;
     let cfg = Config::parse(&format!(
         "{head}[[servers]]\nname = \"s\"\ncommand = \"x\"\n"
     ))
     .unwrap();
-    let admin = Admin::bind(gw.clone(), &cfg).await.unwrap().unwrap();
+    let admin = Admin::bind(gw.clone(), &cfg)
+        .await?
+        .expect("an [admin] section");
     let port: u16 = admin.url().rsplit(':').next().unwrap().parse().unwrap();
     let stop = tokio_util::sync::CancellationToken::new();
     tokio::spawn(admin.run(stop.clone()));
-    (gw, port, stop)
+    Ok((gw, port, stop))
 }
 
 async fn get(port: u16, path: &'static str, headers: Vec<(&'static str, String)>) -> (u16, String) {

@@ -276,6 +276,7 @@ pub fn spawn_http_gateway_with_admin(
             .expect("the gateway printed its address")
             .unwrap();
         if let Some(url) = line.strip_prefix("toolsearch: admin surface on ") {
+            // `127.0.0.1:N`, or `https://ADDR` when the surface speaks TLS.
             admin = Some(url.trim().trim_start_matches("http://").to_string());
         } else if let Some(rest) = line
             .strip_prefix("toolsearch: serving MCP on ")

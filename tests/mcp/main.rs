@@ -10,6 +10,7 @@
 //! runs them with `--include-ignored`, where a missing tool fails them.
 
 mod admin;
+mod admin_tls;
 mod answers;
 mod approvals;
 mod authority;

@@ -28,9 +28,9 @@ const HOSTILE: &str =
      <a href=\"javascript:alert(3)\">click here</a>";
 
 /// The admin token the tests' gateways use.
-const TOKEN: &str = "page-admin-token-0123456789";
+pub(crate) const TOKEN: &str = "page-admin-token-0123456789";
 
-struct Killed(std::process::Child);
+pub(crate) struct Killed(pub(crate) std::process::Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -48,7 +48,7 @@ fn chromium() -> String {
 }
 
 /// A scripted server (`churn_server.py`) serving `tools`.
-fn scripted(name: &str, tools: &Value) -> String {
+pub(crate) fn scripted(name: &str, tools: &Value) -> String {
     let list = temp_path(&format!("{name}.tools.json"));
     std::fs::write(&list, tools.to_string()).unwrap();
     let down = temp_path(&format!("{name}.down"));
@@ -139,7 +139,7 @@ fn shots() -> std::path::PathBuf {
 }
 
 /// Runs the driver; its report.
-fn drive(admin: &str, extra: &[&str]) -> Value {
+pub(crate) fn drive(admin: &str, extra: &[&str]) -> Value {
     let driver = repo().join("tests/fixtures/page_drive.mjs");
     node_module("puppeteer-core/package.json");
     let shots = shots();
@@ -161,7 +161,7 @@ fn drive(admin: &str, extra: &[&str]) -> Value {
 }
 
 /// The report's step `name`, which must have passed.
-fn passed(report: &Value, name: &str) {
+pub(crate) fn passed(report: &Value, name: &str) {
     let step = report["steps"]
         .as_array()
         .and_then(|s| s.iter().find(|s| s["name"] == name))
@@ -171,7 +171,7 @@ fn passed(report: &Value, name: &str) {
 
 /// Nothing ran that the page did not mean to run, and nothing left for
 /// another origin.
-fn nothing_ran(report: &Value) {
+pub(crate) fn nothing_ran(report: &Value) {
     for key in [
         "dialogs",
         "page_errors",

@@ -9,6 +9,12 @@ use crate::common::*;
 
 /// A CA, and a certificate it signed for `localhost` and 127.0.0.1: (ca, cert, key) PEM.
 pub fn private_ca() -> (String, String, String) {
+    private_ca_for(&["localhost", "127.0.0.1"])
+}
+
+/// A CA, and a certificate it signed for `names` (DNS names or IP
+/// addresses): (ca, cert, key) PEM.
+pub fn private_ca_for(names: &[&str]) -> (String, String, String) {
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     ca_params
@@ -17,7 +23,8 @@ pub fn private_ca() -> (String, String, String) {
     let ca = rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
         .unwrap();
     let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".into(), "127.0.0.1".into()])
+    let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+    let cert = rcgen::CertificateParams::new(names)
         .unwrap()
         .signed_by(&key, &ca)
         .unwrap();

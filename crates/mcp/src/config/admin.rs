@@ -28,6 +28,13 @@ pub struct AdminConfig {
     /// trial's calls are recorded, not made, because with this on the admin
     /// token reaches every profile's tools.
     pub page_calls: Option<bool>,
+    /// PEM certificate chain: serve the surface over HTTPS (with `tls_key`),
+    /// which lets the operator page be served to other machines. A relative
+    /// path is read from the config file's folder; renewed files are re-read
+    /// by the next connection.
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key for `tls_cert`.
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 fn default_token_env() -> String {
@@ -55,6 +62,11 @@ impl AdminConfig {
         if self.token_env.is_empty() {
             return Err(error("[admin] `token_env` is empty"));
         }
+        if self.tls_cert.is_some() != self.tls_key.is_some() {
+            return Err(error(
+                "[admin] `tls_cert` and `tls_key` go together; give both or neither",
+            ));
+        }
         Ok(())
     }
 
@@ -65,6 +77,8 @@ impl AdminConfig {
             "remote": self.remote.unwrap_or(false),
             "allowed_hosts": self.allowed_hosts,
             "page_calls": self.page_calls.unwrap_or(false),
+            "tls_cert": self.tls_cert,
+            "tls_key": self.tls_key.as_ref().map(|_| "<path redacted>"),
         })
     }
 }

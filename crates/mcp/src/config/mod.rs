@@ -237,6 +237,10 @@ impl Config {
         rebase(&mut cfg.manifest_dir);
         rebase(&mut cfg.http.tls_cert);
         rebase(&mut cfg.http.tls_key);
+        if let Some(admin) = &mut cfg.admin {
+            rebase(&mut admin.tls_cert);
+            rebase(&mut admin.tls_key);
+        }
         for s in &mut cfg.servers {
             rebase(&mut s.ca_file);
         }

@@ -109,6 +109,8 @@ pub struct Admin {
     url: String,
     page_calls: bool,
     reloader: Option<Arc<super::reload::Reloader>>,
+    /// `[admin] tls_cert`: the surface speaks HTTPS.
+    tls: Option<Arc<super::tls::Renewing>>,
 }
 
 fn answer(status: u16, content_type: &'static str, body: impl Into<Bytes>) -> http::Response<Body> {
@@ -173,6 +175,15 @@ impl Admin {
         let gate = crate::auth::Gatekeeper::new(cfg).ok();
         let token = check_token(cfg, gate.as_ref())?.unwrap_or_default();
         let addr = admin.addr()?;
+        let tls = match (&admin.tls_cert, &admin.tls_key) {
+            (Some(cert), Some(key)) => {
+                Some(Arc::new(super::tls::Renewing::load(cert, key, "[admin]")?))
+            }
+            _ => None,
+        };
+        if tls.is_none() && !addr.ip().is_loopback() {
+            tracing::warn!(%addr, "the admin surface is served to the network without TLS: its token crosses it in clear, and the operator page is served only to this machine; set [admin] tls_cert and tls_key");
+        }
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|e| anyhow::anyhow!("[admin] cannot bind {addr}: {e}"))?;
@@ -189,9 +200,10 @@ impl Admin {
             // Hosts only: an `Origin` is let in when it is the request's own
             // (see `own_origin`).
             from: Origins::new(&hosts, &[]).in_section("[admin]"),
-            url: format!("http://{bound}"),
+            url: format!("{}://{bound}", if tls.is_some() { "https" } else { "http" }),
             page_calls: admin.page_calls.unwrap_or(false),
             reloader: None,
+            tls,
         }))
     }
 
@@ -202,7 +214,8 @@ impl Admin {
         self
     }
 
-    /// Where it is served (`http://ADDR`, port 0 resolved).
+    /// Where it is served (`http://ADDR`, or `https://` with TLS; port 0
+    /// resolved).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -213,6 +226,7 @@ impl Admin {
             api: super::admin_api::Api::new(self.gw, self.reloader, self.page_calls),
             token: self.token,
             from: self.from,
+            tls: self.tls.is_some(),
         });
         // The acceptor's own cap is only the last resort (descriptors): the
         // surface's places are handed out by `Conns`.
@@ -237,15 +251,37 @@ impl Admin {
                 let surface = surface.clone();
                 async move { Ok::<_, std::convert::Infallible>(surface.answer(req, peer).await) }
             });
-            let (conns, stop) = (conns.clone(), stop.clone());
+            let (conns, stop, tls) = (conns.clone(), stop.clone(), self.tls.clone());
             tokio::spawn(async move {
                 let _permit = permit;
                 // One request a connection: a probe or a scrape opens its own.
-                let conn = hyper::server::conn::http1::Builder::new()
+                let http = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
                     .header_read_timeout(HEADER_TIMEOUT)
                     .keep_alive(false)
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), handler);
+                    .clone();
+                let conn = async move {
+                    let Some(tls) = tls else {
+                        let io = hyper_util::rt::TokioIo::new(stream);
+                        return http.serve_connection(io, handler).await.ok();
+                    };
+                    // A handshake must end within the headers' time (until
+                    // the headers are in, a newer connection may take the place).
+                    match tokio::time::timeout(HEADER_TIMEOUT, tls.current().accept(stream)).await {
+                        Ok(Ok(stream)) => {
+                            let io = hyper_util::rt::TokioIo::new(stream);
+                            http.serve_connection(io, handler).await.ok()
+                        }
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "admin TLS handshake failed");
+                            None
+                        }
+                        Err(_) => {
+                            tracing::debug!(%peer, "admin TLS handshake timed out");
+                            None
+                        }
+                    }
+                };
                 tokio::select! {
                     _ = conn => {}
                     () = cut.cancelled() => {}
@@ -261,6 +297,8 @@ struct Surface {
     api: super::admin_api::Api,
     token: Arc<str>,
     from: Origins,
+    /// Served over HTTPS.
+    tls: bool,
 }
 
 /// Whether a browser says the request comes from another site's page
@@ -273,11 +311,12 @@ fn from_another_site(headers: &http::HeaderMap) -> bool {
 }
 
 /// Whether the request's `Origin`, when it sends one, is the surface's own:
-/// `http://` and the request's own `Host` (already checked against the
-/// allowed hosts), as a page this surface served sends on its `POST`, and
-/// through an SSH tunnel too (the browser's origin is the tunnel's, and so
-/// is its `Host`). `Err` says why not.
-fn own_origin(headers: &http::HeaderMap) -> Result<(), Refused> {
+/// its scheme (`http://`, or `https://` with `tls`) and the request's own
+/// `Host` (already checked against the allowed hosts), as a page this
+/// surface served sends on its `POST`, and through an SSH tunnel too (the
+/// browser's origin is the tunnel's, and so is its `Host`). `Err` says why
+/// not.
+fn own_origin(headers: &http::HeaderMap, tls: bool) -> Result<(), Refused> {
     let mut origins = headers.get_all(http::header::ORIGIN).iter();
     let Some(origin) = origins.next() else {
         return Ok(());
@@ -295,7 +334,7 @@ fn own_origin(headers: &http::HeaderMap) -> Result<(), Refused> {
     let own = origin
         .to_str()
         .ok()
-        .and_then(|o| o.strip_prefix("http://"))
+        .and_then(|o| o.strip_prefix(if tls { "https://" } else { "http://" }))
         .is_some_and(|authority| !host.is_empty() && authority.eq_ignore_ascii_case(host));
     if own {
         Ok(())
@@ -324,6 +363,22 @@ impl Surface {
         req: http::Request<hyper::body::Incoming>,
         peer: std::net::SocketAddr,
     ) -> http::Response<Body> {
+        let mut r = self.respond(req, peer).await;
+        if self.tls {
+            // A browser that came once over HTTPS never comes in clear.
+            r.headers_mut().insert(
+                http::header::STRICT_TRANSPORT_SECURITY,
+                http::HeaderValue::from_static("max-age=31536000"),
+            );
+        }
+        r
+    }
+
+    async fn respond(
+        &self,
+        req: http::Request<hyper::body::Incoming>,
+        peer: std::net::SocketAddr,
+    ) -> http::Response<Body> {
         // The Host (and an absolute target) by the shared rule; the Origin
         // by the surface's own (`own_origin`).
         let mut hosts_only = req.headers().clone();
@@ -331,7 +386,7 @@ impl Surface {
         if let Err(r) = self
             .from
             .check(req.uri(), &hosts_only)
-            .and_then(|()| own_origin(req.headers()))
+            .and_then(|()| own_origin(req.headers(), self.tls))
         {
             return json_answer(r.status, &json!({"error": r.message}));
         }
@@ -351,7 +406,7 @@ impl Surface {
             // A browser asks for it unbidden; the page has none.
             return answer(204, "image/x-icon", Bytes::new());
         }
-        if let Some(why) = super::shell::not_served(&path, peer.ip().is_loopback()) {
+        if let Some(why) = super::shell::not_served(&path, peer.ip().is_loopback(), self.tls) {
             return json_answer(404, &json!({"error": why}));
         }
         if let Some((content_type, bytes)) = super::shell::asset(&path) {

@@ -11,7 +11,6 @@
 //! [`super::stop`]).
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -96,35 +95,6 @@ fn metadata_answer(method: &http::Method, doc: &Value) -> http::Response<Body> {
         http::HeaderValue::from_static("mcp-protocol-version"),
     );
     r
-}
-
-/// A TLS acceptor from PEM files (`ring` provider, TLS 1.2 and 1.3).
-fn tls_acceptor(cert: &Path, key: &Path) -> anyhow::Result<tokio_rustls::TlsAcceptor> {
-    use rustls::pki_types::pem::PemObject;
-    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-    crate::upstream::http_client::install_tls_provider();
-    use crate::trust::{read_trusted, Trust};
-    let pem = read_trusted(cert, 16 << 20, Trust::Shared)
-        .map_err(|e| anyhow::anyhow!("[http] tls_cert {}: {e}", cert.display()))?;
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| anyhow::anyhow!("[http] tls_cert {}: {e}", cert.display()))?;
-    if chain.is_empty() {
-        anyhow::bail!("[http] tls_cert {} holds no certificate", cert.display());
-    }
-    // Not writable by others; readable is allowed, as Kubernetes mounts a TLS
-    // Secret (mode 0644 by default).
-    let key = read_trusted(key, 1 << 20, Trust::Shared)
-        .map_err(|e| e.to_string())
-        .and_then(|pem| PrivateKeyDer::from_pem_slice(&pem).map_err(|e| e.to_string()))
-        .map_err(|e| anyhow::anyhow!("[http] tls_key {}: {e}", key.display()))?;
-    let config = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(chain, key)
-        .map_err(|e| {
-            anyhow::anyhow!("[http] tls_cert and tls_key do not make a TLS identity: {e}")
-        })?;
-    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
 }
 
 /// Serves streamable HTTP (HTTPS with `[http] tls_cert`) on `addr` until a signal comes (or `stop` fires), then
@@ -323,7 +293,7 @@ impl Door {
             );
         }
         let tls = match (&cfg.http.tls_cert, &cfg.http.tls_key) {
-            (Some(cert), Some(key)) => Some(tls_acceptor(cert, key)?),
+            (Some(cert), Some(key)) => Some(super::tls::acceptor(cert, key, "[http]")?),
             _ => None,
         };
         let budgets = cfg

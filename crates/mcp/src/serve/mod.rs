@@ -15,6 +15,7 @@ pub mod protocol;
 mod reload;
 mod shell;
 mod stdio;
+mod tls;
 
 pub use admin::{check_token, Admin};
 pub use http::http;

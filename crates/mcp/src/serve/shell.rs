@@ -5,10 +5,10 @@
 //! Content-Security-Policy (no inline script, nothing from another origin, no
 //! framing), `nosniff`, no referrer, no caching of the API's answers.
 //!
-//! The admin surface has no TLS of its own, so the shell is served only to a
-//! caller on this machine (a loopback peer: a local browser, or an SSH
-//! tunnel's end): a token typed into a page served in clear text over a
-//! network could be read on the way.
+//! The shell is served only over TLS (`[admin] tls_cert`) or to a caller on
+//! this machine (a loopback peer: a local browser, or an SSH tunnel's end): a
+//! token typed into a page served in clear text over a network could be read
+//! on the way.
 
 /// The policy of the shell's documents: its own script and style only, and
 /// Trusted Types with no policy, so the browser itself refuses any markup
@@ -46,17 +46,19 @@ pub(super) fn asset(_path: &str) -> Option<(&'static str, &'static str)> {
 
 /// Why `path` names no asset for this caller, when it is one of the page's:
 /// the build has none, or the caller is not on this machine (`loopback`:
-/// its address is a loopback one, as an SSH tunnel's end is).
-pub(super) fn not_served(path: &str, loopback: bool) -> Option<&'static str> {
+/// its address is a loopback one, as an SSH tunnel's end is) and the
+/// surface has no TLS (`tls`).
+pub(super) fn not_served(path: &str, loopback: bool, tls: bool) -> Option<&'static str> {
     if !PATHS.contains(&path) {
         return None;
     }
     Some(if !cfg!(feature = "page") {
         "this build has no operator page (cargo feature `page`); the JSON API under /api/ is served"
-    } else if !loopback {
-        "the operator page is served only to this machine (the admin surface has no TLS, and \
-         the token would cross the network in clear): reach it through an SSH tunnel \
-         (`ssh -L 9464:127.0.0.1:PORT HOST`); the JSON API under /api/ is served"
+    } else if !loopback && !tls {
+        "the operator page is served only over TLS or to this machine (without [admin] \
+         tls_cert and tls_key the token would cross the network in clear): set them, or \
+         reach it through an SSH tunnel (`ssh -L 9464:127.0.0.1:PORT HOST`); the JSON API \
+         under /api/ is served"
     } else {
         return None;
     })
@@ -89,4 +91,27 @@ pub(super) fn guard(headers: &mut http::HeaderMap, page: bool) {
         HeaderValue::from_static("same-origin"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shell_goes_to_this_machine_or_over_tls_only() {
+        let page = cfg!(feature = "page");
+        for path in PATHS {
+            assert_eq!(not_served(path, true, false).is_none(), page, "{path}");
+            assert_eq!(not_served(path, false, true).is_none(), page, "{path}");
+            let why = not_served(path, false, false).unwrap();
+            assert!(
+                why.contains(if page { "tls_cert" } else { "feature" }),
+                "{why}"
+            );
+        }
+        // Other paths are not the shell's to refuse.
+        for path in ["/api/servers", "/metrics", "/app.js.map", "/x"] {
+            assert_eq!(not_served(path, false, false), None, "{path}");
+        }
+    }
 }
