@@ -377,6 +377,7 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
     let checks = &report["api_checks"];
     for (key, status) in [
         ("no_token", 401),
+        ("wrong_token", 401),
         ("foreign_origin", 403),
         ("foreign_origin_post", 403),
         ("cross_site", 403),
@@ -391,6 +392,8 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
     assert!(log.holding("operator page") >= 5, "no audit lines");
     assert_eq!(log.holding("trial from the operator page starting"), 1);
     assert_eq!(log.holding("trial from the operator page answered"), 1);
+    // The two refused tokens of this minute, from one address: one line.
+    assert_eq!(log.holding("missing or wrong admin token"), 1);
     print_figures("fixture catalog", &report);
     drop(client);
 }

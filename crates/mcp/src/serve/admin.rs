@@ -227,6 +227,7 @@ impl Admin {
             token: self.token,
             from: self.from,
             tls: self.tls.is_some(),
+            refusals: super::audit::Refusals::default(),
         });
         // The acceptor's own cap is only the last resort (descriptors): the
         // surface's places are handed out by `Conns`.
@@ -299,6 +300,8 @@ struct Surface {
     from: Origins,
     /// Served over HTTPS.
     tls: bool,
+    /// Wrong or missing tokens, audited at a bounded rate.
+    refusals: super::audit::Refusals,
 }
 
 /// Whether a browser says the request comes from another site's page
@@ -420,6 +423,17 @@ impl Surface {
                 &json!({"error": "a request from another site's page gets nothing here"}),
             );
         }
+        let what = format!(
+            "{} {}",
+            req.method(),
+            crate::text::clean_for_log(req.uri().path_and_query().map_or("", |p| p.as_str()), 200)
+        );
+        let agent = req
+            .headers()
+            .get(http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| crate::text::clean_for_log(v, 120))
+            .unwrap_or_default();
         let sent = req
             .headers()
             .get(http::header::AUTHORIZATION)
@@ -433,22 +447,12 @@ impl Surface {
                 http::header::WWW_AUTHENTICATE,
                 http::HeaderValue::from_static("Bearer"),
             );
+            self.refusals.refused(peer, &what, &agent);
             return r;
         }
         if !api {
             return self.operations(&path).await;
         }
-        let what = format!(
-            "{} {}",
-            req.method(),
-            crate::text::clean_for_log(req.uri().path_and_query().map_or("", |p| p.as_str()), 200)
-        );
-        let agent = req
-            .headers()
-            .get(http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| crate::text::clean_for_log(v, 120))
-            .unwrap_or_default();
         let r = if post {
             self.trial(req).await
         } else {

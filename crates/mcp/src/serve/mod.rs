@@ -6,6 +6,7 @@ mod accept;
 mod admin;
 mod admin_api;
 mod admit;
+mod audit;
 mod http;
 pub mod lines;
 mod message;
