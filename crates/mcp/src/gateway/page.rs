@@ -237,13 +237,7 @@ impl Gateway {
         ending.answered = true;
         let (seen, left_out) = self.shared.trials.end(&id);
         let result = super::to_result(out);
-        // What the model reads: the result's text, as its client hands it on.
-        let answer: String = result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n");
+        let (answer, bytes) = shown(&result.content);
         tracing::info!(
             target: "toolsearch::audit",
             trial = %id,
@@ -262,7 +256,7 @@ impl Gateway {
             "dry_run": calls == Calls::Dry,
             "note": (calls == Calls::Dry).then_some(NOT_CALLED),
             "is_error": result.is_error.unwrap_or(false),
-            "bytes": answer.len(),
+            "bytes": bytes,
             "answer": answer,
             "calls": seen.iter().map(super::trial::Seen::shown).collect::<Vec<_>>(),
             "calls_not_shown": left_out,
@@ -344,5 +338,73 @@ fn lexical_fields(
         if let Some(rules) = found.and_then(|h| h.explain.as_ref()) {
             hit["lexical_rules"] = json!(rules);
         }
+    }
+}
+
+/// The first of `keys` that holds a string.
+fn first<'a>(keys: [&'a Value; 2]) -> Option<&'a str> {
+    keys.into_iter().find_map(Value::as_str)
+}
+
+/// What the model reads of `content`, as the page shows it: each text
+/// item's text, and a line for every other item (an image, audio, a
+/// resource) naming it, since the page renders no media; and the bytes of
+/// all of it (the media's data as sent, base64 included).
+fn shown(content: &[rmcp::model::ContentBlock]) -> (String, usize) {
+    let mut lines = Vec::with_capacity(content.len());
+    let mut bytes = 0;
+    for item in content {
+        let v = serde_json::to_value(item).unwrap_or(Value::Null);
+        let inner = &v["resource"];
+        if v["type"] == "text" {
+            let text = v["text"].as_str().unwrap_or_default();
+            bytes += text.len();
+            lines.push(text.to_string());
+            continue;
+        }
+        let data = first([&v["data"], &inner["blob"]])
+            .or(inner["text"].as_str())
+            .unwrap_or_default();
+        bytes += data.len();
+        let kind = v["type"].as_str().unwrap_or("item");
+        let mut about = vec![kind.to_string()];
+        about.extend(first([&v["mimeType"], &inner["mimeType"]]).map(str::to_string));
+        about.extend(first([&v["uri"], &inner["uri"]]).map(str::to_string));
+        lines.push(format!(
+            "[{}: {} bytes, not shown on this page]",
+            about.join(" "),
+            data.len()
+        ));
+    }
+    (lines.join("\n"), bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_item_of_an_answer_is_shown_or_named_and_counted() {
+        let content: Vec<rmcp::model::ContentBlock> = serde_json::from_value(json!([
+            {"type": "text", "text": "{\"ok\":true}"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hello"}},
+            {"type": "resource_link", "uri": "https://example.com/r", "name": "r"},
+            {"type": "text", "text": "<b>as text</b>"}
+        ]))
+        .unwrap();
+        let (answer, bytes) = shown(&content);
+        let lines: Vec<&str> = answer.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "{\"ok\":true}",
+                "[image image/png: 4 bytes, not shown on this page]",
+                "[resource text/plain file:///a.txt: 5 bytes, not shown on this page]",
+                "[resource_link https://example.com/r: 0 bytes, not shown on this page]",
+                "<b>as text</b>",
+            ]
+        );
+        assert_eq!(bytes, 11 + 4 + 5 + 14);
     }
 }
