@@ -342,7 +342,7 @@ fn lexical_fields(
 }
 
 /// The first of `keys` that holds a string.
-fn first<'a>(keys: [&'a Value; 2]) -> Option<&'a str> {
+fn first(keys: [&Value; 2]) -> Option<&str> {
     keys.into_iter().find_map(Value::as_str)
 }
 
