@@ -745,3 +745,96 @@ fn the_loopback_listener_answers_only_its_callback_once_and_closes() {
     );
     assert!(w.login_file().exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
+async fn a_reload_gives_a_profile_the_use_of_a_login_and_takes_it_back_from_open_sessions() {
+    let w = World::new("");
+    let write = |profiles: &str| {
+        std::fs::write(
+            &w.cfg,
+            format!(
+                "[[profiles]]\nname = \"ops\"\ntoken_env = [\"OPS\"]\n[[profiles]]\nname = \"dev\"\ntoken_env = [\"DEV\"]\n\
+                 [[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\nprofiles = {profiles}\n",
+                w.url
+            ),
+        )
+        .unwrap();
+    };
+    write("[\"ops\"]");
+    let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
+    assert!(ok, "{said}");
+    let mut cmd = Command::new(binary());
+    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+        .arg(&w.cfg)
+        .env("XDG_STATE_HOME", &w.state)
+        .env("OPS", "ops-token-0123456789")
+        .env("DEV", "dev-token-0123456789");
+    let (mut child, port, lines) = spawn_http_gateway(cmd);
+    let log = kept_lines(lines);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let ops =
+        crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
+    let dev =
+        crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
+    // The answer of `code` for `who`, as text, once `ok` holds of it (or the
+    // last one after 15 s).
+    async fn until(
+        who: &rmcp::service::RunningService<rmcp::RoleClient, crate::harness::Recorder>,
+        code: &str,
+        ok: impl Fn(&str) -> bool,
+    ) -> String {
+        let args = json!({"code": code}).as_object().cloned().unwrap();
+        let mut text = String::new();
+        for _ in 0..60 {
+            let call = rmcp::model::CallToolRequestParams::new("tool_search_code")
+                .with_arguments(args.clone());
+            text = serde_json::to_string(&who.peer().call_tool(call).await.unwrap()).unwrap();
+            if ok(&text) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        text
+    }
+    let log = &log;
+    let reloads = |n: usize| async move {
+        for _ in 0..120 {
+            if log.holding("configuration reloaded") >= n {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+        }
+        panic!("the gateway did not reload");
+    };
+    let answer = until(&ops, ADD, |t| t.contains("42")).await;
+    assert!(answer.contains("42"), "ops calls with the login: {answer}");
+    let answer = until(&dev, ADD, |_| true).await;
+    assert!(!answer.contains("42"), "dev may not: {answer}");
+
+    // Named by a new configuration: dev's open session calls as the login.
+    write("[\"ops\", \"dev\"]");
+    reloads(1).await;
+    let answer = until(&dev, ADD, |t| t.contains("42")).await;
+    assert!(answer.contains("42"), "dev, named: {answer}");
+
+    // Named no more: the same open session is refused at once, and told why.
+    write("[\"ops\"]");
+    reloads(2).await;
+    let answer = until(&dev, ADD, |t| !t.contains("42")).await;
+    assert!(!answer.contains("42"), "dev, no longer named: {answer}");
+    let search = until(
+        &dev,
+        "return await openclaw.tools.search('add two integers')",
+        |t| t.contains("needs a login for profile `dev`"),
+    )
+    .await;
+    assert!(
+        search.contains("needs a login for profile `dev`"),
+        "{search}"
+    );
+    let answer = until(&ops, ADD, |t| t.contains("42")).await;
+    assert!(answer.contains("42"), "ops keeps it: {answer}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
