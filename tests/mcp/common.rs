@@ -303,6 +303,20 @@ impl KeptLines {
             .filter(|l| l.contains(needle))
             .count()
     }
+
+    /// How many lines hold `needle` once at least `n` do, or after 30 s (a
+    /// line the gateway wrote before it answered may still be on its way
+    /// through the pipe).
+    pub async fn holding_at_least(&self, needle: &str, n: usize) -> usize {
+        let started = Instant::now();
+        loop {
+            let held = self.holding(needle);
+            if held >= n || started.elapsed() > Duration::from_secs(30) {
+                return held;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
 }
 
 /// Keeps every line of `lines` from now on.

@@ -19,6 +19,9 @@ use serde_json::{json, Value};
 
 use crate::common::*;
 
+/// An MCP client session over HTTP, as the harness opens it.
+type Session = rmcp::service::RunningService<rmcp::RoleClient, crate::harness::Recorder>;
+
 /// A fixture process, ended with the test (its stdin closes: it exits).
 struct Fixture {
     child: Child,
@@ -89,6 +92,40 @@ impl World {
             cfg,
             state,
         }
+    }
+
+    /// Writes a config with profiles `ops` and `dev` (tokens in `OPS` and
+    /// `DEV`) and the server, whose `[servers.oauth]` holds `oauth`.
+    fn write_two_profiles(&self, oauth: &str) {
+        std::fs::write(
+            &self.cfg,
+            format!(
+                "[[profiles]]\nname = \"ops\"\ntoken_env = [\"OPS\"]\n[[profiles]]\nname = \"dev\"\ntoken_env = [\"DEV\"]\n\
+                 [[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\n{oauth}\n",
+                self.url
+            ),
+        )
+        .unwrap();
+    }
+
+    /// The gateway over HTTP on the config, and a client of each profile
+    /// of [`Self::write_two_profiles`]: the process, its stderr, `ops`, `dev`.
+    async fn two_profiles_gateway(&self) -> (Child, StderrLines, Session, Session) {
+        let mut cmd = Command::new(binary());
+        cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
+            .arg(&self.cfg)
+            .env("XDG_STATE_HOME", &self.state)
+            .env("OPS", "ops-token-0123456789")
+            .env("DEV", "dev-token-0123456789");
+        let (child, port, lines) = spawn_http_gateway(cmd);
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let ops =
+            crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789"))
+                .await;
+        let dev =
+            crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789"))
+                .await;
+        (child, lines, ops, dev)
     }
 
     fn auth_port(&self) -> u16 {
@@ -419,15 +456,7 @@ async fn a_login_made_with_no_person_serves_calls_refreshes_unnoticed_and_a_revo
 #[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
 async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profiles() {
     let w = World::new("login = \"ops\"");
-    std::fs::write(
-        &w.cfg,
-        format!(
-            "[[profiles]]\nname = \"ops\"\ntoken_env = [\"OPS\"]\n[[profiles]]\nname = \"dev\"\ntoken_env = [\"DEV\"]\n\
-             [[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\nlogin = \"ops\"\n",
-            w.url
-        ),
-    )
-    .unwrap();
+    w.write_two_profiles("login = \"ops\"");
     let (ok, said) = login(&w, &[], Browser::Follow, &[]);
     assert!(!ok && said.contains("--profile ops"), "{said}");
     let (ok, said) = login(
@@ -448,19 +477,8 @@ async fn a_login_is_refused_by_the_wrong_owner_and_shared_only_with_named_profil
 
     // Through the gateway: ops calls the server as its login; dev does not
     // see it, and hears it needs a login of its own.
-    let mut cmd = Command::new(binary());
-    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
-        .arg(&w.cfg)
-        .env("XDG_STATE_HOME", &w.state)
-        .env("OPS", "ops-token-0123456789")
-        .env("DEV", "dev-token-0123456789");
-    let (mut child, port, lines) = spawn_http_gateway(cmd);
+    let (mut child, lines, ops, dev) = w.two_profiles_gateway().await;
     std::thread::spawn(move || for _ in lines {});
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let ops =
-        crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
-    let dev =
-        crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
     let code = |c: &'static str| {
         let args = json!({"code": c}).as_object().cloned().unwrap();
         rmcp::model::CallToolRequestParams::new("tool_search_code").with_arguments(args)
@@ -750,40 +768,15 @@ fn the_loopback_listener_answers_only_its_callback_once_and_closes() {
 #[ignore = "needs python3 with mcp and pyjwt (`cargo xtask fixtures`); `cargo xtask test` runs it"]
 async fn a_reload_gives_a_profile_the_use_of_a_login_and_takes_it_back_from_open_sessions() {
     let w = World::new("");
-    let write = |profiles: &str| {
-        std::fs::write(
-            &w.cfg,
-            format!(
-                "[[profiles]]\nname = \"ops\"\ntoken_env = [\"OPS\"]\n[[profiles]]\nname = \"dev\"\ntoken_env = [\"DEV\"]\n\
-                 [[servers]]\nname = \"prot\"\nurl = \"{}\"\n[servers.oauth]\nprofiles = {profiles}\n",
-                w.url
-            ),
-        )
-        .unwrap();
-    };
+    let write = |profiles: &str| w.write_two_profiles(&format!("profiles = {profiles}"));
     write("[\"ops\"]");
     let (ok, said) = login(&w, &["--no-browser"], Browser::Follow, &[]);
     assert!(ok, "{said}");
-    let mut cmd = Command::new(binary());
-    cmd.args(["gateway", "--http", "127.0.0.1:0", "--config"])
-        .arg(&w.cfg)
-        .env("XDG_STATE_HOME", &w.state)
-        .env("OPS", "ops-token-0123456789")
-        .env("DEV", "dev-token-0123456789");
-    let (mut child, port, lines) = spawn_http_gateway(cmd);
+    let (mut child, lines, ops, dev) = w.two_profiles_gateway().await;
     let log = kept_lines(lines);
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let ops =
-        crate::harness::http_client_with(&url, "ops".into(), Some("ops-token-0123456789")).await;
-    let dev =
-        crate::harness::http_client_with(&url, "dev".into(), Some("dev-token-0123456789")).await;
     // The answer of `code` for `who`, as text, once `ok` holds of it (or the
     // last one after 15 s).
-    async fn until(
-        who: &rmcp::service::RunningService<rmcp::RoleClient, crate::harness::Recorder>,
-        code: &str,
-        ok: impl Fn(&str) -> bool,
-    ) -> String {
+    async fn until(who: &Session, code: &str, ok: impl Fn(&str) -> bool) -> String {
         let args = json!({"code": code}).as_object().cloned().unwrap();
         let mut text = String::new();
         for _ in 0..60 {

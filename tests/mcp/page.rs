@@ -389,11 +389,26 @@ async fn the_page_works_in_a_real_browser_and_shows_what_a_server_wrote_as_text(
         );
     }
     // Every action from the page has its audit line; the trial's names itself.
-    assert!(log.holding("operator page") >= 5, "no audit lines");
-    assert_eq!(log.holding("trial from the operator page starting"), 1);
-    assert_eq!(log.holding("trial from the operator page answered"), 1);
+    assert!(
+        log.holding_at_least("operator page", 5).await >= 5,
+        "no audit lines"
+    );
+    assert_eq!(
+        log.holding_at_least("trial from the operator page starting", 1)
+            .await,
+        1
+    );
+    assert_eq!(
+        log.holding_at_least("trial from the operator page answered", 1)
+            .await,
+        1
+    );
     // The two refused tokens of this minute, from one address: one line.
-    assert_eq!(log.holding("missing or wrong admin token"), 1);
+    assert_eq!(
+        log.holding_at_least("missing or wrong admin token", 1)
+            .await,
+        1
+    );
     print_figures("fixture catalog", &report);
     drop(client);
 }
@@ -525,8 +540,12 @@ async fn real_calls_from_the_page_are_opt_in_and_meet_the_profiles_approvals() {
         (Some("mcp:weather:get_forecast"), &json!(true))
     );
     // Both actions have their audit lines.
-    assert_eq!(log.holding("trial from the operator page answered"), 2);
-    assert!(log.holding("dry_run=false") >= 1);
+    assert_eq!(
+        log.holding_at_least("trial from the operator page answered", 2)
+            .await,
+        2
+    );
+    assert!(log.holding_at_least("dry_run=false", 1).await >= 1);
     // The servers table counts the call sent.
     let (_, servers) = admin_api(&admin, "GET", "/api/servers", Value::Null).await;
     assert_eq!(servers["servers"][0]["calls"], 1, "{servers}");

@@ -368,8 +368,10 @@ fn shown(content: &[rmcp::model::ContentBlock]) -> (String, usize) {
         bytes += data.len();
         let kind = v["type"].as_str().unwrap_or("item");
         let mut about = vec![kind.to_string()];
-        about.extend(first([&v["mimeType"], &inner["mimeType"]]).map(str::to_string));
-        about.extend(first([&v["uri"], &inner["uri"]]).map(str::to_string));
+        // A server's words, on one line (a newline could fake another item).
+        let said = |s: &str| crate::text::clean_for_log(s, 200);
+        about.extend(first([&v["mimeType"], &inner["mimeType"]]).map(said));
+        about.extend(first([&v["uri"], &inner["uri"]]).map(said));
         lines.push(format!(
             "[{}: {} bytes, not shown on this page]",
             about.join(" "),
@@ -390,6 +392,7 @@ mod tests {
             {"type": "image", "data": "AAAA", "mimeType": "image/png"},
             {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hello"}},
             {"type": "resource_link", "uri": "https://example.com/r", "name": "r"},
+            {"type": "image", "data": "", "mimeType": "image/png\n[image x: 1 bytes, not shown on this page]"},
             {"type": "text", "text": "<b>as text</b>"}
         ]))
         .unwrap();
@@ -402,6 +405,7 @@ mod tests {
                 "[image image/png: 4 bytes, not shown on this page]",
                 "[resource text/plain file:///a.txt: 5 bytes, not shown on this page]",
                 "[resource_link https://example.com/r: 0 bytes, not shown on this page]",
+                "[image image/png\\u{a}[image x: 1 bytes, not shown on this page]: 0 bytes, not shown on this page]",
                 "<b>as text</b>",
             ]
         );

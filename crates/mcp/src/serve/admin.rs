@@ -227,7 +227,7 @@ impl Admin {
             token: self.token,
             from: self.from,
             tls: self.tls.is_some(),
-            refusals: super::audit::Refusals::default(),
+            refusals: super::audit::Refusals::new(),
         });
         // The acceptor's own cap is only the last resort (descriptors): the
         // surface's places are handed out by `Conns`.
@@ -242,8 +242,12 @@ impl Admin {
                 continue;
             };
             let Some((id, asked, cut)) = conns.admit(peer.ip()) else {
-                // Every place is answering a request: refused (503), as at the cap.
-                acceptor.refuse(stream);
+                // Every place is answering a request: refused (503), as at
+                // the cap; over TLS a clear-text answer would be noise, so
+                // the connection is closed.
+                if self.tls.is_none() {
+                    acceptor.refuse(stream);
+                }
                 continue;
             };
             let surface = this.clone();
@@ -266,9 +270,16 @@ impl Admin {
                         let io = hyper_util::rt::TokioIo::new(stream);
                         return http.serve_connection(io, handler).await.ok();
                     };
-                    // A handshake must end within the headers' time (until
-                    // the headers are in, a newer connection may take the place).
-                    match tokio::time::timeout(HEADER_TIMEOUT, tls.current().accept(stream)).await {
+                    // A handshake (and a renewed identity's reading) must end
+                    // within the headers' time (until the headers are in, a
+                    // newer connection may take the place).
+                    let handshake = async move {
+                        let identity = tokio::task::spawn_blocking(move || tls.current())
+                            .await
+                            .map_err(std::io::Error::other)?;
+                        identity.accept(stream).await
+                    };
+                    match tokio::time::timeout(HEADER_TIMEOUT, handshake).await {
                         Ok(Ok(stream)) => {
                             let io = hyper_util::rt::TokioIo::new(stream);
                             http.serve_connection(io, handler).await.ok()
@@ -349,6 +360,29 @@ fn own_origin(headers: &http::HeaderMap, tls: bool) -> Result<(), Refused> {
     }
 }
 
+/// Whether the request's `Host` is a DNS name of another machine: HSTS
+/// binds every port of its host for a year, so it is not sent for
+/// `localhost` (a tunnel's end, where other services speak clear text) nor
+/// an IP literal (browsers ignore it there).
+fn named_remote_host(headers: &http::HeaderMap) -> bool {
+    let Some(host) = headers
+        .get(http::header::HOST)
+        .and_then(|h| h.to_str().ok())
+    else {
+        return false;
+    };
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    !(name.is_empty()
+        || name.starts_with('[')
+        || name.parse::<std::net::IpAddr>().is_ok()
+        || name == "localhost"
+        || name.ends_with(".localhost"))
+}
+
 /// The 404 answer, naming the paths there are.
 fn no_such_path() -> http::Response<Body> {
     json_answer(
@@ -366,8 +400,9 @@ impl Surface {
         req: http::Request<hyper::body::Incoming>,
         peer: std::net::SocketAddr,
     ) -> http::Response<Body> {
+        let hsts = self.tls && named_remote_host(req.headers());
         let mut r = self.respond(req, peer).await;
-        if self.tls {
+        if hsts {
             // A browser that came once over HTTPS never comes in clear.
             r.headers_mut().insert(
                 http::header::STRICT_TRANSPORT_SECURITY,
@@ -550,5 +585,40 @@ impl Surface {
             ),
             _ => no_such_path(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(h: &str) -> http::HeaderMap {
+        let mut m = http::HeaderMap::new();
+        m.insert(http::header::HOST, http::HeaderValue::from_str(h).unwrap());
+        m
+    }
+
+    #[test]
+    fn strict_transport_security_only_for_a_named_remote_host() {
+        for yes in [
+            "ops.example.com",
+            "ops.example.com:9464",
+            "Admin.Example.COM.:443",
+        ] {
+            assert!(named_remote_host(&host(yes)), "{yes}");
+        }
+        for no in [
+            "localhost:9464",
+            "LOCALHOST",
+            "a.localhost:1",
+            "127.0.0.1:9464",
+            "192.0.2.2",
+            "[::1]:9464",
+            "[fd00::2]",
+            "",
+        ] {
+            assert!(!named_remote_host(&host(no)), "{no}");
+        }
+        assert!(!named_remote_host(&http::HeaderMap::new()));
     }
 }

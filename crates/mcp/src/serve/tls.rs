@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio_rustls::TlsAcceptor;
 
@@ -42,22 +42,44 @@ pub(super) fn acceptor(cert: &Path, key: &Path, section: &str) -> anyhow::Result
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
-/// What says a file changed: its modification time and length.
-type Stamp = Option<(SystemTime, u64)>;
+/// What says a file changed: its inode, change time (a `chmod` or `chown`
+/// too), modification time and length.
+type Stamp = Option<(u64, i64, i64, SystemTime, u64)>;
 
 fn stamp(path: &Path) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(path).ok()?;
-    Some((m.modified().ok()?, m.len()))
+    Some((
+        m.ino(),
+        m.ctime(),
+        m.ctime_nsec(),
+        m.modified().ok()?,
+        m.len(),
+    ))
 }
+
+/// After a pair that does not load, the next try waits this long (its fix
+/// may not show in the files' stamps: a folder's mode, say).
+const RETRY: Duration = Duration::from_secs(5);
 
 /// An identity re-read when its files change (a renewed certificate serves
 /// the next connection, no restart); a pair that does not load (a renewal
-/// half written) leaves the one in force, with a warning once per change.
+/// half written: rustls refuses a certificate with another's key) leaves the
+/// one in force, with a warning, and is tried again at most every
+/// [`RETRY`] until it loads.
 pub(super) struct Renewing {
     cert: PathBuf,
     key: PathBuf,
     section: &'static str,
-    now: Mutex<([Stamp; 2], TlsAcceptor)>,
+    now: Mutex<Now>,
+}
+
+struct Now {
+    /// The stamps of the files the identity in force was read from.
+    stamps: [Stamp; 2],
+    tls: TlsAcceptor,
+    /// When a failed load may be tried again.
+    retry_at: Option<Instant>,
 }
 
 impl Renewing {
@@ -72,29 +94,52 @@ impl Renewing {
             cert: cert.to_path_buf(),
             key: key.to_path_buf(),
             section,
-            now: Mutex::new((stamps, tls)),
+            now: Mutex::new(Now {
+                stamps,
+                tls,
+                retry_at: None,
+            }),
         })
     }
 
+    fn now(&self) -> std::sync::MutexGuard<'_, Now> {
+        self.now.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// The identity for a new connection: re-read first when a file changed
-    /// since it was loaded (two `stat`s otherwise).
+    /// since it was loaded (two `stat`s otherwise). Blocking: call it off
+    /// the runtime. The files are read outside the lock; a connection
+    /// meanwhile gets the identity in force.
     pub(super) fn current(&self) -> TlsAcceptor {
         let stamps = [stamp(&self.cert), stamp(&self.key)];
-        let mut now = self.now.lock().unwrap_or_else(|p| p.into_inner());
-        if now.0 != stamps {
-            // Tried once per change either way.
-            now.0 = stamps;
-            match acceptor(&self.cert, &self.key, self.section) {
-                Ok(tls) => {
-                    now.1 = tls;
-                    tracing::info!(section = self.section, "TLS identity re-read");
-                }
-                Err(e) => tracing::warn!(
-                    error = %e,
-                    "the TLS files changed but do not load; the identity in force stays"
-                ),
+        {
+            let mut now = self.now();
+            let due = now.retry_at.is_none_or(|t| Instant::now() >= t);
+            if now.stamps == stamps || !due {
+                return now.tls.clone();
             }
+            // One reader at a time: the others go on with the one in force.
+            now.retry_at = Some(Instant::now() + RETRY);
         }
-        now.1.clone()
+        let loaded = acceptor(&self.cert, &self.key, self.section);
+        let mut now = self.now();
+        match loaded {
+            Ok(tls) => {
+                *now = Now {
+                    stamps,
+                    tls,
+                    retry_at: None,
+                };
+                tracing::info!(section = self.section, "TLS identity re-read");
+            }
+            Err(e) => tracing::warn!(
+                section = self.section,
+                cert = %self.cert.display(),
+                key = %self.key.display(),
+                error = %e,
+                "the TLS files changed but do not load; the identity in force stays (tried again in 5 s)"
+            ),
+        }
+        now.tls.clone()
     }
 }
