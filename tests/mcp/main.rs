@@ -35,6 +35,7 @@ mod live_definitions;
 mod liveness;
 mod metadata;
 mod oauth_client;
+mod oauth_reload;
 mod page;
 mod plans;
 mod profiles;
