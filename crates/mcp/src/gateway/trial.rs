@@ -136,11 +136,8 @@ fn bounded(v: Value) -> Value {
     if text.len() <= SHOWN_BYTES {
         return v;
     }
-    let mut end = SHOWN_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    Value::String(format!("{}… ({} bytes in all)", &text[..end], text.len()))
+    let cut = toolsearch_catalog::clean::truncate_at_boundary(&text, SHOWN_BYTES);
+    Value::String(format!("{cut}… ({} bytes in all)", text.len()))
 }
 
 /// The dispatcher every profile's facade calls: the fleet's, with trial

@@ -119,7 +119,7 @@ impl Api {
         Ok(Some(match path {
             "/api/servers" => json!({"servers": self.servers()}),
             "/api/profiles" => json!({"profiles": gw.page_profiles()}),
-            "/api/catalog" => catalog(gw, &params)?,
+            "/api/catalog" => catalog(gw, profile, &params)?,
             "/api/search" => {
                 let q = param(&params, "q").unwrap_or("");
                 if q.len() > MAX_QUERY {
@@ -275,8 +275,8 @@ fn count(param: Option<&str>, name: &str, default: usize) -> Result<usize, Refus
     }
 }
 
-fn catalog(gw: &Gateway, params: &[(String, String)]) -> Result<Value, Refusal> {
-    let profile = param(params, "profile").unwrap_or(crate::config::DEFAULT_PROFILE);
+/// One page of profile `profile`'s catalog, as `params` ask.
+fn catalog(gw: &Gateway, profile: &str, params: &[(String, String)]) -> Result<Value, Refusal> {
     let offset = count(param(params, "offset"), "offset", 0)?;
     let limit = count(param(params, "limit"), "limit", DEFAULT_PAGE)?;
     if limit == 0 || limit > MAX_PAGE {
